@@ -1,0 +1,1 @@
+//! UI state and actions (no drawing).

@@ -1,0 +1,362 @@
+//! The command line: `kplace` (TUI), `kplace place` (headless answer) and
+//! `kplace synth` (a synthetic cluster at scale). Headless commands call the
+//! engine directly and print.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use kplace::engine::{self, Outcome, Placement};
+use kplace::model::Cluster;
+use kplace::report;
+use kplace::source::file::{SourceError, load_pod, load_snapshot};
+
+/// Where would this pod go, and who would be evicted? Answers as
+/// kube-scheduler v1.30 (default profile) would.
+#[derive(Parser, Debug)]
+#[command(name = "kplace", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// Options of the interactive terminal UI (no subcommand).
+#[derive(Args, Debug, Default)]
+pub struct TuiArgs {
+    /// Open the built-in demo cluster.
+    #[arg(long, conflicts_with = "snapshot")]
+    pub demo: bool,
+    /// Open a saved snapshot (kubectl get -o yaml|json output, a directory of them, or .gz).
+    #[arg(long, value_name = "FILE")]
+    pub snapshot: Option<PathBuf>,
+    /// Colour theme: dark, light, high-contrast, or a user theme.
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+    /// Open the placement view of this pod (NAMESPACE/NAME).
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub pod: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Answer where a pod would go (and who would be evicted) without the UI.
+    Place(PlaceArgs),
+    /// Write a synthetic cluster (5,000 nodes and 150,000 pods by default) as a List.
+    Synth(SynthArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Format {
+    Json,
+    Yaml,
+    Table,
+}
+
+/// Answers at or beyond this make `--fail-on` exit with status 3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// The pod would preempt others, or cannot be placed at all.
+    Preempt,
+    /// The pod cannot be placed even with preemption (or is rejected).
+    Unschedulable,
+    /// The preemption would break a PodDisruptionBudget.
+    PdbViolation,
+}
+
+#[derive(Args, Debug)]
+pub struct PlaceArgs {
+    /// The cluster snapshot (YAML or JSON List, multi-document YAML, a directory, or .gz).
+    #[arg(long, value_name = "FILE")]
+    pub snapshot: PathBuf,
+    /// The incoming pod: a Pod manifest file, or NAMESPACE/NAME of a pod in the snapshot.
+    #[arg(long, value_name = "POD.yaml|NAMESPACE/NAME")]
+    pub pod: String,
+    #[arg(short, long, value_enum, default_value = "table")]
+    pub output: Format,
+    /// Exit with status 3 when the answer is this bad or worse.
+    #[arg(long, value_enum, value_name = "preempt|unschedulable|pdb-violation")]
+    pub fail_on: Option<FailOn>,
+    /// Print how long loading, converting and answering took (to stderr).
+    #[arg(long)]
+    pub timings: bool,
+    /// Compute the answer this many times (with --timings: median, min, max).
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Rows per list in the table (0 = all).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub limit: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Output file; `.gz` compresses.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: usize,
+    #[arg(long, default_value_t = 150_000)]
+    pub pods: usize,
+    #[arg(long, default_value_t = 5)]
+    pub zones: usize,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Also write a pod that fits on about a fifth of the nodes.
+    #[arg(long, value_name = "FILE")]
+    pub fitting_pod: Option<PathBuf>,
+    /// Also write a high-priority pod that fits nowhere without preemption.
+    #[arg(long, value_name = "FILE")]
+    pub preempting_pod: Option<PathBuf>,
+}
+
+/// Errors that map to a specific exit status.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Unreadable or invalid input: exit 2.
+    #[error("{0}")]
+    BadInput(String),
+    /// `--fail-on` triggered: exit 3.
+    #[error("{0}")]
+    FailOn(String),
+}
+
+impl From<SourceError> for CliError {
+    fn from(e: SourceError) -> Self {
+        CliError::BadInput(e.to_string())
+    }
+}
+
+pub fn exit_code(err: &anyhow::Error) -> ExitCode {
+    match err.downcast_ref::<CliError>() {
+        Some(CliError::BadInput(_)) => ExitCode::from(2),
+        Some(CliError::FailOn(_)) => ExitCode::from(3),
+        None => ExitCode::from(1),
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The pod to ask about: a new pod from a file, or one of the snapshot.
+enum Question {
+    NewPod(Box<kplace::model::Pod>),
+    Existing(kplace::model::PodId),
+}
+
+fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
+    let path = Path::new(arg);
+    if path.is_file() {
+        return Ok(Question::NewPod(Box::new(load_pod(
+            path,
+            &mut cluster.interner,
+        )?)));
+    }
+    if let Some((ns, name)) = arg.split_once('/')
+        && !name.contains('/')
+    {
+        if let Some(id) = cluster.find_pod(ns, name) {
+            return Ok(Question::Existing(id));
+        }
+        return Err(CliError::BadInput(format!(
+            "{arg}: no such file, and no pod {name} in namespace {ns} in the snapshot"
+        )));
+    }
+    Err(CliError::BadInput(format!(
+        "{arg}: no such file (give a Pod manifest or NAMESPACE/NAME)"
+    )))
+}
+
+pub fn place(args: &PlaceArgs) -> Result<()> {
+    let started = Instant::now();
+    let (mut cluster, mut timings) = load_snapshot(&args.snapshot).map_err(CliError::from)?;
+    let pod_started = Instant::now();
+    let question = resolve_pod(&args.pod, &mut cluster)?;
+    timings.load += pod_started.elapsed();
+    let _ = started;
+
+    let mut runs = Vec::with_capacity(args.repeat as usize);
+    let mut answer: Option<Placement> = None;
+    for _ in 0..args.repeat {
+        let t = Instant::now();
+        let a = match &question {
+            Question::NewPod(pod) => engine::place(&cluster, pod),
+            Question::Existing(id) => engine::place_existing(&cluster, *id),
+        };
+        runs.push(t.elapsed());
+        answer = Some(a);
+    }
+    let answer = answer.expect("repeat is at least 1");
+
+    if args.timings {
+        runs.sort();
+        let median = runs[runs.len() / 2];
+        eprintln!(
+            "timings: load {:.1} ms, convert {:.1} ms",
+            ms(timings.load),
+            ms(timings.convert)
+        );
+        eprintln!(
+            "timings: answer n={} median {:.2} ms min {:.2} ms max {:.2} ms",
+            runs.len(),
+            ms(median),
+            ms(runs[0]),
+            ms(runs[runs.len() - 1])
+        );
+        eprintln!(
+            "timings: cluster {} nodes, {} pods ({} scheduled)",
+            cluster.nodes.len(),
+            cluster.pods.len(),
+            cluster.num_scheduled_pods()
+        );
+    }
+
+    let mut stdout = std::io::stdout().lock();
+    match args.output {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut stdout, &report::json::placement(&cluster, &answer))?;
+            writeln!(stdout)?;
+        }
+        Format::Yaml => {
+            let text = serde_saphyr::to_string(&report::json::placement(&cluster, &answer))
+                .context("rendering YAML")?;
+            write!(stdout, "{text}")?;
+            if !text.ends_with('\n') {
+                writeln!(stdout)?;
+            }
+        }
+        Format::Table => write!(
+            stdout,
+            "{}",
+            report::table::render(&cluster, &answer, args.limit)
+        )?,
+    }
+    stdout.flush()?;
+    drop(stdout);
+
+    if let Some(fail_on) = args.fail_on
+        && let Some(why) = fail_on_reason(fail_on, &answer)
+    {
+        return Err(CliError::FailOn(why).into());
+    }
+    Ok(())
+}
+
+/// Why the answer trips `--fail-on`, if it does.
+fn fail_on_reason(fail_on: FailOn, answer: &Placement) -> Option<String> {
+    let outcome = answer.outcome;
+    match fail_on {
+        FailOn::Preempt if outcome.severity() >= Outcome::Preempt.severity() => Some(format!(
+            "--fail-on preempt: the answer is {} ({})",
+            outcome.as_str(),
+            answer.pod
+        )),
+        FailOn::Unschedulable if outcome.severity() >= Outcome::Unschedulable.severity() => {
+            Some(format!(
+                "--fail-on unschedulable: the answer is {} ({})",
+                outcome.as_str(),
+                answer.pod
+            ))
+        }
+        FailOn::PdbViolation => {
+            let pre = answer.preemption.as_ref()?;
+            let broken: Vec<String> = pre
+                .termination
+                .iter()
+                .flat_map(|t| {
+                    t.victims
+                        .iter()
+                        .flat_map(|v| v.violated_pdbs.iter().cloned())
+                })
+                .collect();
+            (!broken.is_empty()).then(|| {
+                format!(
+                    "--fail-on pdb-violation: preempting for {} breaks PodDisruptionBudget(s) {}",
+                    answer.pod,
+                    broken.join(", ")
+                )
+            })
+        }
+        _ => None,
+    }
+}
+
+pub fn synth(args: &SynthArgs) -> Result<()> {
+    if TEMP_SHIM {
+        anyhow::bail!("synth: not wired yet ({:?})", args.output);
+    }
+    #[cfg(any())]
+    {
+        let spec = kplace::synth::SynthSpec {
+            nodes: args.nodes,
+            pods: args.pods,
+            zones: args.zones.max(1),
+            seed: args.seed,
+        };
+        let file = std::fs::File::create(&args.output)
+            .map_err(|e| CliError::BadInput(format!("{}: {e}", args.output.display())))?;
+        let mut w = std::io::BufWriter::new(file);
+        let gz = args.output.extension().is_some_and(|e| e == "gz");
+        let started = Instant::now();
+        if gz {
+            let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::fast());
+            kplace::synth::write_cluster_json(&mut enc, &spec)?;
+            enc.finish()?.flush()?;
+        } else {
+            kplace::synth::write_cluster_json(&mut w, &spec)?;
+            w.flush()?;
+        }
+        eprintln!(
+            "wrote {} ({} nodes, {} pods) in {:.1} s",
+            args.output.display(),
+            spec.nodes,
+            spec.pods,
+            started.elapsed().as_secs_f64()
+        );
+        if let Some(path) = &args.fitting_pod {
+            std::fs::write(path, kplace::synth::fitting_pod_yaml(&spec))?;
+        }
+        if let Some(path) = &args.preempting_pod {
+            std::fs::write(path, kplace::synth::preempting_pod_yaml(&spec))?;
+        }
+    }
+    Ok(())
+}
+
+const TEMP_SHIM: bool = true;
+
+/// Where the TUI opens when no option says: live mode is not available in
+/// this version, so the demo, with a note saying why.
+pub fn demo_reason() -> String {
+    let kubeconfig = std::env::var_os("KUBECONFIG")
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".kube/config")));
+    match kubeconfig.filter(|p| p.exists()) {
+        Some(p) => format!(
+            "a kubeconfig was found ({}), but this version of kplace cannot connect to live clusters yet; showing the built-in demo (use --snapshot FILE for a saved cluster)",
+            p.display()
+        ),
+        None => "no kubeconfig found; showing the built-in demo cluster (use --snapshot FILE for a saved cluster)".to_string(),
+    }
+}
+
+pub fn tui(args: TuiArgs) -> Result<()> {
+    let demo_reason = (!args.demo && args.snapshot.is_none()).then(demo_reason);
+    if TEMP_SHIM {
+        anyhow::bail!("tui: not wired yet ({demo_reason:?} {args:?})");
+    }
+    #[cfg(any())]
+    kplace::app::run(kplace::app::Options {
+        demo: args.snapshot.is_none(),
+        demo_reason,
+        snapshot: args.snapshot,
+        theme: args.theme,
+        pod: args.pod,
+    });
+    Ok(())
+}

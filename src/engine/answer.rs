@@ -1,0 +1,73 @@
+//! The answer to "where would this pod go?".
+
+use super::framework::NodeScore;
+use super::preemption::PreemptionAnswer;
+use super::status::Rejection;
+use crate::model::NodeId;
+use crate::model::pod::PreemptionPolicy;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// At least one node passes every filter.
+    Scheduled,
+    /// No node fits, but evicting lower-priority pods would make room.
+    Preempt,
+    /// No node fits and preemption cannot help.
+    Unschedulable,
+    /// Priority admission refuses the pod.
+    Rejected,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Scheduled => "scheduled",
+            Outcome::Preempt => "preempt",
+            Outcome::Unschedulable => "unschedulable",
+            Outcome::Rejected => "rejected",
+        }
+    }
+
+    /// How bad the outcome is, for `--fail-on`: scheduled < preempt < unschedulable/rejected.
+    pub fn severity(self) -> u8 {
+        match self {
+            Outcome::Scheduled => 0,
+            Outcome::Preempt => 1,
+            Outcome::Unschedulable | Outcome::Rejected => 2,
+        }
+    }
+}
+
+/// A node that failed the filters. A node left out by a PreFilterResult
+/// has no reasons (upstream records no status for it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeFailure {
+    pub node: NodeId,
+    pub rejection: Rejection,
+}
+
+#[derive(Clone, Debug)]
+pub struct Placement {
+    /// `namespace/name`.
+    pub pod: String,
+    pub priority: Option<i32>,
+    pub preemption_policy: PreemptionPolicy,
+    pub priority_class: Option<String>,
+    pub outcome: Outcome,
+    pub rejection: Option<String>,
+    /// In node order.
+    pub feasible: Vec<NodeId>,
+    /// In node order.
+    pub failures: Vec<NodeFailure>,
+    /// One per feasible node, same order.
+    pub scores: Vec<NodeScore>,
+    /// Feasible nodes with the highest total, in node order.
+    pub best: Vec<NodeId>,
+    /// kplace's pick: the first best node, or the preemption node.
+    pub node: Option<NodeId>,
+    /// The FitError text; empty when schedulable.
+    pub message: String,
+    pub preemption: Option<PreemptionAnswer>,
+    /// Things the operator should know about how this answer was computed.
+    pub notes: Vec<String>,
+}

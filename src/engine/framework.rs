@@ -1,0 +1,285 @@
+//! One scheduling cycle for one pod (upstream `framework/runtime/framework.go`
+//! and `schedule_one.go`): PreFilter, Filter with nominated pods, PreScore,
+//! Score, NormalizeScore and the weighted totals.
+
+use super::plugins::interpodaffinity::{filtering as ipa_filter, scoring as ipa_score};
+use super::plugins::node_affinity::{self, PreFilter as AffinityPreFilter};
+use super::plugins::noderesources::{balanced_allocation, fit, least_allocated};
+use super::plugins::podtopologyspread::{filtering as pts_filter, scoring as pts_score};
+use super::plugins::{image_locality, node_name, node_ports, node_unschedulable, taint_toleration};
+use super::status::{FilterResult, Plugin, Rejection};
+use crate::model::{Cluster, Node, NodeId, NodeInfo, Pod, PodId};
+
+/// The score plugins of the default profile with their weights, in the
+/// order kplace reports them.
+pub const SCORE_PLUGINS: [(&str, i64); 8] = [
+    ("TaintToleration", 3),
+    ("NodeAffinity", 2),
+    ("PodTopologySpread", 2),
+    ("InterPodAffinity", 2),
+    ("NodeResourcesFit", 1),
+    ("NodeResourcesBalancedAllocation", 1),
+    ("ImageLocality", 1),
+    ("VolumeBinding", 1),
+];
+
+/// Per-cycle state computed once by the PreFilter plugins.
+pub struct Cycle<'a> {
+    pub cluster: &'a Cluster,
+    pub pod: &'a Pod,
+    node_affinity: AffinityPreFilter,
+    spread: Option<pts_filter::PreFilterState>,
+    interpod: Option<ipa_filter::PreFilterState>,
+    /// PreFilter rejected the pod for every node.
+    pub prefilter_rejection: Option<Rejection>,
+    /// The nodes a PreFilterResult allows (`None`: all nodes).
+    pub allowed: Option<Vec<bool>>,
+    /// Pods nominated to nodes, of priority ≥ the incoming pod's.
+    nominated: Vec<(PodId, NodeId)>,
+}
+
+/// The mutable part of the cycle state that AddPod/RemovePod change;
+/// cloned per node under evaluation (preemption, nominated pods).
+#[derive(Clone)]
+pub struct FilterState<'s> {
+    pub spread: Option<pts_filter::State<'s>>,
+    pub interpod: Option<ipa_filter::State<'s>>,
+}
+
+impl<'a> Cycle<'a> {
+    /// Runs every PreFilter plugin in profile order.
+    pub fn new(cluster: &'a Cluster, pod: &'a Pod) -> Self {
+        let mut cycle = Cycle {
+            cluster,
+            pod,
+            node_affinity: node_affinity::pre_filter(pod),
+            spread: None,
+            interpod: None,
+            prefilter_rejection: None,
+            allowed: None,
+            nominated: nominated_pods(cluster, pod),
+        };
+        match &cycle.node_affinity {
+            AffinityPreFilter::Conflict => {
+                // UU stops PreFilter at once.
+                cycle.prefilter_rejection = Some(Rejection::unresolvable(
+                    Plugin::NodeAffinity,
+                    node_affinity::REASON_CONFLICT,
+                ));
+                return cycle;
+            }
+            AffinityPreFilter::Nodes(names) => {
+                let mut allowed = vec![false; cluster.nodes.len()];
+                for name in names {
+                    if let Some(id) = cluster.node_id(name) {
+                        allowed[id as usize] = true;
+                    }
+                }
+                cycle.allowed = Some(allowed);
+            }
+            AffinityPreFilter::Skip | AffinityPreFilter::AllNodes => {}
+        }
+        cycle.spread = pts_filter::pre_filter(cluster, pod);
+        cycle.interpod = ipa_filter::pre_filter(cluster, pod);
+        cycle
+    }
+
+    /// A fresh filter state for this cycle.
+    pub fn state(&self) -> FilterState<'_> {
+        FilterState {
+            spread: self.spread.as_ref().map(pts_filter::State::new),
+            interpod: self.interpod.as_ref().map(ipa_filter::State::new),
+        }
+    }
+
+    pub fn is_allowed(&self, node: NodeId) -> bool {
+        self.allowed.as_ref().is_none_or(|a| a[node as usize])
+    }
+
+    /// Every Filter plugin in profile order; the first failure decides.
+    pub fn run_filters(&self, state: &FilterState, node: &Node, info: &NodeInfo) -> FilterResult {
+        let (pod, interner) = (self.pod, &self.cluster.interner);
+        node_unschedulable::filter(pod, node)?;
+        node_name::filter(pod, node)?;
+        taint_toleration::filter(pod, node)?;
+        if self.node_affinity != AffinityPreFilter::Skip {
+            node_affinity::filter(pod, node, interner)?;
+        }
+        if !pod.host_ports.is_empty() {
+            node_ports::filter(pod, info)?;
+        }
+        fit::filter(pod, node, info, interner)?;
+        if let Some(s) = &state.spread {
+            s.filter(pod, node)?;
+        }
+        if let Some(s) = &state.interpod {
+            s.filter(node)?;
+        }
+        Ok(())
+    }
+
+    /// AddPod on every non-skipped PreFilter extension.
+    pub fn add_pod(&self, state: &mut FilterState, pod: &Pod, node: &Node) {
+        self.update_pod(state, pod, node, 1);
+    }
+
+    /// RemovePod on every non-skipped PreFilter extension.
+    pub fn remove_pod(&self, state: &mut FilterState, pod: &Pod, node: &Node) {
+        self.update_pod(state, pod, node, -1);
+    }
+
+    fn update_pod(&self, state: &mut FilterState, pod: &Pod, node: &Node, by: i64) {
+        if let Some(s) = &mut state.spread {
+            s.update_with_pod(self.cluster, self.pod, pod, node, by);
+        }
+        if let Some(s) = &mut state.interpod {
+            s.update_with_pod(self.pod, pod, node, by);
+        }
+    }
+
+    /// `RunFilterPluginsWithNominatedPods`: with nominated pods of equal or
+    /// higher priority on the node, the node must pass both with them (pass 1)
+    /// and without them (pass 2).
+    pub fn run_filters_with_nominated(
+        &self,
+        state: &FilterState,
+        node_id: NodeId,
+        info: &NodeInfo,
+    ) -> FilterResult {
+        let node = self.cluster.node(node_id);
+        let mut nominated = self
+            .nominated
+            .iter()
+            .filter(|(_, n)| *n == node_id)
+            .peekable();
+        if nominated.peek().is_none() {
+            return self.run_filters(state, node, info);
+        }
+        let mut with = info.clone();
+        let mut with_state = state.clone();
+        for &(id, _) in nominated {
+            let p = self.cluster.pod(id);
+            with.add_pod(id, p);
+            self.add_pod(&mut with_state, p, node);
+        }
+        self.run_filters(&with_state, node, &with)?;
+        self.run_filters(state, node, info)
+    }
+}
+
+/// Pods waiting with `status.nominatedNodeName` (from an earlier preemption)
+/// whose priority is at least the incoming pod's.
+fn nominated_pods(cluster: &Cluster, pod: &Pod) -> Vec<(PodId, NodeId)> {
+    let prio = pod.priority_value();
+    cluster
+        .pods
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            p.node.is_none()
+                && p.node_name.is_none()
+                && !p.phase.is_terminal()
+                && !p.is_terminating()
+                && p.priority_value() >= prio
+                && !(p.namespace == pod.namespace && p.name == pod.name)
+        })
+        .filter_map(|(i, p)| {
+            let node = cluster.node_id(p.nominated_node_name.as_deref()?)?;
+            Some((i as PodId, node))
+        })
+        .collect()
+}
+
+/// One feasible node's scores: weighted per plugin (in [`SCORE_PLUGINS`]
+/// order) and their total.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeScore {
+    pub node: NodeId,
+    pub total: i64,
+    pub plugins: [i64; 8],
+}
+
+/// PreScore, Score, NormalizeScore and weighting over the feasible nodes.
+pub fn score_nodes(cluster: &Cluster, pod: &Pod, feasible: &[NodeId]) -> Vec<NodeScore> {
+    let n = feasible.len();
+    let interner = &cluster.interner;
+    let mut columns: [Vec<i64>; 8] = Default::default();
+
+    // TaintToleration (PreScore never skips with nodes).
+    let mut taints: Vec<i64> = feasible
+        .iter()
+        .map(|&id| taint_toleration::score(pod, cluster.node(id)))
+        .collect();
+    taint_toleration::normalize(&mut taints);
+    columns[0] = taints;
+
+    // NodeAffinity.
+    columns[1] = if node_affinity::pre_score_skips(pod) {
+        vec![0; n]
+    } else {
+        let mut s: Vec<i64> = feasible
+            .iter()
+            .map(|&id| node_affinity::score(pod, cluster.node(id), interner))
+            .collect();
+        node_affinity::normalize(&mut s);
+        s
+    };
+
+    // PodTopologySpread.
+    columns[2] = match pts_score::pre_score(cluster, pod, feasible) {
+        None => vec![0; n],
+        Some(state) => {
+            let mut s: Vec<i64> = feasible
+                .iter()
+                .enumerate()
+                .map(|(i, &id)| state.score(cluster, i, id))
+                .collect();
+            state.normalize(&mut s);
+            s
+        }
+    };
+
+    // InterPodAffinity.
+    columns[3] = match ipa_score::pre_score(cluster, pod, feasible) {
+        None => vec![0; n],
+        Some(state) => {
+            let mut s: Vec<i64> = feasible
+                .iter()
+                .map(|&id| state.score(cluster.node(id)))
+                .collect();
+            state.normalize(&mut s);
+            s
+        }
+    };
+
+    columns[4] = feasible
+        .iter()
+        .map(|&id| least_allocated::score(pod, cluster.node(id), cluster.node_info(id)))
+        .collect();
+    columns[5] = feasible
+        .iter()
+        .map(|&id| balanced_allocation::score(pod, cluster.node(id), cluster.node_info(id)))
+        .collect();
+    columns[6] = feasible
+        .iter()
+        .map(|&id| image_locality::score(cluster, pod, cluster.node(id)))
+        .collect();
+    // VolumeBinding: PreScore skips (VolumeCapacityPriority is off).
+    columns[7] = vec![0; n];
+
+    feasible
+        .iter()
+        .enumerate()
+        .map(|(i, &node)| {
+            let mut plugins = [0i64; 8];
+            for (p, (_, weight)) in SCORE_PLUGINS.iter().enumerate() {
+                plugins[p] = columns[p][i] * weight;
+            }
+            NodeScore {
+                node,
+                total: plugins.iter().sum(),
+                plugins,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,185 @@
+//! The kube-scheduler v1.30 re-implementation. Mirrors the upstream
+//! framework: admission (priority) → PreFilter/Filter → PreScore/Score/
+//! Normalize → selection, and DefaultPreemption when nothing fits.
+//! Pure functions over the model: no I/O, no UI.
+
+pub mod admission;
+pub mod answer;
+pub mod fit_error;
+pub mod framework;
+pub mod plugins;
+pub mod preemption;
+pub mod status;
+pub mod termination;
+
+pub use answer::{NodeFailure, Outcome, Placement};
+
+use crate::model::pod::PreemptionPolicy;
+use crate::model::{Cluster, NodeId, Pod};
+use framework::{Cycle, score_nodes};
+use status::{Code, Plugin, Rejection};
+
+/// Answers for a new pod: priority admission first, then a scheduling cycle.
+pub fn place(cluster: &Cluster, pod: &Pod) -> Placement {
+    match admission::admit(cluster, pod) {
+        Err(rejection) => Placement {
+            pod: pod_key(cluster, pod),
+            priority: None,
+            preemption_policy: pod.preemption_policy.unwrap_or_default(),
+            priority_class: pod.priority_class_name.as_deref().map(str::to_string),
+            outcome: Outcome::Rejected,
+            rejection: Some(rejection),
+            feasible: vec![],
+            failures: vec![],
+            scores: vec![],
+            best: vec![],
+            node: None,
+            message: String::new(),
+            preemption: None,
+            notes: vec![],
+        },
+        Ok(admitted) => {
+            let mut admitted_pod = pod.clone();
+            admitted_pod.priority = Some(admitted.priority);
+            admitted_pod.preemption_policy = Some(admitted.preemption_policy);
+            let mut answer = schedule(cluster, &admitted_pod);
+            answer.priority_class = admitted.priority_class;
+            answer
+        }
+    }
+}
+
+/// Answers for a pod already admitted (its `spec.priority` is resolved), such
+/// as a pending pod of the snapshot. The pod must not be counted in `cluster`.
+pub fn schedule(cluster: &Cluster, pod: &Pod) -> Placement {
+    let mut answer = Placement {
+        pod: pod_key(cluster, pod),
+        priority: Some(pod.priority_value()),
+        preemption_policy: pod.preemption_policy.unwrap_or_default(),
+        priority_class: pod.priority_class_name.as_deref().map(str::to_string),
+        outcome: Outcome::Unschedulable,
+        rejection: None,
+        feasible: vec![],
+        failures: vec![],
+        scores: vec![],
+        best: vec![],
+        node: None,
+        message: String::new(),
+        preemption: None,
+        notes: vec![],
+    };
+    answer.notes.extend(plugins::volumes::note(pod));
+    if !pod.scheduling_gates.is_empty() {
+        answer.notes.push(format!(
+            "waiting for scheduling gates: [{}]; the scheduler does not attempt the pod until they are removed (the answer shows where it would go then)",
+            pod.scheduling_gates.join(" ")
+        ));
+    }
+    if cluster.nodes.is_empty() {
+        answer.message = fit_error::NO_NODES_AVAILABLE.to_string();
+        return answer;
+    }
+
+    let cycle = Cycle::new(cluster, pod);
+    if let Some(rejection) = &cycle.prefilter_rejection {
+        for id in 0..cluster.nodes.len() as NodeId {
+            answer.failures.push(NodeFailure {
+                node: id,
+                rejection: rejection.clone(),
+            });
+        }
+    } else {
+        let state = cycle.state();
+        for id in 0..cluster.nodes.len() as NodeId {
+            if !cycle.is_allowed(id) {
+                answer.failures.push(NodeFailure {
+                    node: id,
+                    rejection: Rejection {
+                        plugin: Plugin::NodeAffinity,
+                        code: Code::UnschedulableAndUnresolvable,
+                        reasons: vec![],
+                    },
+                });
+                continue;
+            }
+            match cycle.run_filters_with_nominated(&state, id, cluster.node_info(id)) {
+                Ok(()) => answer.feasible.push(id),
+                Err(rejection) => answer.failures.push(NodeFailure {
+                    node: id,
+                    rejection,
+                }),
+            }
+        }
+    }
+
+    if !answer.feasible.is_empty() {
+        answer.scores = score_nodes(cluster, pod, &answer.feasible);
+        let top = answer.scores.iter().map(|s| s.total).max().unwrap_or(0);
+        answer.best = answer
+            .scores
+            .iter()
+            .filter(|s| s.total == top)
+            .map(|s| s.node)
+            .collect();
+        answer.node = answer.best.first().copied();
+        answer.outcome = Outcome::Scheduled;
+        return answer;
+    }
+
+    answer.message = fit_error::fit_error_message(
+        cluster.nodes.len(),
+        cycle.prefilter_rejection.as_ref(),
+        answer
+            .failures
+            .iter()
+            .filter(|f| !f.rejection.reasons.is_empty())
+            .map(|f| &f.rejection),
+    );
+    let preemption = preemption::preempt(&cycle, &answer.failures);
+    if preemption.eligible && preemption.node.is_some() {
+        answer.outcome = Outcome::Preempt;
+        answer.node = preemption.node;
+    }
+    if pod.preemption_policy == Some(PreemptionPolicy::Never) {
+        answer.notes.push(
+            "the pod's preemptionPolicy is Never: it waits for room instead of evicting others"
+                .into(),
+        );
+    }
+    answer.preemption = Some(preemption);
+    answer
+}
+
+fn pod_key(cluster: &Cluster, pod: &Pod) -> String {
+    format!("{}/{}", cluster.interner.resolve(pod.namespace), pod.name)
+}
+
+/// Answers for a pod already in the snapshot: for a pending pod, why it is
+/// pending; for a bound pod, where it would go if it were rescheduled, with
+/// itself taken out of the cluster first (it must not count against itself).
+pub fn place_existing(cluster: &Cluster, id: crate::model::PodId) -> Placement {
+    let pod = cluster.pod(id);
+    if pod.node.is_none() {
+        let mut p = pod.clone();
+        // A pod naming a node without a Node object is invisible to the
+        // scheduler; ask as if it named none.
+        if p.node_name
+            .as_deref()
+            .is_some_and(|n| cluster.node_id(n).is_none())
+        {
+            p.node_name = None;
+        }
+        return schedule(cluster, &p);
+    }
+    let mut without = cluster.clone();
+    without.unbind_pod(id);
+    let mut p = pod.clone();
+    p.node = None;
+    p.node_name = None;
+    let mut answer = schedule(&without, &p);
+    answer.notes.push(format!(
+        "the pod is bound to {}; this is where it would go if it were rescheduled now",
+        pod.node_name.as_deref().unwrap_or("?")
+    ));
+    answer
+}

@@ -1,0 +1,111 @@
+//! InterPodAffinity PreScore/Score/NormalizeScore (upstream `scoring.go`).
+
+use rustc_hash::FxHashMap;
+
+use super::{for_each_term_match, resolve_incoming_term, term_matches};
+use crate::model::intern::Sym;
+use crate::model::{Cluster, Node, NodeId, Pod};
+
+/// Accumulated weight per topology key and value.
+pub struct PreScoreState {
+    topology_score: FxHashMap<Sym, FxHashMap<Sym, i64>>,
+}
+
+/// `hardPodAffinityWeight` default.
+const HARD_POD_AFFINITY_WEIGHT: i64 = 1;
+
+fn add(scores: &mut FxHashMap<Sym, FxHashMap<Sym, i64>>, node: &Node, key: Sym, w: i64) {
+    if let Some(v) = node.labels.get(key) {
+        *scores.entry(key).or_default().entry(v).or_default() += w;
+    }
+}
+
+/// PreScore; `None` is Skip (no term matched anywhere).
+pub fn pre_score(cluster: &Cluster, pod: &Pod, feasible: &[NodeId]) -> Option<PreScoreState> {
+    if feasible.is_empty() {
+        return None;
+    }
+    let mut scores: FxHashMap<Sym, FxHashMap<Sym, i64>> = FxHashMap::default();
+    let ns_labels = cluster.namespace_labels(pod.namespace);
+
+    // The incoming pod's preferred terms, against every scheduled pod.
+    if let Some(a) = &pod.pod_affinity {
+        for (terms, sign) in [
+            (&a.preferred_affinity, 1i64),
+            (&a.preferred_anti_affinity, -1),
+        ] {
+            for wt in terms.iter() {
+                let term = resolve_incoming_term(cluster, &wt.term);
+                for_each_term_match(cluster, &term, |e| {
+                    let node = cluster.node(e.node.expect("scheduled"));
+                    if !node.labels.is_empty() {
+                        add(
+                            &mut scores,
+                            node,
+                            term.topology_key,
+                            sign * wt.weight as i64,
+                        );
+                    }
+                });
+            }
+        }
+    }
+
+    // Existing pods' terms against the incoming pod.
+    for (n, info) in cluster.node_infos.iter().enumerate() {
+        let node = &cluster.nodes[n];
+        if node.labels.is_empty() {
+            continue;
+        }
+        for &e in &info.pods_with_affinity {
+            let Some(a) = &cluster.pod(e).pod_affinity else {
+                continue;
+            };
+            for t in a.required_affinity.iter() {
+                if term_matches(t, pod, ns_labels) {
+                    add(&mut scores, node, t.topology_key, HARD_POD_AFFINITY_WEIGHT);
+                }
+            }
+            for wt in a.preferred_affinity.iter() {
+                if term_matches(&wt.term, pod, ns_labels) {
+                    add(&mut scores, node, wt.term.topology_key, wt.weight as i64);
+                }
+            }
+            for wt in a.preferred_anti_affinity.iter() {
+                if term_matches(&wt.term, pod, ns_labels) {
+                    add(&mut scores, node, wt.term.topology_key, -(wt.weight as i64));
+                }
+            }
+        }
+    }
+    if scores.is_empty() {
+        return None;
+    }
+    Some(PreScoreState {
+        topology_score: scores,
+    })
+}
+
+impl PreScoreState {
+    pub fn score(&self, node: &Node) -> i64 {
+        self.topology_score
+            .iter()
+            .filter_map(|(k, values)| node.labels.get(*k).and_then(|v| values.get(&v)))
+            .sum()
+    }
+
+    /// Min–max scaling; all equal gives 0.
+    pub fn normalize(&self, scores: &mut [i64]) {
+        let (Some(&min), Some(&max)) = (scores.iter().min(), scores.iter().max()) else {
+            return;
+        };
+        let diff = max - min;
+        for s in scores.iter_mut() {
+            *s = if diff > 0 {
+                (super::super::MAX_NODE_SCORE as f64 * ((*s - min) as f64 / diff as f64)) as i64
+            } else {
+                0
+            };
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The default profile's plugins, one module per upstream plugin directory
+//! (`pkg/scheduler/framework/plugins/<name>`).
+
+pub mod image_locality;
+pub mod interpodaffinity;
+pub mod node_affinity;
+pub mod node_name;
+pub mod node_ports;
+pub mod node_unschedulable;
+pub mod noderesources;
+pub mod podtopologyspread;
+pub mod taint_toleration;
+pub mod volumes;
+
+/// `MaxNodeScore`.
+pub const MAX_NODE_SCORE: i64 = 100;
+
+/// `helper.DefaultNormalizeScore`: scales to 0..=100 by the maximum, optionally reversed.
+pub fn default_normalize(scores: &mut [i64], reverse: bool) {
+    let max = scores.iter().copied().max().unwrap_or(0);
+    if max == 0 {
+        if reverse {
+            scores.iter_mut().for_each(|s| *s = MAX_NODE_SCORE);
+        }
+        return;
+    }
+    for s in scores.iter_mut() {
+        let v = MAX_NODE_SCORE * *s / max;
+        *s = if reverse { MAX_NODE_SCORE - v } else { v };
+    }
+}

@@ -1,0 +1,127 @@
+//! `nodeaffinity`: `spec.nodeSelector` and required node affinity filter,
+//! preferred node affinity scores.
+
+use crate::engine::status::{FilterResult, Plugin, Rejection};
+use crate::model::intern::Interner;
+use crate::model::node::Node;
+use crate::model::pod::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, Pod};
+
+pub const REASON: &str = "node(s) didn't match Pod's node affinity/selector";
+pub const REASON_CONFLICT: &str = "pod affinity terms conflict";
+
+fn requirement_matches(r: &NodeSelectorRequirement, node: &Node, interner: &Interner) -> bool {
+    let got = node.labels.get(r.key);
+    match r.op {
+        NodeSelectorOperator::In => got.is_some_and(|v| r.values.binary_search(&v).is_ok()),
+        NodeSelectorOperator::NotIn => got.is_none_or(|v| r.values.binary_search(&v).is_err()),
+        NodeSelectorOperator::Exists => got.is_some(),
+        NodeSelectorOperator::DoesNotExist => got.is_none(),
+        NodeSelectorOperator::Gt | NodeSelectorOperator::Lt => {
+            let (Some(v), Some(want)) = (got, r.number) else {
+                return false;
+            };
+            match interner.resolve(v).parse::<i64>() {
+                Ok(have) if r.op == NodeSelectorOperator::Gt => have > want,
+                Ok(have) => have < want,
+                Err(_) => false,
+            }
+        }
+    }
+}
+
+/// One term: all expressions and all fields hold. Unusable terms match nothing.
+pub fn term_matches(term: &NodeSelectorTerm, node: &Node, interner: &Interner) -> bool {
+    term.usable
+        && term
+            .expressions
+            .iter()
+            .all(|r| requirement_matches(r, node, interner))
+        && term
+            .fields
+            .iter()
+            .all(|f| (*f.name == *node.name) != f.not_in)
+}
+
+/// `GetRequiredNodeAffinity(pod).Match(node)`: nodeSelector and the required
+/// terms (ORed).
+pub fn required_matches(pod: &Pod, node: &Node, interner: &Interner) -> bool {
+    if let Some(sel) = &pod.node_selector
+        && !node.labels.contains_all(sel)
+    {
+        return false;
+    }
+    match pod.node_affinity.as_ref().and_then(|a| a.required.as_ref()) {
+        None => true,
+        Some(terms) => terms.iter().any(|t| term_matches(t, node, interner)),
+    }
+}
+
+/// What PreFilter decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PreFilter {
+    /// No selector and no required affinity: Filter is skipped.
+    Skip,
+    /// Filter every node.
+    AllNodes,
+    /// Only these node names (from `matchFields` `metadata.name In`).
+    Nodes(Vec<Box<str>>),
+    /// The terms name disjoint node sets.
+    Conflict,
+}
+
+pub fn pre_filter(pod: &Pod) -> PreFilter {
+    let required = pod.node_affinity.as_ref().and_then(|a| a.required.as_ref());
+    if required.is_none() && pod.node_selector.is_none() {
+        return PreFilter::Skip;
+    }
+    let Some(terms) = required.filter(|t| !t.is_empty()) else {
+        return PreFilter::AllNodes;
+    };
+    let mut union: Vec<Box<str>> = Vec::new();
+    for term in terms.iter() {
+        let Some(names) = &term.name_in else {
+            return PreFilter::AllNodes;
+        };
+        for n in names.iter() {
+            if !union.contains(n) {
+                union.push(n.clone());
+            }
+        }
+    }
+    if union.is_empty() {
+        PreFilter::Conflict
+    } else {
+        PreFilter::Nodes(union)
+    }
+}
+
+pub fn filter(pod: &Pod, node: &Node, interner: &Interner) -> FilterResult {
+    if required_matches(pod, node, interner) {
+        Ok(())
+    } else {
+        Err(Rejection::unresolvable(Plugin::NodeAffinity, REASON))
+    }
+}
+
+/// Whether PreScore skips (no preferred terms with weight).
+pub fn pre_score_skips(pod: &Pod) -> bool {
+    pod.node_affinity
+        .as_ref()
+        .is_none_or(|a| !a.preferred.iter().any(|(w, t)| *w != 0 && t.usable))
+}
+
+/// Sum of the weights of matching preferred terms.
+pub fn score(pod: &Pod, node: &Node, interner: &Interner) -> i64 {
+    let Some(a) = &pod.node_affinity else {
+        return 0;
+    };
+    a.preferred
+        .iter()
+        .filter(|(w, t)| *w != 0 && term_matches(t, node, interner))
+        .map(|(w, _)| *w as i64)
+        .sum()
+}
+
+pub fn normalize(scores: &mut [i64]) {
+    super::default_normalize(scores, false);
+}

@@ -1,0 +1,270 @@
+//! PodTopologySpread PreFilter/Filter and the AddPod/RemovePod extensions
+//! (upstream `filtering.go`, v1.30 shape: counts keyed by topology pair,
+//! critical paths and domain counts keyed by topology key).
+
+use rustc_hash::FxHashMap;
+
+use super::common::{
+    Constraint, Pair, counts_per_node, matches_inclusion_policies, node_has_all_keys,
+    pod_constraints,
+};
+use crate::engine::status::{FilterResult, Plugin, Rejection};
+use crate::model::intern::Sym;
+use crate::model::pod::WhenUnsatisfiable;
+use crate::model::{Cluster, Node, Pod};
+
+pub const REASON_SKEW: &str = "node(s) didn't match pod topology spread constraints";
+pub const REASON_MISSING_LABEL: &str =
+    "node(s) didn't match pod topology spread constraints (missing required label)";
+
+/// Two "critical paths": slot 0 always holds the minimum; slot 1 is at least
+/// slot 0 but not always the second minimum. `None` as a value is the empty
+/// string, which upstream's fresh slots also hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CriticalPaths([(Option<Sym>, i64); 2]);
+
+impl CriticalPaths {
+    fn new() -> Self {
+        CriticalPaths([(None, i32::MAX as i64), (None, i32::MAX as i64)])
+    }
+
+    /// `criticalPaths.update`, replicated exactly (it is approximate by design).
+    fn update(&mut self, value: Option<Sym>, num: i64) {
+        let p = &mut self.0;
+        let i = if value == p[0].0 {
+            Some(0)
+        } else if value == p[1].0 {
+            Some(1)
+        } else {
+            None
+        };
+        match i {
+            Some(i) => {
+                p[i].1 = num;
+                if p[0].1 > p[1].1 {
+                    p.swap(0, 1);
+                }
+            }
+            None => {
+                if num < p[0].1 {
+                    p[1] = p[0];
+                    p[0] = (value, num);
+                } else if num < p[1].1 {
+                    p[1] = (value, num);
+                }
+            }
+        }
+    }
+
+    pub fn min(&self) -> i64 {
+        self.0[0].1
+    }
+}
+
+/// What PreFilter computes; shared, never changed after.
+#[derive(Debug)]
+pub struct PreFilterState {
+    pub constraints: Vec<Constraint>,
+    /// Matching pods per (topologyKey, value) over eligible nodes.
+    pub pair_counts: FxHashMap<Pair, i64>,
+    /// Distinct domains per topology key.
+    pub domains: FxHashMap<Sym, usize>,
+    pub critical_paths: Vec<(Sym, CriticalPaths)>,
+    empty: Sym,
+}
+
+/// The per-evaluation view: PreFilter's state plus the changes AddPod and
+/// RemovePod made for one node (preemption, nominated pods). Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct State<'a> {
+    pub pre: &'a PreFilterState,
+    deltas: Vec<(Pair, i64)>,
+    paths: Vec<(Sym, CriticalPaths)>,
+}
+
+impl PreFilterState {
+    fn value_slot(&self, v: Sym) -> Option<Sym> {
+        if v == self.empty { None } else { Some(v) }
+    }
+}
+
+impl<'a> State<'a> {
+    pub fn new(pre: &'a PreFilterState) -> Self {
+        State {
+            pre,
+            deltas: Vec::new(),
+            paths: pre.critical_paths.clone(),
+        }
+    }
+
+    pub fn pair_count(&self, pair: Pair) -> i64 {
+        let base = self.pre.pair_counts.get(&pair).copied().unwrap_or(0);
+        base + self
+            .deltas
+            .iter()
+            .find(|d| d.0 == pair)
+            .map(|d| d.1)
+            .unwrap_or(0)
+    }
+
+    fn paths(&self, key: Sym) -> Option<&CriticalPaths> {
+        self.paths.iter().find(|p| p.0 == key).map(|p| &p.1)
+    }
+
+    /// `updateWithPod`: ±1 for each constraint the pod matches, when the
+    /// pod shares the incoming pod's namespace and the node is eligible.
+    pub fn update_with_pod(
+        &mut self,
+        cluster: &Cluster,
+        incoming: &Pod,
+        changed: &Pod,
+        node: &Node,
+        delta: i64,
+    ) {
+        let pre = self.pre;
+        if changed.namespace != incoming.namespace || !node_has_all_keys(node, &pre.constraints) {
+            return;
+        }
+        for c in &pre.constraints {
+            if !c.selector.matches(&changed.labels)
+                || !matches_inclusion_policies(c, incoming, node, &cluster.interner)
+            {
+                continue;
+            }
+            let v = node.labels.get(c.topology_key).unwrap_or(pre.empty);
+            let pair = (c.topology_key, v);
+            match self.deltas.iter_mut().find(|d| d.0 == pair) {
+                Some(d) => d.1 += delta,
+                None => self.deltas.push((pair, delta)),
+            }
+            let count = self.pair_count(pair);
+            let slot = pre.value_slot(v);
+            if let Some(p) = self.paths.iter_mut().find(|p| p.0 == c.topology_key) {
+                p.1.update(slot, count);
+            }
+        }
+    }
+
+    pub fn filter(&self, pod: &Pod, node: &Node) -> FilterResult {
+        for c in &self.pre.constraints {
+            let Some(value) = node.labels.get(c.topology_key) else {
+                return Err(Rejection::unresolvable(
+                    Plugin::PodTopologySpread,
+                    REASON_MISSING_LABEL,
+                ));
+            };
+            // Upstream errors out of minMatchNum (and skips the constraint)
+            // when no eligible node carries the key.
+            let Some(&domains) = self.pre.domains.get(&c.topology_key) else {
+                continue;
+            };
+            let Some(paths) = self.paths(c.topology_key) else {
+                continue;
+            };
+            let min_match = if (domains as i64) < c.min_domains as i64 {
+                0
+            } else {
+                paths.min()
+            };
+            let self_match = c.selector.matches(&pod.labels) as i64;
+            let skew = self.pair_count((c.topology_key, value)) + self_match - min_match;
+            if skew > c.max_skew as i64 {
+                return Err(Rejection::unschedulable(
+                    Plugin::PodTopologySpread,
+                    REASON_SKEW,
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// PreFilter: `None` means Skip (no DoNotSchedule constraints).
+pub fn pre_filter(cluster: &Cluster, pod: &Pod) -> Option<PreFilterState> {
+    let constraints = pod_constraints(pod, WhenUnsatisfiable::DoNotSchedule);
+    if constraints.is_empty() {
+        return None;
+    }
+    let empty = cluster.empty_sym();
+    let per_constraint: Vec<Vec<u32>> = constraints
+        .iter()
+        .map(|c| counts_per_node(cluster, &c.selector, pod.namespace))
+        .collect();
+    let mut pair_counts: FxHashMap<Pair, i64> = FxHashMap::default();
+    let mut order: Vec<Pair> = Vec::new();
+    let mut node_pairs: Vec<(Pair, i64)> = Vec::with_capacity(constraints.len());
+    for (n, node) in cluster.nodes.iter().enumerate() {
+        if !node_has_all_keys(node, &constraints) {
+            continue;
+        }
+        // Per node, a later constraint with the same key overwrites the count.
+        node_pairs.clear();
+        for (i, c) in constraints.iter().enumerate() {
+            if !matches_inclusion_policies(c, pod, node, &cluster.interner) {
+                continue;
+            }
+            let pair = (
+                c.topology_key,
+                node.labels.get(c.topology_key).unwrap_or(empty),
+            );
+            let count = per_constraint[i][n] as i64;
+            match node_pairs.iter_mut().find(|p| p.0 == pair) {
+                Some(p) => p.1 = count,
+                None => node_pairs.push((pair, count)),
+            }
+        }
+        for &(pair, count) in &node_pairs {
+            let entry = pair_counts.entry(pair).or_insert_with(|| {
+                order.push(pair);
+                0
+            });
+            *entry += count;
+        }
+    }
+    let mut domains: FxHashMap<Sym, usize> = FxHashMap::default();
+    for pair in &order {
+        *domains.entry(pair.0).or_default() += 1;
+    }
+    let mut critical_paths: Vec<(Sym, CriticalPaths)> = Vec::new();
+    for c in &constraints {
+        if !critical_paths.iter().any(|p| p.0 == c.topology_key) {
+            critical_paths.push((c.topology_key, CriticalPaths::new()));
+        }
+    }
+    for pair in &order {
+        let slot = if pair.1 == empty { None } else { Some(pair.1) };
+        if let Some(p) = critical_paths.iter_mut().find(|p| p.0 == pair.0) {
+            p.1.update(slot, pair_counts[pair]);
+        }
+    }
+    Some(PreFilterState {
+        constraints,
+        pair_counts,
+        domains,
+        critical_paths,
+        empty,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CriticalPaths;
+    use crate::model::intern::Interner;
+
+    #[test]
+    fn critical_paths_keep_minimum_in_slot_zero() {
+        let mut i = Interner::default();
+        let (a, b, c) = (i.intern("a"), i.intern("b"), i.intern("c"));
+        let mut p = CriticalPaths::new();
+        p.update(Some(a), 3);
+        p.update(Some(b), 1);
+        p.update(Some(c), 2);
+        assert_eq!(p.min(), 1);
+        // Lowering a domain already tracked moves it to slot 0.
+        p.update(Some(c), 0);
+        assert_eq!(p.min(), 0);
+        // Raising the minimum swaps the slots.
+        p.update(Some(c), 5);
+        assert_eq!(p.min(), 1);
+    }
+}

@@ -1,0 +1,8 @@
+//! `podtopologyspread`: DoNotSchedule constraints filter, ScheduleAnyway
+//! constraints (or the system defaults) score.
+
+pub mod common;
+pub mod filtering;
+pub mod scoring;
+
+pub use common::Constraint;

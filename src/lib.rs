@@ -1,0 +1,13 @@
+//! kplace: where would this pod go, and who would be evicted?
+//!
+//! Layers, each knowing only the one before it: [`source`] (where snapshots
+//! come from) → [`model`] (the compact cluster) → [`engine`] (the
+//! kube-scheduler v1.30 re-implementation).
+
+pub mod app;
+pub mod engine;
+pub mod model;
+pub mod report;
+pub mod source;
+pub mod synth;
+pub mod ui;

@@ -1,0 +1,24 @@
+//! The `kplace` binary: parses the command line and maps errors to exit
+//! statuses (2 bad input, 3 `--fail-on`, 1 anything else).
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let result = match &args.command {
+        Some(cli::Command::Place(place)) => cli::place(place),
+        Some(cli::Command::Synth(synth)) => cli::synth(synth),
+        None => cli::tui(args.tui),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("kplace: {err:#}");
+            cli::exit_code(&err)
+        }
+    }
+}

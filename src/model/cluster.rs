@@ -1,0 +1,412 @@
+//! The cluster as the engine sees it: converted objects plus the per-node
+//! aggregates (`NodeInfo`) and indexes that the plugins read.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use super::intern::{Interner, Sym};
+use super::labels::{LabelSelector, Labels, SetOperator};
+use super::node::{Node, NodeId};
+use super::pod::{HostPort, Pod, PodId, PodPhase, PreemptionPolicy};
+use super::policy::{DisruptionBudget, IntOrPercent, PriorityClass, SelectorOwner};
+use super::resources::{CpuMem, Resources};
+
+/// Per-node aggregates over the pods the scheduler sees on the node
+/// (upstream `framework.NodeInfo`).
+#[derive(Clone, Debug, Default)]
+pub struct NodeInfo {
+    pub pods: Vec<PodId>,
+    /// Σ `PodRequests` of the pods.
+    pub requested: Resources,
+    /// Σ non-zero cpu/memory of the pods (scoring only).
+    pub non_zero_requested: CpuMem,
+    /// Used host ports, a set without reference counts, as upstream keeps it.
+    pub used_ports: Vec<HostPort>,
+    pub pods_with_affinity: Vec<PodId>,
+    pub pods_with_required_anti_affinity: Vec<PodId>,
+}
+
+impl NodeInfo {
+    pub fn add_pod(&mut self, id: PodId, pod: &Pod) {
+        self.pods.push(id);
+        self.requested.add(&pod.requests);
+        self.non_zero_requested.add(pod.non_zero_requests);
+        for p in pod.host_ports.iter() {
+            if !self.used_ports.contains(p) {
+                self.used_ports.push(p.clone());
+            }
+        }
+        if pod.has_affinity() {
+            self.pods_with_affinity.push(id);
+        }
+        if pod.has_required_anti_affinity() {
+            self.pods_with_required_anti_affinity.push(id);
+        }
+    }
+
+    /// Removes a pod. Like upstream, its host ports leave the set even if
+    /// another pod on the node declared the same port.
+    pub fn remove_pod(&mut self, id: PodId, pod: &Pod) -> bool {
+        let Some(i) = self.pods.iter().position(|&p| p == id) else {
+            return false;
+        };
+        self.pods.swap_remove(i);
+        self.requested.subtract(&pod.requests);
+        self.non_zero_requested.subtract(pod.non_zero_requests);
+        self.used_ports.retain(|p| !pod.host_ports.contains(p));
+        self.pods_with_affinity.retain(|&p| p != id);
+        self.pods_with_required_anti_affinity.retain(|&p| p != id);
+        true
+    }
+}
+
+/// `ImageStateSummary`: size and how many nodes report the image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageSummary {
+    pub size: i64,
+    pub num_nodes: u32,
+}
+
+/// The built-in priority classes the API server creates at bootstrap.
+pub fn system_priority_class(name: &str) -> Option<PriorityClass> {
+    let (value, description) = match name {
+        "system-cluster-critical" => (
+            2_000_000_000,
+            "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+        ),
+        "system-node-critical" => (
+            2_000_001_000,
+            "Used for system critical pods that must not be moved from their current node.",
+        ),
+        _ => return None,
+    };
+    Some(PriorityClass {
+        name: name.into(),
+        value,
+        global_default: false,
+        preemption_policy: PreemptionPolicy::PreemptLowerPriority,
+        description: description.into(),
+    })
+}
+
+/// Interned up front so the engine can always look them up.
+pub const WELL_KNOWN_STRINGS: [&str; 3] =
+    ["", "kubernetes.io/hostname", "topology.kubernetes.io/zone"];
+
+#[derive(Clone, Debug, Default)]
+pub struct Cluster {
+    pub interner: Interner,
+    pub nodes: Vec<Node>,
+    pub node_infos: Vec<NodeInfo>,
+    /// Every pod of the snapshot, scheduled or not.
+    pub pods: Vec<Pod>,
+    pub priority_classes: Vec<PriorityClass>,
+    pub pdbs: Vec<DisruptionBudget>,
+    pub owners: Vec<SelectorOwner>,
+    /// Namespace labels, for `namespaceSelector`s; unknown namespaces have none.
+    pub namespaces: FxHashMap<Sym, Labels>,
+    pub images: FxHashMap<Sym, ImageSummary>,
+    /// Object kinds the snapshot held that kplace does not use, with counts.
+    pub skipped_kinds: BTreeMap<String, usize>,
+    node_by_name: FxHashMap<Box<str>, NodeId>,
+    /// Scheduled pods by label pair, to find the pods a selector can match.
+    label_index: FxHashMap<(Sym, Sym), Vec<PodId>>,
+    /// Scheduled pods by label key, for `Exists` requirements.
+    key_index: FxHashMap<Sym, Vec<PodId>>,
+    num_scheduled: usize,
+}
+
+/// Where to look for pods a selector may match.
+pub enum Candidates<'a> {
+    /// Only these pods can match.
+    Some(&'a [PodId]),
+    /// Any scheduled pod may match.
+    All,
+}
+
+impl Cluster {
+    /// Builds a cluster from converted objects. Pods are bound to nodes by
+    /// `spec.nodeName`; the scheduler ignores pods in a terminal phase and
+    /// pods bound to a node without a Node object.
+    pub fn new(
+        mut interner: Interner,
+        nodes: Vec<Node>,
+        pods: Vec<Pod>,
+        mut priority_classes: Vec<PriorityClass>,
+        pdbs: Vec<DisruptionBudget>,
+        owners: Vec<SelectorOwner>,
+        namespaces: FxHashMap<Sym, Labels>,
+    ) -> Self {
+        for system in ["system-cluster-critical", "system-node-critical"] {
+            if !priority_classes.iter().any(|pc| &*pc.name == system) {
+                priority_classes.extend(system_priority_class(system));
+            }
+        }
+        // Strings the engine compares against even when no object carries them:
+        // the system default spread keys, and "" (a missing label's value).
+        for s in WELL_KNOWN_STRINGS {
+            interner.intern(s);
+        }
+        let mut cluster = Cluster {
+            interner,
+            node_infos: vec![NodeInfo::default(); nodes.len()],
+            nodes: Vec::with_capacity(nodes.len()),
+            pods: Vec::with_capacity(pods.len()),
+            priority_classes,
+            pdbs,
+            owners,
+            namespaces,
+            ..Default::default()
+        };
+        for node in nodes {
+            let id = cluster.nodes.len() as NodeId;
+            if cluster.node_by_name.contains_key(&node.name) {
+                continue;
+            }
+            cluster.node_by_name.insert(node.name.clone(), id);
+            cluster.nodes.push(node);
+        }
+        cluster.node_infos.truncate(cluster.nodes.len());
+        cluster.rebuild_images();
+        for pod in pods {
+            cluster.add_pod(pod);
+        }
+        cluster.fill_missing_pdb_status();
+        cluster
+    }
+
+    fn rebuild_images(&mut self) {
+        self.images.clear();
+        for node in &self.nodes {
+            let mut seen: Vec<Sym> = Vec::with_capacity(node.images.len());
+            for &(name, size) in node.images.iter() {
+                if seen.contains(&name) {
+                    continue;
+                }
+                seen.push(name);
+                self.images
+                    .entry(name)
+                    .and_modify(|s| s.num_nodes += 1)
+                    .or_insert(ImageSummary { size, num_nodes: 1 });
+            }
+        }
+    }
+
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.node_by_name.get(name).copied()
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    pub fn node_info(&self, id: NodeId) -> &NodeInfo {
+        &self.node_infos[id as usize]
+    }
+
+    pub fn pod(&self, id: PodId) -> &Pod {
+        &self.pods[id as usize]
+    }
+
+    /// The symbol of the empty string, which stands for a missing label value.
+    pub fn empty_sym(&self) -> Sym {
+        self.interner.lookup("").expect("interned at construction")
+    }
+
+    pub fn num_scheduled_pods(&self) -> usize {
+        self.num_scheduled
+    }
+
+    /// Whether the scheduler's cache holds this pod on a node.
+    fn scheduler_node(&self, pod: &Pod) -> Option<NodeId> {
+        if pod.phase.is_terminal() {
+            return None;
+        }
+        pod.node_name.as_deref().and_then(|n| self.node_id(n))
+    }
+
+    /// Adds a pod (bound or not) and, if bound to a known node, accounts for it there.
+    pub fn add_pod(&mut self, mut pod: Pod) -> PodId {
+        let id = self.pods.len() as PodId;
+        pod.node = self.scheduler_node(&pod);
+        if let Some(node) = pod.node {
+            self.node_infos[node as usize].add_pod(id, &pod);
+            for (k, v) in pod.labels.iter() {
+                self.label_index.entry((k, v)).or_default().push(id);
+                self.key_index.entry(k).or_default().push(id);
+            }
+            self.num_scheduled += 1;
+        }
+        self.pods.push(pod);
+        id
+    }
+
+    /// Binds an unscheduled pod to a node, as an assumed pod (what-if placement).
+    pub fn bind_pod(&mut self, id: PodId, node: NodeId) {
+        let node_name = self.nodes[node as usize].name.clone();
+        let pod = &mut self.pods[id as usize];
+        if pod.node.is_some() {
+            return;
+        }
+        pod.node_name = Some(node_name);
+        if pod.phase.is_terminal() {
+            pod.phase = PodPhase::Pending;
+        }
+        pod.node = Some(node);
+        let pod = &self.pods[id as usize];
+        self.node_infos[node as usize].add_pod(id, pod);
+        for (k, v) in pod.labels.iter() {
+            self.label_index.entry((k, v)).or_default().push(id);
+            self.key_index.entry(k).or_default().push(id);
+        }
+        self.num_scheduled += 1;
+    }
+
+    /// Takes a scheduled pod off its node (evicted, or deleted in a what-if).
+    pub fn unbind_pod(&mut self, id: PodId) {
+        let Some(node) = self.pods[id as usize].node else {
+            return;
+        };
+        let pod = &self.pods[id as usize];
+        self.node_infos[node as usize].remove_pod(id, pod);
+        for (k, v) in pod.labels.iter() {
+            if let Some(list) = self.label_index.get_mut(&(k, v)) {
+                list.retain(|&p| p != id);
+            }
+            if let Some(list) = self.key_index.get_mut(&k) {
+                list.retain(|&p| p != id);
+            }
+        }
+        self.num_scheduled -= 1;
+        let pod = &mut self.pods[id as usize];
+        pod.node = None;
+        pod.node_name = None;
+    }
+
+    /// The smallest index list that holds every scheduled pod `selector`
+    /// could match, or `All` when no requirement narrows it.
+    pub fn candidates(&self, selector: &LabelSelector) -> Candidates<'_> {
+        const EMPTY: &[PodId] = &[];
+        let reqs = match selector {
+            LabelSelector::Nothing => return Candidates::Some(EMPTY),
+            LabelSelector::Requirements(r) => r,
+        };
+        let mut best: Option<&[PodId]> = None;
+        for r in reqs.iter() {
+            let list: Option<&[PodId]> = match r.op {
+                SetOperator::In if r.values.len() == 1 => Some(
+                    self.label_index
+                        .get(&(r.key, r.values[0]))
+                        .map(|v| v.as_slice())
+                        .unwrap_or(EMPTY),
+                ),
+                SetOperator::In | SetOperator::Exists => Some(
+                    self.key_index
+                        .get(&r.key)
+                        .map(|v| v.as_slice())
+                        .unwrap_or(EMPTY),
+                ),
+                _ => None,
+            };
+            if let Some(list) = list
+                && best.is_none_or(|b| list.len() < b.len())
+            {
+                best = Some(list);
+            }
+        }
+        match best {
+            Some(list) => Candidates::Some(list),
+            None => Candidates::All,
+        }
+    }
+
+    /// Calls `f` for every scheduled pod whose labels match `selector`.
+    pub fn for_each_scheduled_match(
+        &self,
+        selector: &LabelSelector,
+        mut f: impl FnMut(PodId, &Pod),
+    ) {
+        match self.candidates(selector) {
+            Candidates::Some(ids) => {
+                for &id in ids {
+                    let pod = &self.pods[id as usize];
+                    if selector.matches(&pod.labels) {
+                        f(id, pod);
+                    }
+                }
+            }
+            Candidates::All => {
+                for info in &self.node_infos {
+                    for &id in &info.pods {
+                        let pod = &self.pods[id as usize];
+                        if selector.matches(&pod.labels) {
+                            f(id, pod);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Finds a pod by namespace and name.
+    pub fn find_pod(&self, namespace: &str, name: &str) -> Option<PodId> {
+        let ns = self.interner.lookup(namespace)?;
+        self.pods
+            .iter()
+            .position(|p| p.namespace == ns && &*p.name == name)
+            .map(|i| i as PodId)
+    }
+
+    pub fn priority_class(&self, name: &str) -> Option<&PriorityClass> {
+        self.priority_classes.iter().find(|pc| &*pc.name == name)
+    }
+
+    pub fn namespace_labels(&self, ns: Sym) -> Option<&Labels> {
+        self.namespaces.get(&ns)
+    }
+
+    pub fn pod_key(&self, id: PodId) -> String {
+        let p = self.pod(id);
+        format!("{}/{}", self.interner.resolve(p.namespace), p.name)
+    }
+
+    /// PDBs in a snapshot without `status` get `disruptionsAllowed` computed as
+    /// the disruption controller would: healthy matching pods minus the
+    /// desired healthy count (never below zero). The expected count is the
+    /// number of matching pods, which stands in for the controllers' scale.
+    fn fill_missing_pdb_status(&mut self) {
+        for i in 0..self.pdbs.len() {
+            if self.pdbs[i].disruptions_allowed.is_some() {
+                continue;
+            }
+            let pdb = &self.pdbs[i];
+            let (mut expected, mut healthy) = (0i32, 0i32);
+            for pod in &self.pods {
+                if pod.namespace != pdb.namespace
+                    || pod.phase.is_terminal()
+                    || pod.is_terminating()
+                    || !pdb.selector.matches(&pod.labels)
+                {
+                    continue;
+                }
+                expected += 1;
+                if pod.ready || pod.phase == PodPhase::Running {
+                    healthy += 1;
+                }
+            }
+            let scaled = |v: IntOrPercent| match v {
+                IntOrPercent::Int(n) => n,
+                IntOrPercent::Percent(p) => ((p as i64 * expected as i64 + 99) / 100) as i32,
+            };
+            let desired = match (pdb.min_available, pdb.max_unavailable) {
+                (Some(min), _) => scaled(min),
+                (None, Some(max)) => expected - scaled(max),
+                (None, None) => expected,
+            };
+            let pdb = &mut self.pdbs[i];
+            pdb.disruptions_allowed = Some((healthy - desired).max(0));
+            pdb.computed = true;
+        }
+    }
+}

@@ -1,0 +1,655 @@
+//! `v1.Pod` → [`Pod`], applying the API defaults the scheduler relies on and
+//! the validation the API server would apply.
+
+use k8s_openapi::api::core::v1 as core;
+
+use super::requests::{
+    self, ContainerRequests, ResourceList, existing_non_zero, incoming_non_zero, pod_requests,
+    to_resources,
+};
+use super::selector::{label_selector, node_selector_term};
+use crate::model::error::InvalidObject;
+use crate::model::intern::{Interner, Sym};
+use crate::model::labels::{Labels, Requirement};
+use crate::model::node::TaintEffect;
+use crate::model::pod::*;
+
+/// The API server's default `terminationGracePeriodSeconds`.
+pub const DEFAULT_TERMINATION_GRACE_SECONDS: i64 = 30;
+
+pub fn object_name(kind: &str, namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{kind} {ns}/{name}"),
+        None => format!("{kind} {name}"),
+    }
+}
+
+pub fn labels_of(
+    map: Option<&std::collections::BTreeMap<String, String>>,
+    interner: &mut Interner,
+) -> Labels {
+    Labels::new(
+        map.into_iter()
+            .flatten()
+            .map(|(k, v)| (interner.intern(k), interner.intern(v)))
+            .collect(),
+    )
+}
+
+pub fn timestamp(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<i64> {
+    t.map(|t| t.0.as_second())
+}
+
+/// Normalizes an image name as ImageLocality does: append `:latest` when the
+/// name has no tag after its last `/`.
+pub fn normalized_image(name: &str) -> String {
+    let last_colon = name.rfind(':');
+    let last_slash = name.rfind('/');
+    match (last_colon, last_slash) {
+        (Some(c), Some(s)) if c > s => name.to_string(),
+        (Some(_), None) => name.to_string(),
+        _ => format!("{name}:latest"),
+    }
+}
+
+pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, InvalidObject> {
+    let meta = &p.metadata;
+    let namespace = meta.namespace.as_deref().unwrap_or("default");
+    let name = meta
+        .name
+        .as_deref()
+        .or(meta.generate_name.as_deref())
+        .unwrap_or("");
+    let object = object_name("Pod", Some(namespace), name);
+    if name.is_empty() {
+        return Err(InvalidObject::new(
+            &object,
+            "metadata.name",
+            "Required value: name or generateName is required",
+        ));
+    }
+    let Some(spec) = &p.spec else {
+        return Err(InvalidObject::new(&object, "spec", "Required value"));
+    };
+    if spec.containers.is_empty() {
+        return Err(InvalidObject::new(
+            &object,
+            "spec.containers",
+            "Required value",
+        ));
+    }
+    let ns_sym = interner.intern(namespace);
+    let labels = labels_of(meta.labels.as_ref(), interner);
+
+    // Requests, after requests := limits defaulting.
+    let mut regular = Vec::with_capacity(spec.containers.len());
+    for (i, c) in spec.containers.iter().enumerate() {
+        regular.push(requests::container_requests(
+            c,
+            &object,
+            &format!("spec.containers[{i}]"),
+        )?);
+    }
+    let mut init = Vec::new();
+    for (i, c) in spec.init_containers.iter().flatten().enumerate() {
+        init.push(ContainerRequests {
+            requests: requests::container_requests(
+                c,
+                &object,
+                &format!("spec.initContainers[{i}]"),
+            )?,
+            restartable: c.restart_policy.as_deref() == Some("Always"),
+        });
+    }
+    let mut overhead = ResourceList::new();
+    for (k, v) in spec.overhead.iter().flatten() {
+        overhead.insert(
+            k.clone(),
+            requests::parse_q(&v.0, &object, &format!("spec.overhead.{k}"))?,
+        );
+    }
+    let exact = pod_requests(&regular, &init, &overhead, false);
+    let defaulted = pod_requests(&regular, &init, &overhead, true);
+
+    let host_network = spec.host_network.unwrap_or(false);
+    let mut host_ports = Vec::new();
+    for c in &spec.containers {
+        for port in c.ports.iter().flatten() {
+            let host_port = match port.host_port {
+                Some(hp) if hp > 0 => hp,
+                _ if host_network => port.container_port,
+                _ => 0,
+            };
+            if host_port > 0 {
+                host_ports.push(HostPort {
+                    ip: port
+                        .host_ip
+                        .as_deref()
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or("0.0.0.0")
+                        .into(),
+                    protocol: port
+                        .protocol
+                        .as_deref()
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or("TCP")
+                        .into(),
+                    port: host_port,
+                });
+            }
+        }
+    }
+
+    let node_selector = spec.node_selector.as_ref().map(|m| {
+        m.iter()
+            .map(|(k, v)| (interner.intern(k), interner.intern(v)))
+            .collect::<Vec<_>>()
+            .into_boxed_slice()
+    });
+
+    let affinity = spec.affinity.as_ref();
+    let node_affinity = affinity
+        .and_then(|a| a.node_affinity.as_ref())
+        .map(|na| convert_node_affinity(na, interner, &object))
+        .transpose()?
+        .map(Box::new);
+    let pod_affinity = match affinity {
+        Some(a) if a.pod_affinity.is_some() || a.pod_anti_affinity.is_some() => Some(Box::new(
+            convert_pod_affinity(a, ns_sym, interner, &object)?,
+        )),
+        _ => None,
+    };
+
+    let mut tolerations = Vec::new();
+    for (i, t) in spec.tolerations.iter().flatten().enumerate() {
+        tolerations.push(convert_toleration(t, &object, i)?);
+    }
+
+    let mut spread = Vec::new();
+    for (i, c) in spec
+        .topology_spread_constraints
+        .iter()
+        .flatten()
+        .enumerate()
+    {
+        spread.push(convert_spread(c, &labels, interner, &object, i)?);
+    }
+
+    let controller = meta
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.controller == Some(true))
+        .map(|o| OwnerRef {
+            api_version: o.api_version.as_str().into(),
+            kind: o.kind.as_str().into(),
+            name: o.name.as_str().into(),
+        });
+
+    let images: Vec<Sym> = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .chain(spec.containers.iter())
+        .map(|c| interner.intern(&normalized_image(c.image.as_deref().unwrap_or(""))))
+        .collect();
+
+    let status = p.status.as_ref();
+    let conditions = status.and_then(|s| s.conditions.as_deref()).unwrap_or(&[]);
+    let preempted_by_scheduler = conditions
+        .iter()
+        .find(|c| c.type_ == "DisruptionTarget")
+        .is_some_and(|c| {
+            c.status == "True" && c.reason.as_deref() == Some("PreemptionByScheduler")
+        });
+    let ready = conditions
+        .iter()
+        .any(|c| c.type_ == "Ready" && c.status == "True");
+
+    let pre_stop_containers = spec
+        .containers
+        .iter()
+        .chain(
+            spec.init_containers
+                .iter()
+                .flatten()
+                .filter(|c| c.restart_policy.as_deref() == Some("Always")),
+        )
+        .filter(|c| c.lifecycle.as_ref().is_some_and(|l| l.pre_stop.is_some()))
+        .map(|c| c.name.as_str().into())
+        .collect();
+
+    let mut pvc_names = Vec::new();
+    for v in spec.volumes.iter().flatten() {
+        if let Some(pvc) = &v.persistent_volume_claim {
+            pvc_names.push(pvc.claim_name.as_str().into());
+        } else if v.ephemeral.is_some() {
+            pvc_names.push(format!("{name}-{}", v.name).into());
+        }
+    }
+
+    if let Some(grace) = spec.termination_grace_period_seconds
+        && grace < 0
+    {
+        return Err(InvalidObject::new(
+            &object,
+            "spec.terminationGracePeriodSeconds",
+            format!("Invalid value: {grace}: must be greater than or equal to 0"),
+        ));
+    }
+
+    let preemption_policy = match spec.preemption_policy.as_deref() {
+        None => None,
+        Some("Never") => Some(PreemptionPolicy::Never),
+        Some("PreemptLowerPriority") => Some(PreemptionPolicy::PreemptLowerPriority),
+        Some(other) => {
+            return Err(InvalidObject::new(
+                &object,
+                "spec.preemptionPolicy",
+                format!(
+                    "Unsupported value: {other:?}: supported values: \"Never\", \"PreemptLowerPriority\""
+                ),
+            ));
+        }
+    };
+
+    Ok(Pod {
+        namespace: ns_sym,
+        name: name.into(),
+        uid: meta.uid.as_deref().unwrap_or("").into(),
+        labels,
+        node_name: spec
+            .node_name
+            .as_deref()
+            .filter(|n| !n.is_empty())
+            .map(Into::into),
+        node: None,
+        phase: PodPhase::parse(status.and_then(|s| s.phase.as_deref()).unwrap_or("Pending")),
+        ready,
+        deletion_timestamp: timestamp(meta.deletion_timestamp.as_ref()),
+        start_time: timestamp(status.and_then(|s| s.start_time.as_ref())),
+        creation_timestamp: timestamp(meta.creation_timestamp.as_ref()),
+        priority: spec.priority,
+        priority_class_name: spec
+            .priority_class_name
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(Into::into),
+        preemption_policy,
+        requests: to_resources(&exact, interner),
+        non_zero_requests: existing_non_zero(&regular, &init, &overhead),
+        incoming_non_zero_requests: incoming_non_zero(&defaulted),
+        host_ports: host_ports.into_boxed_slice(),
+        node_selector,
+        node_affinity,
+        tolerations: tolerations.into_boxed_slice(),
+        pod_affinity,
+        spread_constraints: spread.into_boxed_slice(),
+        controller,
+        images: images.into_boxed_slice(),
+        scheduling_gates: spec
+            .scheduling_gates
+            .iter()
+            .flatten()
+            .map(|g| g.name.as_str().into())
+            .collect(),
+        nominated_node_name: status
+            .and_then(|s| s.nominated_node_name.as_deref())
+            .filter(|n| !n.is_empty())
+            .map(Into::into),
+        scheduler_name: spec
+            .scheduler_name
+            .as_deref()
+            .unwrap_or("default-scheduler")
+            .into(),
+        termination: TerminationInfo {
+            grace_period_seconds: Some(
+                spec.termination_grace_period_seconds
+                    .unwrap_or(DEFAULT_TERMINATION_GRACE_SECONDS),
+            ),
+            deletion_grace_period_seconds: meta.deletion_grace_period_seconds,
+            pre_stop_containers,
+        },
+        preempted_by_scheduler,
+        pvc_names: pvc_names.into_boxed_slice(),
+    })
+}
+
+fn convert_toleration(
+    t: &core::Toleration,
+    object: &str,
+    i: usize,
+) -> Result<Toleration, InvalidObject> {
+    let field = format!("spec.tolerations[{i}]");
+    let operator = match t.operator.as_deref() {
+        None | Some("") | Some("Equal") => TolerationOperator::Equal,
+        Some("Exists") => TolerationOperator::Exists,
+        Some(other) => {
+            return Err(InvalidObject::new(
+                object,
+                format!("{field}.operator"),
+                format!("Unsupported value: {other:?}: supported values: \"Equal\", \"Exists\""),
+            ));
+        }
+    };
+    let value = t.value.as_deref().unwrap_or("");
+    if operator == TolerationOperator::Exists && !value.is_empty() {
+        return Err(InvalidObject::new(
+            object,
+            format!("{field}.operator"),
+            format!("Invalid value: {value:?}: value must be empty when `operator` is 'Exists'"),
+        ));
+    }
+    let key = t.key.as_deref().unwrap_or("");
+    if key.is_empty() && operator != TolerationOperator::Exists {
+        return Err(InvalidObject::new(
+            object,
+            format!("{field}.operator"),
+            "Invalid value: operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
+        ));
+    }
+    let effect = match t.effect.as_deref() {
+        None | Some("") => None,
+        Some(e) => match TaintEffect::parse(e) {
+            TaintEffect::Other => {
+                return Err(InvalidObject::new(
+                    object,
+                    format!("{field}.effect"),
+                    format!(
+                        "Unsupported value: {e:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""
+                    ),
+                ));
+            }
+            known => Some(known),
+        },
+    };
+    Ok(Toleration {
+        key: key.into(),
+        operator,
+        value: value.into(),
+        effect,
+    })
+}
+
+fn convert_node_affinity(
+    na: &core::NodeAffinity,
+    interner: &mut Interner,
+    object: &str,
+) -> Result<NodeAffinity, InvalidObject> {
+    let required = na
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()
+        .map(|ns| {
+            ns.node_selector_terms
+                .iter()
+                .map(|t| node_selector_term(t, interner))
+                .collect::<Vec<_>>()
+                .into_boxed_slice()
+        });
+    let mut preferred = Vec::new();
+    for (i, p) in na
+        .preferred_during_scheduling_ignored_during_execution
+        .iter()
+        .flatten()
+        .enumerate()
+    {
+        if !(0..=100).contains(&p.weight) {
+            return Err(InvalidObject::new(
+                object,
+                format!(
+                    "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[{i}].weight"
+                ),
+                format!("Invalid value: {}: must be in the range 1-100", p.weight),
+            ));
+        }
+        preferred.push((p.weight, node_selector_term(&p.preference, interner)));
+    }
+    Ok(NodeAffinity {
+        required,
+        preferred: preferred.into_boxed_slice(),
+    })
+}
+
+fn convert_term(
+    t: &core::PodAffinityTerm,
+    owner_ns: Sym,
+    interner: &mut Interner,
+    object: &str,
+    field: &str,
+) -> Result<AffinityTerm, InvalidObject> {
+    if t.topology_key.is_empty() {
+        return Err(InvalidObject::new(
+            object,
+            format!("{field}.topologyKey"),
+            "Required value: can not be empty",
+        ));
+    }
+    let explicit = t.namespaces.as_deref().unwrap_or(&[]);
+    let namespaces: Box<[Sym]> = if explicit.is_empty() && t.namespace_selector.is_none() {
+        Box::new([owner_ns])
+    } else {
+        explicit.iter().map(|n| interner.intern(n)).collect()
+    };
+    Ok(AffinityTerm {
+        namespaces,
+        selector: label_selector(
+            t.label_selector.as_ref(),
+            interner,
+            object,
+            &format!("{field}.labelSelector"),
+        )?,
+        topology_key: interner.intern(&t.topology_key),
+        namespace_selector: label_selector(
+            t.namespace_selector.as_ref(),
+            interner,
+            object,
+            &format!("{field}.namespaceSelector"),
+        )?,
+    })
+}
+
+fn convert_pod_affinity(
+    a: &core::Affinity,
+    owner_ns: Sym,
+    interner: &mut Interner,
+    object: &str,
+) -> Result<PodAffinity, InvalidObject> {
+    let mut out = PodAffinity::default();
+    type Terms<'a> = (
+        Option<&'a Vec<core::PodAffinityTerm>>,
+        Option<&'a Vec<core::WeightedPodAffinityTerm>>,
+    );
+    let sides: [(&str, Terms); 2] = [
+        (
+            "podAffinity",
+            (
+                a.pod_affinity.as_ref().and_then(|p| {
+                    p.required_during_scheduling_ignored_during_execution
+                        .as_ref()
+                }),
+                a.pod_affinity.as_ref().and_then(|p| {
+                    p.preferred_during_scheduling_ignored_during_execution
+                        .as_ref()
+                }),
+            ),
+        ),
+        (
+            "podAntiAffinity",
+            (
+                a.pod_anti_affinity.as_ref().and_then(|p| {
+                    p.required_during_scheduling_ignored_during_execution
+                        .as_ref()
+                }),
+                a.pod_anti_affinity.as_ref().and_then(|p| {
+                    p.preferred_during_scheduling_ignored_during_execution
+                        .as_ref()
+                }),
+            ),
+        ),
+    ];
+    for (side, (required, preferred)) in sides {
+        let mut req = Vec::new();
+        for (i, t) in required.into_iter().flatten().enumerate() {
+            let field =
+                format!("spec.affinity.{side}.requiredDuringSchedulingIgnoredDuringExecution[{i}]");
+            req.push(convert_term(t, owner_ns, interner, object, &field)?);
+        }
+        let mut pref = Vec::new();
+        for (i, w) in preferred.into_iter().flatten().enumerate() {
+            let field = format!(
+                "spec.affinity.{side}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+            );
+            if !(1..=100).contains(&w.weight) {
+                return Err(InvalidObject::new(
+                    object,
+                    format!("{field}.weight"),
+                    format!("Invalid value: {}: must be in the range 1-100", w.weight),
+                ));
+            }
+            pref.push(WeightedAffinityTerm {
+                weight: w.weight,
+                term: convert_term(
+                    &w.pod_affinity_term,
+                    owner_ns,
+                    interner,
+                    object,
+                    &format!("{field}.podAffinityTerm"),
+                )?,
+            });
+        }
+        if side == "podAffinity" {
+            out.required_affinity = req.into_boxed_slice();
+            out.preferred_affinity = pref.into_boxed_slice();
+        } else {
+            out.required_anti_affinity = req.into_boxed_slice();
+            out.preferred_anti_affinity = pref.into_boxed_slice();
+        }
+    }
+    Ok(out)
+}
+
+fn convert_spread(
+    c: &core::TopologySpreadConstraint,
+    labels: &Labels,
+    interner: &mut Interner,
+    object: &str,
+    i: usize,
+) -> Result<SpreadConstraint, InvalidObject> {
+    let field = format!("spec.topologySpreadConstraints[{i}]");
+    if c.max_skew <= 0 {
+        return Err(InvalidObject::new(
+            object,
+            format!("{field}.maxSkew"),
+            format!("Invalid value: {}: must be greater than zero", c.max_skew),
+        ));
+    }
+    if c.topology_key.is_empty() {
+        return Err(InvalidObject::new(
+            object,
+            format!("{field}.topologyKey"),
+            "Required value: can not be empty",
+        ));
+    }
+    let when = match c.when_unsatisfiable.as_str() {
+        "DoNotSchedule" => WhenUnsatisfiable::DoNotSchedule,
+        "ScheduleAnyway" => WhenUnsatisfiable::ScheduleAnyway,
+        other => {
+            return Err(InvalidObject::new(
+                object,
+                format!("{field}.whenUnsatisfiable"),
+                format!(
+                    "Unsupported value: {other:?}: supported values: \"DoNotSchedule\", \"ScheduleAnyway\""
+                ),
+            ));
+        }
+    };
+    if let Some(md) = c.min_domains {
+        if md <= 0 {
+            return Err(InvalidObject::new(
+                object,
+                format!("{field}.minDomains"),
+                format!("Invalid value: {md}: must be greater than zero"),
+            ));
+        }
+        if when != WhenUnsatisfiable::DoNotSchedule {
+            return Err(InvalidObject::new(
+                object,
+                format!("{field}.minDomains"),
+                format!(
+                    "Invalid value: {md}: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {}",
+                    c.when_unsatisfiable
+                ),
+            ));
+        }
+    }
+    let policy = |v: Option<&str>,
+                  default: InclusionPolicy,
+                  name: &str|
+     -> Result<InclusionPolicy, InvalidObject> {
+        match v {
+            None => Ok(default),
+            Some("Honor") => Ok(InclusionPolicy::Honor),
+            Some("Ignore") => Ok(InclusionPolicy::Ignore),
+            Some(other) => Err(InvalidObject::new(
+                object,
+                format!("{field}.{name}"),
+                format!("Unsupported value: {other:?}: supported values: \"Honor\", \"Ignore\""),
+            )),
+        }
+    };
+    let base = label_selector(
+        c.label_selector.as_ref(),
+        interner,
+        object,
+        &format!("{field}.labelSelector"),
+    )?;
+    let match_label_keys: Box<[Sym]> = c
+        .match_label_keys
+        .iter()
+        .flatten()
+        .map(|k| interner.intern(k))
+        .collect();
+    let extra: Vec<Requirement> = match_label_keys
+        .iter()
+        .filter_map(|&k| labels.get(k).map(|v| Requirement::equals(k, v)))
+        .collect();
+    let selector = if extra.is_empty() {
+        base
+    } else {
+        base.with_added(extra)
+    };
+    Ok(SpreadConstraint {
+        max_skew: c.max_skew,
+        topology_key: interner.intern(&c.topology_key),
+        when_unsatisfiable: when,
+        selector,
+        min_domains: c.min_domains,
+        node_affinity_policy: policy(
+            c.node_affinity_policy.as_deref(),
+            InclusionPolicy::Honor,
+            "nodeAffinityPolicy",
+        )?,
+        node_taints_policy: policy(
+            c.node_taints_policy.as_deref(),
+            InclusionPolicy::Ignore,
+            "nodeTaintsPolicy",
+        )?,
+        match_label_keys,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalized_image;
+
+    #[test]
+    fn image_normalization_only_appends_latest() {
+        assert_eq!(normalized_image("nginx"), "nginx:latest");
+        assert_eq!(normalized_image("nginx:1.25"), "nginx:1.25");
+        assert_eq!(
+            normalized_image("registry:5000/app"),
+            "registry:5000/app:latest"
+        );
+        assert_eq!(normalized_image("app@sha256:abc"), "app@sha256:abc");
+    }
+}

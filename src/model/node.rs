@@ -1,0 +1,60 @@
+//! Nodes as the engine sees them.
+
+use super::intern::Sym;
+use super::labels::Labels;
+use super::resources::Resources;
+
+/// Index of a node in [`super::Cluster::nodes`].
+pub type NodeId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TaintEffect {
+    NoSchedule,
+    PreferNoSchedule,
+    NoExecute,
+    /// An effect this version does not know; never matches a filter.
+    Other,
+}
+
+impl TaintEffect {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "NoSchedule" => TaintEffect::NoSchedule,
+            "PreferNoSchedule" => TaintEffect::PreferNoSchedule,
+            "NoExecute" => TaintEffect::NoExecute,
+            _ => TaintEffect::Other,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaintEffect::NoSchedule => "NoSchedule",
+            TaintEffect::PreferNoSchedule => "PreferNoSchedule",
+            TaintEffect::NoExecute => "NoExecute",
+            TaintEffect::Other => "",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Taint {
+    pub key: Box<str>,
+    pub value: Box<str>,
+    pub effect: TaintEffect,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: Box<str>,
+    pub labels: Labels,
+    pub unschedulable: bool,
+    pub taints: Box<[Taint]>,
+    /// `status.allocatable`, which the scheduler uses (not capacity).
+    pub allocatable: Resources,
+    /// Image name to size in bytes, every name of every `status.images` entry.
+    pub images: Box<[(Sym, i64)]>,
+    /// `Ready` condition status, for display only (the scheduler never reads it).
+    pub ready: Option<bool>,
+    /// `metadata.creationTimestamp` as Unix seconds.
+    pub created: Option<i64>,
+}

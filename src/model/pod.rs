@@ -1,0 +1,278 @@
+//! Pods as the engine sees them: only what filters, scores, preemption and
+//! the views read, converted once.
+
+use super::intern::Sym;
+use super::labels::{LabelSelector, Labels};
+use super::node::{NodeId, TaintEffect};
+use super::resources::{CpuMem, Resources};
+
+/// Index of a pod in [`super::Cluster::pods`].
+pub type PodId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PodPhase {
+    #[default]
+    Pending,
+    Running,
+    Succeeded,
+    Failed,
+    Unknown,
+}
+
+impl PodPhase {
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "Running" => PodPhase::Running,
+            "Succeeded" => PodPhase::Succeeded,
+            "Failed" => PodPhase::Failed,
+            "Unknown" => PodPhase::Unknown,
+            _ => PodPhase::Pending,
+        }
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(self, PodPhase::Succeeded | PodPhase::Failed)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodPhase::Pending => "Pending",
+            PodPhase::Running => "Running",
+            PodPhase::Succeeded => "Succeeded",
+            PodPhase::Failed => "Failed",
+            PodPhase::Unknown => "Unknown",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PreemptionPolicy {
+    #[default]
+    PreemptLowerPriority,
+    Never,
+}
+
+impl PreemptionPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PreemptionPolicy::PreemptLowerPriority => "PreemptLowerPriority",
+            PreemptionPolicy::Never => "Never",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TolerationOperator {
+    Equal,
+    Exists,
+    /// Anything else: never tolerates.
+    Invalid,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toleration {
+    pub key: Box<str>,
+    pub operator: TolerationOperator,
+    pub value: Box<str>,
+    /// `None` means all effects.
+    pub effect: Option<TaintEffect>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HostPort {
+    pub ip: Box<str>,
+    pub protocol: Box<str>,
+    pub port: i32,
+}
+
+/// `NodeSelectorRequirement` operators, which add `Gt`/`Lt` to the set ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeSelectorOperator {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+    Gt,
+    Lt,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeSelectorRequirement {
+    pub key: Sym,
+    pub op: NodeSelectorOperator,
+    pub values: Box<[Sym]>,
+    /// The single value parsed as an integer, for `Gt`/`Lt`.
+    pub number: Option<i64>,
+}
+
+/// `matchFields` only supports `metadata.name` with `In`/`NotIn` and one value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldRequirement {
+    pub not_in: bool,
+    pub name: Box<str>,
+}
+
+/// One `NodeSelectorTerm`. A term with a parse error never matches.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct NodeSelectorTerm {
+    pub expressions: Box<[NodeSelectorRequirement]>,
+    pub fields: Box<[FieldRequirement]>,
+    /// Upstream drops terms that are empty or fail to parse.
+    pub usable: bool,
+    /// For NodeAffinity's PreFilter: the intersection of the raw
+    /// `metadata.name In` value sets of this term, `None` if it has none.
+    pub name_in: Option<Box<[Box<str>]>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct NodeAffinity {
+    /// `None` when `requiredDuringScheduling...` is nil; terms are ORed.
+    pub required: Option<Box<[NodeSelectorTerm]>>,
+    pub preferred: Box<[(i32, NodeSelectorTerm)]>,
+}
+
+/// A processed `PodAffinityTerm` (`framework.AffinityTerm`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AffinityTerm {
+    /// Explicit namespaces; when `namespaces` and `namespaceSelector` are both
+    /// unset this holds the owner's namespace.
+    pub namespaces: Box<[Sym]>,
+    pub selector: LabelSelector,
+    pub topology_key: Sym,
+    pub namespace_selector: LabelSelector,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeightedAffinityTerm {
+    pub weight: i32,
+    pub term: AffinityTerm,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct PodAffinity {
+    pub required_affinity: Box<[AffinityTerm]>,
+    pub required_anti_affinity: Box<[AffinityTerm]>,
+    pub preferred_affinity: Box<[WeightedAffinityTerm]>,
+    pub preferred_anti_affinity: Box<[WeightedAffinityTerm]>,
+}
+
+impl PodAffinity {
+    pub fn is_empty(&self) -> bool {
+        self.required_affinity.is_empty()
+            && self.required_anti_affinity.is_empty()
+            && self.preferred_affinity.is_empty()
+            && self.preferred_anti_affinity.is_empty()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhenUnsatisfiable {
+    DoNotSchedule,
+    ScheduleAnyway,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InclusionPolicy {
+    Honor,
+    Ignore,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpreadConstraint {
+    pub max_skew: i32,
+    pub topology_key: Sym,
+    pub when_unsatisfiable: WhenUnsatisfiable,
+    pub selector: LabelSelector,
+    pub min_domains: Option<i32>,
+    pub node_affinity_policy: InclusionPolicy,
+    pub node_taints_policy: InclusionPolicy,
+    pub match_label_keys: Box<[Sym]>,
+}
+
+/// The controller `ownerReference`, used for default spread and StatefulSet hints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerRef {
+    pub api_version: Box<str>,
+    pub kind: Box<str>,
+    pub name: Box<str>,
+}
+
+/// What the termination estimate needs to know about a pod.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct TerminationInfo {
+    /// `spec.terminationGracePeriodSeconds` (API default 30).
+    pub grace_period_seconds: Option<i64>,
+    /// `metadata.deletionGracePeriodSeconds`, set once the pod is terminating.
+    pub deletion_grace_period_seconds: Option<i64>,
+    /// Names of containers that have a `preStop` hook.
+    pub pre_stop_containers: Box<[Box<str>]>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Pod {
+    pub namespace: Sym,
+    pub name: Box<str>,
+    pub uid: Box<str>,
+    pub labels: Labels,
+    /// `spec.nodeName` as written, whether or not such a node exists.
+    pub node_name: Option<Box<str>>,
+    /// The node this pod occupies in the scheduler's view, if any.
+    pub node: Option<NodeId>,
+    pub phase: PodPhase,
+    /// `Ready` condition is True.
+    pub ready: bool,
+    /// `metadata.deletionTimestamp` as Unix seconds.
+    pub deletion_timestamp: Option<i64>,
+    /// `status.startTime` as Unix seconds.
+    pub start_time: Option<i64>,
+    pub creation_timestamp: Option<i64>,
+    pub priority: Option<i32>,
+    pub priority_class_name: Option<Box<str>>,
+    pub preemption_policy: Option<PreemptionPolicy>,
+    /// `PodRequests(pod)`: what the Filter and `NodeInfo.Requested` use.
+    pub requests: Resources,
+    /// This pod's contribution to `NodeInfo.NonZeroRequested` (existing pods).
+    pub non_zero_requests: CpuMem,
+    /// Its request as an incoming pod in LeastAllocated scoring (defaults
+    /// applied per container before summing).
+    pub incoming_non_zero_requests: CpuMem,
+    pub host_ports: Box<[HostPort]>,
+    /// `None` when `spec.nodeSelector` is nil.
+    pub node_selector: Option<Box<[(Sym, Sym)]>>,
+    pub node_affinity: Option<Box<NodeAffinity>>,
+    pub tolerations: Box<[Toleration]>,
+    pub pod_affinity: Option<Box<PodAffinity>>,
+    pub spread_constraints: Box<[SpreadConstraint]>,
+    pub controller: Option<OwnerRef>,
+    /// Normalized image names of init and regular containers, in that order.
+    pub images: Box<[Sym]>,
+    pub scheduling_gates: Box<[Box<str>]>,
+    pub nominated_node_name: Option<Box<str>>,
+    pub scheduler_name: Box<str>,
+    pub termination: TerminationInfo,
+    /// First `DisruptionTarget` condition is True with reason `PreemptionByScheduler`.
+    pub preempted_by_scheduler: bool,
+    /// Names of the PVCs the pod mounts (volume topology is not evaluated).
+    pub pvc_names: Box<[Box<str>]>,
+}
+
+impl Pod {
+    /// `PodPriority`: the resolved priority, 0 when nil.
+    pub fn priority_value(&self) -> i32 {
+        self.priority.unwrap_or(0)
+    }
+
+    pub fn is_terminating(&self) -> bool {
+        self.deletion_timestamp.is_some()
+    }
+
+    pub fn has_affinity(&self) -> bool {
+        self.pod_affinity.as_ref().is_some_and(|a| !a.is_empty())
+    }
+
+    pub fn has_required_anti_affinity(&self) -> bool {
+        self.pod_affinity
+            .as_ref()
+            .is_some_and(|a| !a.required_anti_affinity.is_empty())
+    }
+}

@@ -1,0 +1,57 @@
+//! Cluster policy objects: priority classes, disruption budgets, and the
+//! selector-carrying owners that default topology spread reads.
+
+use super::intern::Sym;
+use super::labels::LabelSelector;
+use super::pod::PreemptionPolicy;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PriorityClass {
+    pub name: Box<str>,
+    pub value: i32,
+    pub global_default: bool,
+    pub preemption_policy: PreemptionPolicy,
+    pub description: Box<str>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisruptionBudget {
+    pub namespace: Sym,
+    pub name: Box<str>,
+    pub selector: LabelSelector,
+    /// `status.disruptionsAllowed`; `None` when the snapshot carries no status.
+    pub disruptions_allowed: Option<i32>,
+    /// Pod names in `status.disruptedPods`.
+    pub disrupted_pods: Box<[Box<str>]>,
+    pub min_available: Option<IntOrPercent>,
+    pub max_unavailable: Option<IntOrPercent>,
+    /// Whether `disruptions_allowed` was computed by kplace (no status in the snapshot).
+    pub computed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntOrPercent {
+    Int(i32),
+    Percent(i32),
+}
+
+/// What kind of object selects pods for default spread constraints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectorOwnerKind {
+    Service,
+    ReplicationController,
+    ReplicaSet,
+    StatefulSet,
+}
+
+/// A Service, ReplicationController, ReplicaSet or StatefulSet: its selector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelectorOwner {
+    pub kind: SelectorOwnerKind,
+    pub namespace: Sym,
+    pub name: Box<str>,
+    /// For Services and RCs a map selector; `Nothing` when nil.
+    pub selector: LabelSelector,
+    /// Services with a nil selector select nothing (and add nothing).
+    pub has_selector: bool,
+}

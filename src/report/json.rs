@@ -1,0 +1,138 @@
+//! The `place -o json` contract: the conformance corpus's `expected.json`
+//! fields with the same names and meanings, plus `node`, the preemption
+//! `node`/`victims`/termination estimate, and notes.
+
+use serde_json::{Map, Value, json};
+
+use crate::engine::framework::SCORE_PLUGINS;
+use crate::engine::preemption::PreemptionAnswer;
+use crate::engine::termination::TerminationEstimate;
+use crate::engine::{Outcome, Placement};
+use crate::model::{Cluster, NodeId, PodId};
+
+fn name(cluster: &Cluster, id: NodeId) -> Value {
+    Value::String(cluster.node(id).name.to_string())
+}
+
+fn sorted_names(cluster: &Cluster, ids: &[NodeId]) -> Vec<String> {
+    let mut v: Vec<String> = ids
+        .iter()
+        .map(|&id| cluster.node(id).name.to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+fn sorted_pods(cluster: &Cluster, ids: &[PodId]) -> Vec<String> {
+    let mut v: Vec<String> = ids.iter().map(|&id| cluster.pod_key(id)).collect();
+    v.sort();
+    v
+}
+
+pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
+    let mut out = Map::new();
+    out.insert("pod".into(), json!(p.pod));
+    out.insert("priority".into(), json!(p.priority));
+    out.insert("priorityClassName".into(), json!(p.priority_class));
+    out.insert(
+        "preemptionPolicy".into(),
+        json!(p.preemption_policy.as_str()),
+    );
+    out.insert("outcome".into(), json!(p.outcome.as_str()));
+    out.insert("rejection".into(), json!(p.rejection));
+    if p.outcome != Outcome::Rejected {
+        out.insert(
+            "feasibleNodes".into(),
+            json!(sorted_names(cluster, &p.feasible)),
+        );
+        let mut failures = Map::new();
+        let mut sorted: Vec<_> = p.failures.iter().collect();
+        sorted.sort_by(|a, b| cluster.node(a.node).name.cmp(&cluster.node(b.node).name));
+        for f in sorted {
+            failures.insert(
+                cluster.node(f.node).name.to_string(),
+                json!({
+                    "plugin": f.rejection.plugin.as_str(),
+                    "code": f.rejection.code.as_str(),
+                    "reasons": f.rejection.reasons,
+                }),
+            );
+        }
+        out.insert("filterFailures".into(), Value::Object(failures));
+        let mut scores = Map::new();
+        for s in &p.scores {
+            let plugins: Map<String, Value> = SCORE_PLUGINS
+                .iter()
+                .zip(s.plugins)
+                .map(|((n, _), v)| (n.to_string(), json!(v)))
+                .collect();
+            scores.insert(
+                cluster.node(s.node).name.to_string(),
+                json!({"total": s.total, "plugins": plugins}),
+            );
+        }
+        out.insert("scores".into(), Value::Object(scores));
+        out.insert("bestNodes".into(), json!(sorted_names(cluster, &p.best)));
+    }
+    out.insert(
+        "node".into(),
+        p.node.map(|n| name(cluster, n)).unwrap_or(Value::Null),
+    );
+    out.insert(
+        "preemption".into(),
+        p.preemption
+            .as_ref()
+            .map(|pr| preemption(cluster, pr))
+            .unwrap_or(Value::Null),
+    );
+    out.insert("message".into(), json!(p.message));
+    if !p.notes.is_empty() {
+        out.insert("notes".into(), json!(p.notes));
+    }
+    Value::Object(out)
+}
+
+fn preemption(cluster: &Cluster, pr: &PreemptionAnswer) -> Value {
+    let mut candidates = Map::new();
+    let mut sorted: Vec<_> = pr.candidates.iter().collect();
+    sorted.sort_by(|a, b| cluster.node(a.node).name.cmp(&cluster.node(b.node).name));
+    for c in sorted {
+        candidates.insert(
+            cluster.node(c.node).name.to_string(),
+            json!({
+                "victims": sorted_pods(cluster, &c.victims),
+                "numPDBViolations": c.num_pdb_violations,
+                "lostOn": c.lost_on.map(|l| l.as_str()),
+            }),
+        );
+    }
+    json!({
+        "eligible": pr.eligible,
+        "ineligibleReason": pr.ineligible_reason,
+        "candidates": candidates,
+        "chosenNodes": sorted_names(cluster, &pr.chosen_nodes),
+        "node": pr.node.map(|n| name(cluster, n)),
+        "victims": pr.victims.iter().map(|&v| cluster.pod_key(v)).collect::<Vec<_>>(),
+        "termination": pr.termination.as_ref().map(|t| termination(cluster, t)),
+        "message": pr.message,
+        "potentialNodes": pr.potential_nodes,
+        "upstreamSampleSize": pr.upstream_sample,
+    })
+}
+
+fn termination(cluster: &Cluster, t: &TerminationEstimate) -> Value {
+    json!({
+        "earliestBindSeconds": t.earliest_bind_seconds,
+        "slowestVictim": t.slowest.map(|v| cluster.pod_key(v)),
+        "victims": t.victims.iter().map(|v| json!({
+            "pod": cluster.pod_key(v.pod),
+            "priority": cluster.pod(v.pod).priority_value(),
+            "gracePeriodSeconds": v.grace_seconds,
+            "maxSeconds": v.max_seconds,
+            "preStop": v.has_pre_stop,
+            "alreadyTerminating": v.already_terminating,
+            "statefulSet": v.stateful_set,
+            "violatedPDBs": v.violated_pdbs,
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,5 @@
+//! Renders engine answers for people and scripts: the JSON contract (also
+//! used for YAML) and the human table.
+
+pub mod json;
+pub mod table;

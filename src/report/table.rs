@@ -1,0 +1,332 @@
+//! `place -o table`: the answer for people — outcome, chosen node, nodes
+//! ranked by score with per-plugin points, failing nodes grouped by reason,
+//! the scheduler's message, and the preemption answer.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::engine::framework::SCORE_PLUGINS;
+use crate::engine::preemption::PreemptionAnswer;
+use crate::engine::{Outcome, Placement};
+use crate::model::{Cluster, NodeId};
+
+/// Short column headings for the score plugins, in `SCORE_PLUGINS` order.
+const SCORE_HEADINGS: [&str; 8] = [
+    "TAINT", "NODEAFF", "SPREAD", "INTERPOD", "FIT", "BALANCE", "IMAGE", "VOLUME",
+];
+
+/// Renders the answer. `limit` caps long lists (0 = no cap).
+pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
+    let mut out = String::new();
+    let node_name = |id: NodeId| cluster.node(id).name.to_string();
+    let cap = |n: usize| if limit == 0 { n } else { n.min(limit) };
+
+    let _ = write!(out, "Pod {}", p.pod);
+    match p.priority {
+        Some(prio) => {
+            let class = p.priority_class.as_deref().unwrap_or("no class");
+            let _ = writeln!(
+                out,
+                "  priority {prio} ({class}, {})",
+                p.preemption_policy.as_str()
+            );
+        }
+        None => out.push('\n'),
+    }
+    let total = cluster.nodes.len();
+    match p.outcome {
+        Outcome::Rejected => {
+            let _ = writeln!(out, "Outcome: REJECTED by priority admission");
+            let _ = writeln!(out, "  {}", p.rejection.as_deref().unwrap_or(""));
+            return out;
+        }
+        Outcome::Scheduled => {
+            let node = p.node.map(node_name).unwrap_or_default();
+            let ties = if p.best.len() > 1 {
+                format!(
+                    "; {} nodes tied for best, the scheduler picks one at random",
+                    p.best.len()
+                )
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "Outcome: scheduled on {node}  ({} of {total} nodes feasible{ties})",
+                p.feasible.len()
+            );
+        }
+        Outcome::Preempt => {
+            let node = p.node.map(node_name).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "Outcome: PREEMPT on {node}  (no node fits as is; evicting lower-priority pods makes room)"
+            );
+        }
+        Outcome::Unschedulable => {
+            let _ = writeln!(
+                out,
+                "Outcome: UNSCHEDULABLE  (no node fits and preemption cannot help)"
+            );
+        }
+    }
+    for note in &p.notes {
+        let _ = writeln!(out, "Note: {note}");
+    }
+
+    if !p.scores.is_empty() {
+        let mut ranked: Vec<_> = p.scores.iter().collect();
+        ranked.sort_by(|a, b| {
+            b.total
+                .cmp(&a.total)
+                .then_with(|| cluster.node(a.node).name.cmp(&cluster.node(b.node).name))
+        });
+        let width = ranked
+            .iter()
+            .take(cap(ranked.len()))
+            .map(|s| cluster.node(s.node).name.len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let _ = writeln!(
+            out,
+            "\nFeasible nodes by score ({}; weighted points per plugin):",
+            ranked.len()
+        );
+        let _ = write!(out, "  {:>4}  {:<width$}  {:>5}", "RANK", "NODE", "TOTAL");
+        for h in SCORE_HEADINGS {
+            let _ = write!(out, " {h:>8}");
+        }
+        out.push('\n');
+        for (i, s) in ranked.iter().take(cap(ranked.len())).enumerate() {
+            let _ = write!(
+                out,
+                "  {:>4}  {:<width$}  {:>5}",
+                i + 1,
+                cluster.node(s.node).name,
+                s.total
+            );
+            for v in s.plugins {
+                let _ = write!(out, " {v:>8}");
+            }
+            out.push('\n');
+        }
+        if cap(ranked.len()) < ranked.len() {
+            let _ = writeln!(
+                out,
+                "  … {} more (use --limit 0 for all)",
+                ranked.len() - cap(ranked.len())
+            );
+        }
+        let weights: Vec<String> = SCORE_PLUGINS
+            .iter()
+            .map(|(n, w)| format!("{n}×{w}"))
+            .collect();
+        let _ = writeln!(out, "  weights: {}", weights.join(", "));
+    }
+
+    if !p.failures.is_empty() {
+        // Group by (plugin, code, reasons); nodes left out by NodeAffinity's
+        // PreFilter result have no reasons.
+        let mut groups: BTreeMap<(String, &str, &str), Vec<NodeId>> = BTreeMap::new();
+        for f in &p.failures {
+            let reason = if f.rejection.reasons.is_empty() {
+                "not among the nodes named by the pod's matchFields (not evaluated)".to_string()
+            } else {
+                f.rejection.reasons.join("; ")
+            };
+            groups
+                .entry((
+                    reason,
+                    f.rejection.plugin.as_str(),
+                    f.rejection.code.as_str(),
+                ))
+                .or_default()
+                .push(f.node);
+        }
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+        let _ = writeln!(out, "\nFailing nodes ({}), by reason:", p.failures.len());
+        for ((reason, plugin, code), nodes) in groups {
+            let _ = writeln!(out, "  {:>5}  {reason}  [{plugin}, {code}]", nodes.len());
+            let shown = cap(nodes.len()).min(if limit == 0 { nodes.len() } else { 8 });
+            let names: Vec<String> = nodes.iter().take(shown).map(|&n| node_name(n)).collect();
+            let more = if shown < nodes.len() {
+                format!(" … +{}", nodes.len() - shown)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "         {}{more}", names.join(", "));
+        }
+    }
+    if !p.message.is_empty() {
+        let tail = p
+            .preemption
+            .as_ref()
+            .filter(|pr| !pr.message.is_empty())
+            .map(|pr| format!(" {}", pr.message))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "\nScheduler message (kubectl describe pod):\n  {}{tail}",
+            p.message
+        );
+    }
+    if let Some(pr) = &p.preemption {
+        render_preemption(&mut out, cluster, pr, limit);
+    }
+    out
+}
+
+fn render_preemption(out: &mut String, cluster: &Cluster, pr: &PreemptionAnswer, limit: usize) {
+    let _ = writeln!(out, "\nPreemption:");
+    if !pr.eligible {
+        let _ = writeln!(
+            out,
+            "  not eligible: {}",
+            pr.ineligible_reason.as_deref().unwrap_or("")
+        );
+        return;
+    }
+    if pr.candidates.is_empty() {
+        let _ = writeln!(
+            out,
+            "  no candidate node: evicting lower-priority pods would not make room anywhere"
+        );
+        return;
+    }
+    let Some(node) = pr.node else { return };
+    let _ = writeln!(out, "  nominated node: {}", cluster.node(node).name);
+    if pr.chosen_nodes.len() > 1 {
+        let names: Vec<&str> = pr
+            .chosen_nodes
+            .iter()
+            .map(|&n| &*cluster.node(n).name)
+            .collect();
+        let _ = writeln!(
+            out,
+            "  (exact tie between {}; the scheduler picks one of them)",
+            names.join(", ")
+        );
+    }
+    if pr.potential_nodes > pr.upstream_sample {
+        let _ = writeln!(
+            out,
+            "  kplace dry-ran all {} potential nodes; the scheduler samples {} of them at random, so it may nominate a worse node",
+            pr.potential_nodes, pr.upstream_sample
+        );
+    }
+    if let Some(t) = &pr.termination {
+        let width = t
+            .victims
+            .iter()
+            .map(|v| cluster.pod_key(v.pod).len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let _ = writeln!(
+            out,
+            "  victims on {} ({}):",
+            cluster.node(node).name,
+            t.victims.len()
+        );
+        let _ = writeln!(
+            out,
+            "    {:<width$}  {:>11}  {:>6}  {:>5}  {:<20}  PDB BROKEN",
+            "POD", "PRIORITY", "GRACE", "MAX", "STATEFULSET"
+        );
+        for v in &t.victims {
+            let grace = if v.has_pre_stop {
+                format!("{}s+ps", v.grace_seconds)
+            } else {
+                format!("{}s", v.grace_seconds)
+            };
+            let _ = writeln!(
+                out,
+                "    {:<width$}  {:>11}  {:>6}  {:>4}s  {:<20}  {}",
+                cluster.pod_key(v.pod),
+                cluster.pod(v.pod).priority_value(),
+                grace,
+                v.max_seconds,
+                v.stateful_set.as_deref().unwrap_or("-"),
+                if v.violated_pdbs.is_empty() {
+                    "-".to_string()
+                } else {
+                    v.violated_pdbs.join(",")
+                },
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  earliest bind: about {} s after the eviction (slowest victim{}), plus 1–2 s for the kubelet to report and the scheduler's retry backoff",
+            t.earliest_bind_seconds,
+            t.slowest
+                .map(|s| format!(" {}", cluster.pod_key(s)))
+                .unwrap_or_default()
+        );
+        if t.victims.iter().any(|v| v.stateful_set.is_some()) {
+            let _ = writeln!(
+                out,
+                "  StatefulSet victims are replaced only after they are fully gone (at most one pod per identity)"
+            );
+        }
+        if t.victims.iter().any(|v| !v.violated_pdbs.is_empty()) {
+            let _ = writeln!(
+                out,
+                "  PodDisruptionBudgets are best-effort under preemption: the scheduler evicts anyway"
+            );
+        }
+    }
+    let mut ranked: Vec<_> = pr.candidates.iter().collect();
+    ranked.sort_by_key(|c| {
+        (
+            c.lost_on.map(|l| l as u8 + 1).unwrap_or(0),
+            c.num_pdb_violations,
+            c.victims.len(),
+        )
+    });
+    let shown = if limit == 0 {
+        ranked.len()
+    } else {
+        ranked.len().min(limit)
+    };
+    let _ = writeln!(out, "  candidate nodes ({}):", ranked.len());
+    let width = ranked
+        .iter()
+        .take(shown)
+        .map(|c| cluster.node(c.node).name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        out,
+        "    {:<width$}  {:>7}  {:>14}  {:>12}  LOST ON",
+        "NODE", "VICTIMS", "PDB VIOLATIONS", "TOP PRIORITY"
+    );
+    for c in ranked.iter().take(shown) {
+        let top = c
+            .victims
+            .first()
+            .map(|&v| cluster.pod(v).priority_value().to_string())
+            .unwrap_or_default();
+        let lost = match c.lost_on {
+            None => "chosen".to_string(),
+            Some(l) => l.as_str().to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "    {:<width$}  {:>7}  {:>14}  {:>12}  {lost}",
+            cluster.node(c.node).name,
+            c.victims.len(),
+            c.num_pdb_violations,
+            top
+        );
+    }
+    if shown < ranked.len() {
+        let _ = writeln!(
+            out,
+            "    … {} more (use --limit 0 for all)",
+            ranked.len() - shown
+        );
+    }
+}

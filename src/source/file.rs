@@ -1,0 +1,524 @@
+//! Snapshot files: `kubectl get ... -o yaml|json` output (a `List` or single
+//! objects), multi-document YAML, a directory of such files, and `.gz` of any
+//! of these.
+//!
+//! JSON is read item by item from borrowed raw slices, so a 150,000-pod
+//! `List` never exists as a tree of `k8s-openapi` objects all at once: each
+//! item is parsed, converted into the model, and dropped.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::policy::v1 as policy;
+use k8s_openapi::api::scheduling::v1 as scheduling;
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use thiserror::Error;
+
+use crate::model::convert::{self, object_name, policy as pconv};
+use crate::model::error::InvalidObject;
+use crate::model::intern::{Interner, Sym};
+use crate::model::labels::Labels;
+use crate::model::node::Node;
+use crate::model::pod::Pod;
+use crate::model::policy::{DisruptionBudget, PriorityClass, SelectorOwner};
+use crate::model::{Cluster, convert::pod::labels_of};
+
+/// Files larger than this (after decompression) are refused rather than
+/// exhausting memory.
+pub const MAX_FILE_BYTES: u64 = 4 << 30;
+
+#[derive(Debug, Error)]
+pub enum SourceError {
+    #[error("{file}: {message}")]
+    Io { file: String, message: String },
+    #[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Syntax {
+        file: String,
+        line: Option<usize>,
+        message: String,
+    },
+    #[error("{file}{}: {source}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Invalid {
+        file: String,
+        line: Option<usize>,
+        source: InvalidObject,
+    },
+    #[error("{file}: the snapshot holds no Node and no Pod objects")]
+    Empty { file: String },
+}
+
+/// How long each loading phase took.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadTimings {
+    /// Reading, decompressing and parsing into `k8s-openapi` types.
+    pub load: Duration,
+    /// Converting into the engine model and building indexes.
+    pub convert: Duration,
+}
+
+/// Objects converted so far, before the cluster is assembled.
+#[derive(Default)]
+struct Collector {
+    interner: Interner,
+    nodes: Vec<Node>,
+    pods: Vec<Pod>,
+    priority_classes: Vec<PriorityClass>,
+    pdbs: Vec<DisruptionBudget>,
+    owners: Vec<SelectorOwner>,
+    namespaces: FxHashMap<Sym, Labels>,
+    skipped: std::collections::BTreeMap<String, usize>,
+    timings: LoadTimings,
+}
+
+#[derive(Deserialize)]
+struct Peek {
+    kind: Option<String>,
+    metadata: Option<PeekMeta>,
+}
+
+#[derive(Deserialize)]
+struct PeekMeta {
+    name: Option<String>,
+    namespace: Option<String>,
+}
+
+/// Kinds that live in a namespace (`default` when the manifest names none).
+const NAMESPACED_KINDS: [&str; 7] = [
+    "Pod",
+    "PodDisruptionBudget",
+    "Service",
+    "ReplicaSet",
+    "StatefulSet",
+    "ReplicationController",
+    "Deployment",
+];
+
+impl Peek {
+    fn object(&self) -> String {
+        let meta = self.metadata.as_ref();
+        let kind = self.kind.as_deref().unwrap_or("object");
+        let default_ns = NAMESPACED_KINDS.contains(&kind).then_some("default");
+        object_name(
+            kind,
+            meta.and_then(|m| m.namespace.as_deref()).or(default_ns),
+            meta.and_then(|m| m.name.as_deref()).unwrap_or("<unnamed>"),
+        )
+    }
+}
+
+/// Where an item came from, for error messages.
+struct Origin<'a> {
+    file: &'a str,
+    line: Option<usize>,
+}
+
+impl Collector {
+    fn invalid(&self, origin: &Origin, source: InvalidObject) -> SourceError {
+        SourceError::Invalid {
+            file: origin.file.to_string(),
+            line: origin.line,
+            source,
+        }
+    }
+}
+
+/// A deserializer for one item, whichever format it came from.
+trait ItemSource {
+    fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)>;
+}
+
+struct JsonItem<'a>(&'a RawValue);
+
+impl ItemSource for JsonItem<'_> {
+    fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
+        let mut de = serde_json::Deserializer::from_str(self.0.get());
+        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            (path, e.into_inner().to_string())
+        })
+    }
+}
+
+struct ValueItem<'a>(&'a serde_json::Value);
+
+impl ItemSource for ValueItem<'_> {
+    fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
+        serde_path_to_error::deserialize(self.0).map_err(|e| {
+            let path = e.path().to_string();
+            (path, e.into_inner().to_string())
+        })
+    }
+}
+
+impl Collector {
+    fn ingest(&mut self, item: &impl ItemSource, origin: &Origin) -> Result<(), SourceError> {
+        let started = Instant::now();
+        let peek: Peek = item.parse().map_err(|(f, m)| SourceError::Syntax {
+            file: origin.file.to_string(),
+            line: origin.line,
+            message: format!("{f}: {m}"),
+        })?;
+        self.timings.load += started.elapsed();
+        let object = peek.object();
+        let kind = peek.kind.as_deref().unwrap_or("");
+        macro_rules! typed {
+            ($t:ty) => {{
+                let started = Instant::now();
+                let parsed: $t = item
+                    .parse()
+                    .map_err(|(f, m)| self.invalid(origin, InvalidObject::new(&object, f, m)))?;
+                self.timings.load += started.elapsed();
+                parsed
+            }};
+        }
+        let started;
+        match kind {
+            "Node" => {
+                let n = typed!(core::Node);
+                started = Instant::now();
+                let node = convert::convert_node(&n, &mut self.interner)
+                    .map_err(|e| self.invalid(origin, e))?;
+                self.nodes.push(node);
+            }
+            "Pod" => {
+                let p = typed!(core::Pod);
+                started = Instant::now();
+                let pod = convert::convert_pod(&p, &mut self.interner)
+                    .map_err(|e| self.invalid(origin, e))?;
+                self.pods.push(pod);
+            }
+            "PriorityClass" => {
+                let pc = typed!(scheduling::PriorityClass);
+                started = Instant::now();
+                let pc = pconv::convert_priority_class(&pc).map_err(|e| self.invalid(origin, e))?;
+                self.priority_classes.push(pc);
+            }
+            "PodDisruptionBudget" => {
+                let pdb = typed!(policy::PodDisruptionBudget);
+                started = Instant::now();
+                let pdb = pconv::convert_pdb(&pdb, &mut self.interner)
+                    .map_err(|e| self.invalid(origin, e))?;
+                self.pdbs.push(pdb);
+            }
+            "Service" => {
+                let s = typed!(core::Service);
+                started = Instant::now();
+                self.owners
+                    .push(pconv::convert_service(&s, &mut self.interner));
+            }
+            "ReplicationController" => {
+                let rc = typed!(core::ReplicationController);
+                started = Instant::now();
+                self.owners.push(pconv::convert_rc(&rc, &mut self.interner));
+            }
+            "ReplicaSet" => {
+                let rs = typed!(apps::ReplicaSet);
+                started = Instant::now();
+                let rs = pconv::convert_replica_set(&rs, &mut self.interner)
+                    .map_err(|e| self.invalid(origin, e))?;
+                self.owners.push(rs);
+            }
+            "StatefulSet" => {
+                let ss = typed!(apps::StatefulSet);
+                started = Instant::now();
+                let ss = pconv::convert_stateful_set(&ss, &mut self.interner)
+                    .map_err(|e| self.invalid(origin, e))?;
+                self.owners.push(ss);
+            }
+            "Namespace" => {
+                let ns = typed!(core::Namespace);
+                started = Instant::now();
+                let name = self
+                    .interner
+                    .intern(ns.metadata.name.as_deref().unwrap_or(""));
+                let labels = labels_of(ns.metadata.labels.as_ref(), &mut self.interner);
+                self.namespaces.insert(name, labels);
+            }
+            "" => {
+                return Err(SourceError::Syntax {
+                    file: origin.file.to_string(),
+                    line: origin.line,
+                    message: format!("{object}: kind: Required value"),
+                });
+            }
+            other => {
+                *self.skipped.entry(other.to_string()).or_default() += 1;
+                return Ok(());
+            }
+        }
+        self.timings.convert += started.elapsed();
+        Ok(())
+    }
+
+    fn finish(self, file: &str) -> Result<(Cluster, LoadTimings), SourceError> {
+        if self.nodes.is_empty() && self.pods.is_empty() {
+            return Err(SourceError::Empty {
+                file: file.to_string(),
+            });
+        }
+        let started = Instant::now();
+        let mut cluster = Cluster::new(
+            self.interner,
+            self.nodes,
+            self.pods,
+            self.priority_classes,
+            self.pdbs,
+            self.owners,
+            self.namespaces,
+        );
+        cluster.skipped_kinds = self.skipped;
+        let mut timings = self.timings;
+        timings.convert += started.elapsed();
+        Ok((cluster, timings))
+    }
+}
+
+fn io_error(path: &Path, e: impl std::fmt::Display) -> SourceError {
+    SourceError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Reads a file, decompressing `.gz` (by name or by magic bytes), refusing
+/// anything larger than [`MAX_FILE_BYTES`].
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, e))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(io_error(
+            path,
+            format!(
+                "file is {} MiB, larger than the {} MiB kplace reads",
+                meta.len() >> 20,
+                MAX_FILE_BYTES >> 20
+            ),
+        ));
+    }
+    let mut raw = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| io_error(path, e))?;
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::with_capacity(raw.len() * 8);
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .take(MAX_FILE_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| io_error(path, format!("not a valid gzip file: {e}")))?;
+        if out.len() as u64 > MAX_FILE_BYTES {
+            return Err(io_error(
+                path,
+                format!("decompresses to more than {} MiB", MAX_FILE_BYTES >> 20),
+            ));
+        }
+        return Ok(out);
+    }
+    Ok(raw)
+}
+
+fn line_of(bytes: &[u8], offset: usize) -> usize {
+    bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+#[derive(Deserialize)]
+struct JsonEnvelope<'a> {
+    kind: Option<String>,
+    #[serde(borrow)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+fn ingest_json(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
+    let started = Instant::now();
+    let text = std::str::from_utf8(bytes).map_err(|e| SourceError::Syntax {
+        file: file.to_string(),
+        line: Some(line_of(bytes, e.valid_up_to())),
+        message: format!("not UTF-8: {e}"),
+    })?;
+    let stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
+    let mut docs = Vec::new();
+    for doc in stream {
+        let doc = doc.map_err(|e| SourceError::Syntax {
+            file: file.to_string(),
+            line: Some(e.line()),
+            message: e.to_string(),
+        })?;
+        docs.push(doc);
+    }
+    c.timings.load += started.elapsed();
+    let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    for doc in docs {
+        let started = Instant::now();
+        let env: JsonEnvelope =
+            serde_json::from_str(doc.get()).map_err(|e| SourceError::Syntax {
+                file: file.to_string(),
+                line: Some(line_of(bytes, offset(doc)) + e.line() - 1),
+                message: e.to_string(),
+            })?;
+        c.timings.load += started.elapsed();
+        let items = match (env.kind.as_deref(), env.items) {
+            (Some(k), Some(items)) if k.ends_with("List") => items,
+            _ => vec![doc],
+        };
+        for item in items {
+            let origin = Origin {
+                file,
+                line: Some(line_of(bytes, offset(item))),
+            };
+            c.ingest(&JsonItem(item), &origin)?;
+        }
+    }
+    Ok(())
+}
+
+fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        strict_booleans: true,
+        budget: serde_saphyr::budget! {
+            max_reader_input_bytes: None,
+            max_events: usize::MAX,
+            max_nodes: usize::MAX,
+            max_documents: 1_000_000,
+            max_total_scalar_bytes: MAX_FILE_BYTES as usize,
+        },
+    }
+}
+
+fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
+    let started = Instant::now();
+    let docs: Vec<serde_json::Value> =
+        serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).map_err(|e| {
+            SourceError::Syntax {
+                file: file.to_string(),
+                line: e.location().map(|l| l.line() as usize),
+                message: yaml_message(&e),
+            }
+        })?;
+    c.timings.load += started.elapsed();
+    for doc in &docs {
+        if doc.is_null() {
+            continue;
+        }
+        let is_list = doc
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .is_some_and(|k| k.ends_with("List"));
+        match (is_list, doc.get("items")) {
+            (true, Some(serde_json::Value::Array(items))) => {
+                for item in items {
+                    c.ingest(&ValueItem(item), &Origin { file, line: None })?;
+                }
+            }
+            (true, Some(serde_json::Value::Null) | None) => {}
+            _ => c.ingest(&ValueItem(doc), &Origin { file, line: None })?,
+        }
+    }
+    Ok(())
+}
+
+/// The parser's message without its own `error: line L column C:` prefix
+/// (the line is already in the `file:line:` prefix), keeping the column.
+fn yaml_message(e: &serde_saphyr::Error) -> String {
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or("");
+    let body = first.strip_prefix("error: ").unwrap_or(first);
+    match (e.location(), body.split_once(": ")) {
+        (Some(loc), Some((head, rest))) if head.starts_with("line ") => {
+            format!("column {}: {rest}", loc.column())
+        }
+        _ => body.to_string(),
+    }
+}
+
+fn ingest_bytes(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    match first {
+        Some(b'{') | Some(b'[') => ingest_json(c, bytes, file),
+        _ => ingest_yaml(c, bytes, file),
+    }
+}
+
+/// The snapshot files of a directory: YAML, JSON and gzip files, by name.
+fn directory_files(dir: &Path) -> Result<Vec<PathBuf>, SourceError> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| io_error(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let name = name.strip_suffix(".gz").unwrap_or(name);
+            p.is_file()
+                && (name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json"))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Loads a snapshot file or directory into a [`Cluster`].
+pub fn load_snapshot(path: &Path) -> Result<(Cluster, LoadTimings), SourceError> {
+    let mut c = Collector::default();
+    let files = if path.is_dir() {
+        directory_files(path)?
+    } else {
+        vec![path.to_path_buf()]
+    };
+    for f in &files {
+        let started = Instant::now();
+        let bytes = read_bytes(f)?;
+        c.timings.load += started.elapsed();
+        ingest_bytes(&mut c, &bytes, &f.display().to_string())?;
+    }
+    c.finish(&path.display().to_string())
+}
+
+/// Loads a snapshot already in memory (`name` is used in error messages).
+pub fn load_snapshot_bytes(
+    bytes: &[u8],
+    name: &str,
+) -> Result<(Cluster, LoadTimings), SourceError> {
+    let mut c = Collector::default();
+    ingest_bytes(&mut c, bytes, name)?;
+    c.finish(name)
+}
+
+/// Reads one Pod from memory (a what-if draft, a generated pod).
+pub fn load_pod_bytes(
+    bytes: &[u8],
+    name: &str,
+    interner: &mut Interner,
+) -> Result<Pod, SourceError> {
+    let mut c = Collector {
+        interner: std::mem::take(interner),
+        ..Default::default()
+    };
+    let result = ingest_bytes(&mut c, bytes, name);
+    *interner = std::mem::take(&mut c.interner);
+    result?;
+    match c.pods.len() {
+        1 => Ok(c.pods.pop().expect("one pod")),
+        0 => Err(SourceError::Io {
+            file: name.to_string(),
+            message: "holds no Pod object".into(),
+        }),
+        n => Err(SourceError::Io {
+            file: name.to_string(),
+            message: format!("holds {n} Pod objects; give one"),
+        }),
+    }
+}
+
+/// Reads the one Pod of a file (an incoming pod), converting it with the
+/// cluster's interner so its labels compare with the cluster's.
+pub fn load_pod(path: &Path, interner: &mut Interner) -> Result<Pod, SourceError> {
+    let bytes = read_bytes(path)?;
+    load_pod_bytes(&bytes, &path.display().to_string(), interner)
+}

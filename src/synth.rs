@@ -1,0 +1,1 @@
+//! Synthetic clusters at scale, for benchmarks and `kplace synth`.

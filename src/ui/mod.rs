@@ -1,0 +1,1 @@
+//! ratatui widgets that draw the app state.

@@ -1,0 +1,501 @@
+//! `kplace place` end to end: output formats, asking about pods already in
+//! the snapshot, snapshot formats, `--timings`, `--fail-on`, and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn kplace(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kplace"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance/cases")
+        .join(name)
+}
+
+fn snapshot(name: &str) -> String {
+    case(name).join("snapshot.yaml.gz").display().to_string()
+}
+
+fn pod(name: &str) -> String {
+    case(name).join("pod.yaml").display().to_string()
+}
+
+fn expected(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(case(name).join("expected.json")).unwrap())
+        .unwrap()
+}
+
+fn stdout_json(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn unpacked_snapshot(name: &str) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(snapshot(name)).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+#[test]
+fn json_answer_matches_the_scheduler() {
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("spread-001"),
+        "--pod",
+        &pod("spread-001"),
+        "-o",
+        "json",
+    ]);
+    let got = stdout_json(&out);
+    let want = expected("spread-001");
+    assert_eq!(got["outcome"], want["outcome"]);
+    assert_eq!(got["feasibleNodes"], want["feasibleNodes"]);
+    assert!(
+        want["bestNodes"].as_array().unwrap().contains(&got["node"]),
+        "node {} not among best",
+        got["node"]
+    );
+}
+
+#[test]
+fn yaml_answer_has_the_same_content() {
+    let json = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("preemption-001"),
+        "--pod",
+        &pod("preemption-001"),
+        "-o",
+        "json",
+    ]));
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("preemption-001"),
+        "--pod",
+        &pod("preemption-001"),
+        "-o",
+        "yaml",
+    ]);
+    assert!(out.status.success());
+    let yaml: Value = serde_saphyr::from_slice(&out.stdout).expect("stdout is YAML");
+    assert_eq!(yaml, json);
+    assert_eq!(yaml["outcome"], "preempt");
+}
+
+#[test]
+fn table_shows_outcome_victims_and_message() {
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("preemption-001"),
+        "--pod",
+        &pod("preemption-001"),
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let want = expected("preemption-001");
+    let chosen = want["preemption"]["chosenNodes"][0].as_str().unwrap();
+    assert!(
+        text.contains(&format!("Outcome: PREEMPT on {chosen}")),
+        "{text}"
+    );
+    for victim in want["preemption"]["candidates"][chosen]["victims"]
+        .as_array()
+        .unwrap()
+    {
+        assert!(
+            text.contains(victim.as_str().unwrap()),
+            "victim {victim} missing:\n{text}"
+        );
+    }
+    assert!(text.contains(want["message"].as_str().unwrap()), "{text}");
+    assert!(text.contains("PDB BROKEN"), "{text}");
+}
+
+#[test]
+fn scheduled_table_ranks_nodes_with_plugin_points() {
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("spread-001"),
+        "--pod",
+        &pod("spread-001"),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let want = expected("spread-001");
+    let best = want["bestNodes"][0].as_str().unwrap();
+    let total = want["scores"][best]["total"].as_i64().unwrap();
+    let first_row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .expect("a ranked row");
+    assert!(
+        first_row.contains(best) && first_row.contains(&total.to_string()),
+        "{first_row}"
+    );
+    assert!(
+        text.contains("didn't match Pod's node affinity/selector"),
+        "{text}"
+    );
+}
+
+/// A snapshot plus the case's incoming pod added as a pending pod.
+fn snapshot_with_pending_pod(dir: &Path, name: &str, priority: i64) -> PathBuf {
+    let pod_text = std::fs::read_to_string(pod(name)).unwrap();
+    let pending = pod_text.replace("spec:\n", &format!("spec:\n  priority: {priority}\n"));
+    let path = dir.join("with-pending.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "{}\n---\n{pending}\nstatus: {{phase: Pending}}\n",
+            unpacked_snapshot(name)
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn pending_pod_by_name_gets_the_same_answer_as_its_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = expected("preemption-001");
+    let path = snapshot_with_pending_pod(
+        dir.path(),
+        "preemption-001",
+        want["priority"].as_i64().unwrap(),
+    );
+    let by_name = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        path.to_str().unwrap(),
+        "--pod",
+        want["pod"].as_str().unwrap(),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(by_name["outcome"], want["outcome"]);
+    assert_eq!(by_name["message"], want["message"]);
+    assert_eq!(
+        by_name["preemption"]["candidates"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        want["preemption"]["candidates"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn bound_pod_does_not_count_against_itself() {
+    // One node with room for exactly one 3-cpu pod, and that pod on it.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("one.yaml");
+    std::fs::write(
+        &path,
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: only, labels: {kubernetes.io/hostname: only}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: big, namespace: web}
+  spec:
+    nodeName: only
+    priority: 0
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "3"}}}]
+  status: {phase: Running}
+"#,
+    )
+    .unwrap();
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        path.to_str().unwrap(),
+        "--pod",
+        "web/big",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["outcome"], "scheduled", "{got}");
+    assert_eq!(got["node"], "only");
+    assert!(got["notes"].to_string().contains("bound to only"));
+}
+
+#[test]
+fn directory_of_json_and_yaml_files_loads_like_one_list() {
+    // Split the case into a JSON file of nodes and a gzipped YAML of the rest.
+    let dir = tempfile::tempdir().unwrap();
+    let list: Value = serde_saphyr::from_str(&unpacked_snapshot("interpod-004")).unwrap();
+    let items = list["items"].as_array().unwrap();
+    let (nodes, rest): (Vec<&Value>, Vec<&Value>) = items.iter().partition(|i| i["kind"] == "Node");
+    std::fs::write(
+        dir.path().join("a-nodes.json"),
+        serde_json::to_vec(
+            &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": nodes}),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let yaml = rest
+        .iter()
+        .map(|i| serde_saphyr::to_string(i).unwrap())
+        .collect::<Vec<_>>()
+        .join("---\n");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, yaml.as_bytes()).unwrap();
+    std::fs::write(dir.path().join("b-rest.yaml.gz"), gz.finish().unwrap()).unwrap();
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        dir.path().to_str().unwrap(),
+        "--pod",
+        &pod("interpod-004"),
+        "-o",
+        "json",
+    ]));
+    let want = expected("interpod-004");
+    assert_eq!(got["feasibleNodes"], want["feasibleNodes"]);
+    assert_eq!(got["message"], want["message"]);
+}
+
+#[test]
+fn timings_print_the_two_contract_lines() {
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("spread-001"),
+        "--pod",
+        &pod("spread-001"),
+        "-o",
+        "json",
+        "--timings",
+        "--repeat",
+        "3",
+    ]);
+    assert!(out.status.success());
+    let err = stderr(&out);
+    let load = err
+        .lines()
+        .find(|l| l.starts_with("timings: load "))
+        .expect("load line");
+    let parts: Vec<&str> = load.split_whitespace().collect();
+    assert_eq!(parts.len(), 7, "{load}");
+    assert_eq!(
+        (parts[3], parts[4], parts[6]),
+        ("ms,", "convert", "ms"),
+        "{load}"
+    );
+    assert!(
+        parts[2].parse::<f64>().is_ok() && parts[5].parse::<f64>().is_ok(),
+        "{load}"
+    );
+    let answer = err
+        .lines()
+        .find(|l| l.starts_with("timings: answer n=3 median "))
+        .expect("answer line");
+    let a: Vec<&str> = answer.split_whitespace().collect();
+    assert_eq!(
+        (a[3], a[5], a[6], a[8], a[9], a[11]),
+        ("median", "ms", "min", "ms", "max", "ms"),
+        "{answer}"
+    );
+    for i in [4, 7, 10] {
+        assert!(a[i].parse::<f64>().is_ok(), "{answer}");
+    }
+}
+
+#[test]
+fn fail_on_exits_3_when_the_answer_is_that_bad() {
+    let (s, p) = (snapshot("preemption-001"), pod("preemption-001"));
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "--fail-on",
+        "preempt",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("--fail-on preempt: the answer is preempt"),
+        "{}",
+        stderr(&out)
+    );
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "--fail-on",
+        "unschedulable",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "preempt is not unschedulable");
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "--fail-on",
+        "pdb-violation",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("shop/cart-pdb"), "{}", stderr(&out));
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("spread-001"),
+        "--pod",
+        &pod("spread-001"),
+        "--fail-on",
+        "preempt",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "a scheduled pod passes");
+}
+
+fn bad_pod(dir: &Path, name: &str, body: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path.display().to_string()
+}
+
+fn assert_bad_input(out: &Output, needles: &[&str]) {
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(out));
+    let err = stderr(out);
+    assert_eq!(err.lines().count(), 1, "one-line error: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{n:?} not in {err:?}");
+    }
+}
+
+#[test]
+fn bad_input_gets_exit_2_and_a_named_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = snapshot("spread-001");
+    let malformed = bad_pod(
+        d,
+        "malformed.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: a\n    resources: {requests: {cpu: 1}\n",
+    );
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &s, "--pod", &malformed]),
+        &["malformed.yaml:8:"],
+    );
+
+    let no_containers = bad_pod(
+        d,
+        "nc.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: nc}\nspec: {containers: []}\n",
+    );
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &s, "--pod", &no_containers]),
+        &[
+            "nc.yaml",
+            "Pod default/nc",
+            "spec.containers: Required value",
+        ],
+    );
+
+    let skew = bad_pod(
+        d,
+        "skew.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: s}\nspec:\n  containers: [{name: a, image: nginx}]\n  topologySpreadConstraints:\n  - {maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {}}\n",
+    );
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &s, "--pod", &skew]),
+        &[
+            "Pod default/s",
+            "spec.topologySpreadConstraints[0].maxSkew",
+            "must be greater than zero",
+        ],
+    );
+
+    let op = bad_pod(
+        d,
+        "op.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: o}\nspec:\n  containers: [{name: a, image: nginx}]\n  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n    labelSelector: {matchExpressions: [{key: app, operator: Equals, values: [a]}]}\n",
+    );
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &s, "--pod", &op]),
+        &[
+            "labelSelector.matchExpressions[0].operator",
+            "\"Equals\" is not a valid label selector operator",
+        ],
+    );
+
+    assert_bad_input(
+        &kplace(&[
+            "place",
+            "--snapshot",
+            "/no/such/snapshot.yaml",
+            "--pod",
+            &op,
+        ]),
+        &["/no/such/snapshot.yaml", "No such file"],
+    );
+
+    let empty = bad_pod(d, "empty.yaml", "apiVersion: v1\nkind: List\nitems: []\n");
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &empty, "--pod", &op]),
+        &["empty.yaml", "no Node and no Pod"],
+    );
+
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &s, "--pod", "default/missing"]),
+        &["no pod missing in namespace default"],
+    );
+}
+
+#[test]
+fn unknown_priority_class_is_answered_as_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = bad_pod(
+        dir.path(),
+        "pc.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: nginx}]\n  priorityClassName: gold\n",
+    );
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("spread-001"),
+        "--pod",
+        &p,
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["outcome"], "rejected");
+    assert_eq!(
+        got["rejection"],
+        "pods \"p\" is forbidden: no PriorityClass with name gold was found"
+    );
+}
