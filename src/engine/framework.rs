@@ -172,9 +172,9 @@ impl<'a> Cycle<'a> {
 fn nominated_pods(cluster: &Cluster, pod: &Pod) -> Vec<(PodId, NodeId)> {
     let prio = pod.priority_value();
     cluster
-        .pods
+        .nominated_pods()
         .iter()
-        .enumerate()
+        .map(|&id| (id, cluster.pod(id)))
         .filter(|(_, p)| {
             p.node.is_none()
                 && p.node_name.is_none()
@@ -183,9 +183,9 @@ fn nominated_pods(cluster: &Cluster, pod: &Pod) -> Vec<(PodId, NodeId)> {
                 && p.priority_value() >= prio
                 && !(p.namespace == pod.namespace && p.name == pod.name)
         })
-        .filter_map(|(i, p)| {
+        .filter_map(|(id, p)| {
             let node = cluster.node_id(p.nominated_node_name.as_deref()?)?;
-            Some((i as PodId, node))
+            Some((id, node))
         })
         .collect()
 }

@@ -115,6 +115,16 @@ pub struct Cluster {
     /// Scheduled pods by label key, for `Exists` requirements.
     key_index: FxHashMap<Sym, Vec<PodId>>,
     num_scheduled: usize,
+    /// Unbound pods carrying `status.nominatedNodeName`.
+    nominated: Vec<PodId>,
+    /// PDB indexes by namespace.
+    pdbs_by_namespace: FxHashMap<Sym, Vec<usize>>,
+    /// Per pod, the PDBs selecting it (empty selectors, which preemption
+    /// ignores, are left out).
+    pod_pdbs: Vec<Box<[u32]>>,
+    /// Per pod, its priority: preemption reads it for every pod of every
+    /// node, so it is kept dense rather than in the large `Pod` records.
+    pod_priorities: Vec<i32>,
 }
 
 /// Where to look for pods a selector may match.
@@ -173,7 +183,64 @@ impl Cluster {
             cluster.add_pod(pod);
         }
         cluster.fill_missing_pdb_status();
+        for (i, pdb) in cluster.pdbs.iter().enumerate() {
+            cluster
+                .pdbs_by_namespace
+                .entry(pdb.namespace)
+                .or_default()
+                .push(i);
+        }
+        for id in 0..cluster.pods.len() as PodId {
+            cluster.index_pod_pdbs(id);
+        }
         cluster
+    }
+
+    /// Records which PDBs select a pod, for preemption's PDB accounting.
+    fn index_pod_pdbs(&mut self, id: PodId) {
+        let pod = &self.pods[id as usize];
+        if self.pod_pdbs.len() <= id as usize {
+            self.pod_pdbs.resize(id as usize + 1, Box::default());
+        }
+        if pod.labels.is_empty() {
+            return;
+        }
+        let matching: Box<[u32]> = self
+            .pdbs_in(pod.namespace)
+            .iter()
+            .filter(|&&i| {
+                let sel = &self.pdbs[i].selector;
+                !sel.is_everything() && sel.matches(&pod.labels)
+            })
+            .map(|&i| i as u32)
+            .collect();
+        self.pod_pdbs[id as usize] = matching;
+    }
+
+    /// The PDBs (indexes into `pdbs`) whose non-empty selector matches the pod.
+    pub fn pdbs_of_pod(&self, id: PodId) -> &[u32] {
+        self.pod_pdbs
+            .get(id as usize)
+            .map(|v| &v[..])
+            .unwrap_or(&[])
+    }
+
+    /// `PodPriority(pod)`, from a dense array.
+    pub fn priority_of(&self, id: PodId) -> i32 {
+        self.pod_priorities[id as usize]
+    }
+
+    /// Indexes (into `pdbs`) of the PodDisruptionBudgets of a namespace.
+    pub fn pdbs_in(&self, namespace: Sym) -> &[usize] {
+        self.pdbs_by_namespace
+            .get(&namespace)
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// Unbound pods nominated to a node by an earlier preemption.
+    pub fn nominated_pods(&self) -> &[PodId] {
+        &self.nominated
     }
 
     fn rebuild_images(&mut self) {
@@ -229,6 +296,7 @@ impl Cluster {
     /// Adds a pod (bound or not) and, if bound to a known node, accounts for it there.
     pub fn add_pod(&mut self, mut pod: Pod) -> PodId {
         let id = self.pods.len() as PodId;
+        self.pod_priorities.push(pod.priority_value());
         pod.node = self.scheduler_node(&pod);
         if let Some(node) = pod.node {
             self.node_infos[node as usize].add_pod(id, &pod);
@@ -237,8 +305,11 @@ impl Cluster {
                 self.key_index.entry(k).or_default().push(id);
             }
             self.num_scheduled += 1;
+        } else if pod.nominated_node_name.is_some() {
+            self.nominated.push(id);
         }
         self.pods.push(pod);
+        self.index_pod_pdbs(id);
         id
     }
 
@@ -254,6 +325,7 @@ impl Cluster {
             pod.phase = PodPhase::Pending;
         }
         pod.node = Some(node);
+        self.nominated.retain(|&p| p != id);
         let pod = &self.pods[id as usize];
         self.node_infos[node as usize].add_pod(id, pod);
         for (k, v) in pod.labels.iter() {
@@ -374,7 +446,8 @@ impl Cluster {
     /// PDBs in a snapshot without `status` get `disruptionsAllowed` computed as
     /// the disruption controller would: healthy matching pods minus the
     /// desired healthy count (never below zero). The expected count is the
-    /// number of matching pods, which stands in for the controllers' scale.
+    /// number of matching scheduled pods, which stands in for the
+    /// controllers' scale (unscheduled pods are never healthy).
     fn fill_missing_pdb_status(&mut self) {
         for i in 0..self.pdbs.len() {
             if self.pdbs[i].disruptions_allowed.is_some() {
@@ -382,19 +455,15 @@ impl Cluster {
             }
             let pdb = &self.pdbs[i];
             let (mut expected, mut healthy) = (0i32, 0i32);
-            for pod in &self.pods {
-                if pod.namespace != pdb.namespace
-                    || pod.phase.is_terminal()
-                    || pod.is_terminating()
-                    || !pdb.selector.matches(&pod.labels)
-                {
-                    continue;
+            self.for_each_scheduled_match(&pdb.selector, |_, pod| {
+                if pod.namespace != pdb.namespace || pod.is_terminating() {
+                    return;
                 }
                 expected += 1;
                 if pod.ready || pod.phase == PodPhase::Running {
                     healthy += 1;
                 }
-            }
+            });
             let scaled = |v: IntOrPercent| match v {
                 IntOrPercent::Int(n) => n,
                 IntOrPercent::Percent(p) => ((p as i64 * expected as i64 + 99) / 100) as i32,

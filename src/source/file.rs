@@ -14,6 +14,7 @@ use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -28,6 +29,8 @@ use crate::model::node::Node;
 use crate::model::pod::Pod;
 use crate::model::policy::{DisruptionBudget, PriorityClass, SelectorOwner};
 use crate::model::{Cluster, convert::pod::labels_of};
+
+mod scan;
 
 /// Files larger than this (after decompression) are refused rather than
 /// exhausting memory.
@@ -115,33 +118,71 @@ impl Peek {
 /// Where an item came from, for error messages.
 struct Origin<'a> {
     file: &'a str,
-    line: Option<usize>,
+    /// The file's bytes and the item's offset in them, when known; the line
+    /// is only counted when an error is reported.
+    position: Option<(&'a [u8], usize)>,
+}
+
+impl Origin<'_> {
+    fn line(&self) -> Option<usize> {
+        self.position.map(|(bytes, offset)| line_of(bytes, offset))
+    }
 }
 
 impl Collector {
     fn invalid(&self, origin: &Origin, source: InvalidObject) -> SourceError {
         SourceError::Invalid {
             file: origin.file.to_string(),
-            line: origin.line,
+            line: origin.line(),
             source,
         }
     }
 }
 
-/// A deserializer for one item, whichever format it came from.
-trait ItemSource {
+/// A typed object, parsed but not yet converted into the model.
+enum Parsed {
+    Node(Box<core::Node>),
+    Pod(Box<core::Pod>),
+    PriorityClass(Box<scheduling::PriorityClass>),
+    Pdb(Box<policy::PodDisruptionBudget>),
+    Service(Box<core::Service>),
+    ReplicationController(Box<core::ReplicationController>),
+    ReplicaSet(Box<apps::ReplicaSet>),
+    StatefulSet(Box<apps::StatefulSet>),
+    Namespace(Box<core::Namespace>),
+    /// A kind kplace does not use.
+    Skipped(String),
+}
+
+/// One item of a snapshot, whichever format it came from.
+trait ItemSource: Sync {
     fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)>;
+    /// The item's `kind`, found without parsing the whole item when possible.
+    fn kind(&self) -> Option<String>;
 }
 
 struct JsonItem<'a>(&'a RawValue);
 
 impl ItemSource for JsonItem<'_> {
+    /// Parses without path tracking; only on failure parses again with
+    /// `serde_path_to_error` to name the field.
     fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
+        if let Ok(v) = serde_json::from_str(self.0.get()) {
+            return Ok(v);
+        }
         let mut de = serde_json::Deserializer::from_str(self.0.get());
         serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             (path, e.into_inner().to_string())
         })
+    }
+
+    fn kind(&self) -> Option<String> {
+        match scan::top_level_string(self.0.get().as_bytes(), b"kind") {
+            scan::Found::Value(kind) => Some(kind),
+            scan::Found::Absent => None,
+            scan::Found::Unsure => self.parse::<Peek>().ok().and_then(|p| p.kind),
+        }
     }
 }
 
@@ -149,111 +190,135 @@ struct ValueItem<'a>(&'a serde_json::Value);
 
 impl ItemSource for ValueItem<'_> {
     fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
+        if let Ok(v) = T::deserialize(self.0) {
+            return Ok(v);
+        }
         serde_path_to_error::deserialize(self.0).map_err(|e| {
             let path = e.path().to_string();
             (path, e.into_inner().to_string())
         })
     }
+
+    fn kind(&self) -> Option<String> {
+        self.0
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .map(str::to_string)
+    }
 }
 
-impl Collector {
-    fn ingest(&mut self, item: &impl ItemSource, origin: &Origin) -> Result<(), SourceError> {
-        let started = Instant::now();
-        let peek: Peek = item.parse().map_err(|(f, m)| SourceError::Syntax {
+/// `Kind namespace/name` of an item, for error messages (parses the item again).
+fn object_of(item: &impl ItemSource) -> String {
+    item.parse::<Peek>()
+        .map(|p| p.object())
+        .unwrap_or_else(|_| "object".to_string())
+}
+
+/// Parses one item into its typed form. Pure, so items parse in parallel.
+fn parse_item(item: &impl ItemSource, origin: &Origin) -> Result<Parsed, SourceError> {
+    let Some(kind) = item.kind() else {
+        return Err(SourceError::Syntax {
             file: origin.file.to_string(),
-            line: origin.line,
-            message: format!("{f}: {m}"),
-        })?;
-        self.timings.load += started.elapsed();
-        let object = peek.object();
-        let kind = peek.kind.as_deref().unwrap_or("");
-        macro_rules! typed {
-            ($t:ty) => {{
-                let started = Instant::now();
-                let parsed: $t = item
-                    .parse()
-                    .map_err(|(f, m)| self.invalid(origin, InvalidObject::new(&object, f, m)))?;
-                self.timings.load += started.elapsed();
-                parsed
-            }};
+            line: origin.line(),
+            message: format!("{}: kind: Required value", object_of(item)),
+        });
+    };
+    fn typed<T: DeserializeOwned>(
+        item: &impl ItemSource,
+        origin: &Origin,
+        wrap: fn(Box<T>) -> Parsed,
+    ) -> Result<Parsed, SourceError> {
+        item.parse::<T>()
+            .map(|v| wrap(Box::new(v)))
+            .map_err(|(field, message)| SourceError::Invalid {
+                file: origin.file.to_string(),
+                line: origin.line(),
+                source: InvalidObject::new(&object_of(item), field, message),
+            })
+    }
+    match kind.as_str() {
+        "Node" => typed(item, origin, Parsed::Node),
+        "Pod" => typed(item, origin, Parsed::Pod),
+        "PriorityClass" => typed(item, origin, Parsed::PriorityClass),
+        "PodDisruptionBudget" => typed(item, origin, Parsed::Pdb),
+        "Service" => typed(item, origin, Parsed::Service),
+        "ReplicationController" => typed(item, origin, Parsed::ReplicationController),
+        "ReplicaSet" => typed(item, origin, Parsed::ReplicaSet),
+        "StatefulSet" => typed(item, origin, Parsed::StatefulSet),
+        "Namespace" => typed(item, origin, Parsed::Namespace),
+        "" => Err(SourceError::Syntax {
+            file: origin.file.to_string(),
+            line: origin.line(),
+            message: format!("{}: kind: Required value", object_of(item)),
+        }),
+        _ => Ok(Parsed::Skipped(kind)),
+    }
+}
+
+/// Items parsed per parallel batch: bounds how many typed objects exist at once.
+const BATCH: usize = 4096;
+
+impl Collector {
+    /// Parses items in parallel batches and converts each batch in order.
+    fn ingest_items<'o, I: ItemSource>(
+        &mut self,
+        items: &[I],
+        origin_of: impl Fn(usize) -> Origin<'o> + Sync,
+    ) -> Result<(), SourceError> {
+        for (b, batch) in items.chunks(BATCH).enumerate() {
+            let base = b * BATCH;
+            let started = Instant::now();
+            let parsed: Vec<Result<Parsed, SourceError>> = batch
+                .par_iter()
+                .enumerate()
+                .map(|(i, item)| parse_item(item, &origin_of(base + i)))
+                .collect();
+            self.timings.load += started.elapsed();
+            let started = Instant::now();
+            for (i, p) in parsed.into_iter().enumerate() {
+                self.convert(p?, &origin_of(base + i))?;
+            }
+            self.timings.convert += started.elapsed();
         }
-        let started;
-        match kind {
-            "Node" => {
-                let n = typed!(core::Node);
-                started = Instant::now();
-                let node = convert::convert_node(&n, &mut self.interner)
-                    .map_err(|e| self.invalid(origin, e))?;
-                self.nodes.push(node);
-            }
-            "Pod" => {
-                let p = typed!(core::Pod);
-                started = Instant::now();
-                let pod = convert::convert_pod(&p, &mut self.interner)
-                    .map_err(|e| self.invalid(origin, e))?;
-                self.pods.push(pod);
-            }
-            "PriorityClass" => {
-                let pc = typed!(scheduling::PriorityClass);
-                started = Instant::now();
-                let pc = pconv::convert_priority_class(&pc).map_err(|e| self.invalid(origin, e))?;
-                self.priority_classes.push(pc);
-            }
-            "PodDisruptionBudget" => {
-                let pdb = typed!(policy::PodDisruptionBudget);
-                started = Instant::now();
-                let pdb = pconv::convert_pdb(&pdb, &mut self.interner)
-                    .map_err(|e| self.invalid(origin, e))?;
-                self.pdbs.push(pdb);
-            }
-            "Service" => {
-                let s = typed!(core::Service);
-                started = Instant::now();
-                self.owners
-                    .push(pconv::convert_service(&s, &mut self.interner));
-            }
-            "ReplicationController" => {
-                let rc = typed!(core::ReplicationController);
-                started = Instant::now();
-                self.owners.push(pconv::convert_rc(&rc, &mut self.interner));
-            }
-            "ReplicaSet" => {
-                let rs = typed!(apps::ReplicaSet);
-                started = Instant::now();
-                let rs = pconv::convert_replica_set(&rs, &mut self.interner)
-                    .map_err(|e| self.invalid(origin, e))?;
-                self.owners.push(rs);
-            }
-            "StatefulSet" => {
-                let ss = typed!(apps::StatefulSet);
-                started = Instant::now();
-                let ss = pconv::convert_stateful_set(&ss, &mut self.interner)
-                    .map_err(|e| self.invalid(origin, e))?;
-                self.owners.push(ss);
-            }
-            "Namespace" => {
-                let ns = typed!(core::Namespace);
-                started = Instant::now();
-                let name = self
-                    .interner
-                    .intern(ns.metadata.name.as_deref().unwrap_or(""));
-                let labels = labels_of(ns.metadata.labels.as_ref(), &mut self.interner);
-                self.namespaces.insert(name, labels);
-            }
-            "" => {
-                return Err(SourceError::Syntax {
-                    file: origin.file.to_string(),
-                    line: origin.line,
-                    message: format!("{object}: kind: Required value"),
-                });
-            }
-            other => {
-                *self.skipped.entry(other.to_string()).or_default() += 1;
-                return Ok(());
-            }
-        }
-        self.timings.convert += started.elapsed();
         Ok(())
+    }
+
+    /// Converts one typed object into the model.
+    fn convert(&mut self, parsed: Parsed, origin: &Origin) -> Result<(), SourceError> {
+        let interner = &mut self.interner;
+        let result = match parsed {
+            Parsed::Node(n) => convert::convert_node(&n, interner).map(|n| self.nodes.push(n)),
+            Parsed::Pod(p) => convert::convert_pod(&p, interner).map(|p| self.pods.push(p)),
+            Parsed::PriorityClass(pc) => {
+                pconv::convert_priority_class(&pc).map(|pc| self.priority_classes.push(pc))
+            }
+            Parsed::Pdb(pdb) => pconv::convert_pdb(&pdb, interner).map(|p| self.pdbs.push(p)),
+            Parsed::Service(s) => {
+                self.owners.push(pconv::convert_service(&s, interner));
+                Ok(())
+            }
+            Parsed::ReplicationController(rc) => {
+                self.owners.push(pconv::convert_rc(&rc, interner));
+                Ok(())
+            }
+            Parsed::ReplicaSet(rs) => {
+                pconv::convert_replica_set(&rs, interner).map(|o| self.owners.push(o))
+            }
+            Parsed::StatefulSet(ss) => {
+                pconv::convert_stateful_set(&ss, interner).map(|o| self.owners.push(o))
+            }
+            Parsed::Namespace(ns) => {
+                let name = interner.intern(ns.metadata.name.as_deref().unwrap_or(""));
+                let labels = labels_of(ns.metadata.labels.as_ref(), interner);
+                self.namespaces.insert(name, labels);
+                Ok(())
+            }
+            Parsed::Skipped(kind) => {
+                *self.skipped.entry(kind).or_default() += 1;
+                Ok(())
+            }
+        };
+        result.map_err(|e| self.invalid(origin, e))
     }
 
     fn finish(self, file: &str) -> Result<(Cluster, LoadTimings), SourceError> {
@@ -337,6 +402,8 @@ struct JsonEnvelope<'a> {
     items: Option<Vec<&'a RawValue>>,
 }
 
+/// JSON: one pass splits the documents (a `List` into its items), then the
+/// items are parsed in parallel.
 fn ingest_json(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
     let started = Instant::now();
     let text = std::str::from_utf8(bytes).map_err(|e| SourceError::Syntax {
@@ -344,40 +411,36 @@ fn ingest_json(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
         line: Some(line_of(bytes, e.valid_up_to())),
         message: format!("not UTF-8: {e}"),
     })?;
-    let stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
-    let mut docs = Vec::new();
-    for doc in stream {
-        let doc = doc.map_err(|e| SourceError::Syntax {
-            file: file.to_string(),
-            line: Some(e.line()),
-            message: e.to_string(),
-        })?;
-        docs.push(doc);
+    let syntax = |e: serde_json::Error| SourceError::Syntax {
+        file: file.to_string(),
+        line: Some(e.line()),
+        message: e.to_string(),
+    };
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<JsonEnvelope>();
+    let mut items: Vec<&RawValue> = Vec::new();
+    let mut docs: Vec<&str> = Vec::new();
+    let mut doc_start = 0;
+    while let Some(env) = stream.next() {
+        let env = env.map_err(syntax)?;
+        let doc_end = stream.byte_offset();
+        match (env.kind.as_deref(), env.items) {
+            (Some(k), Some(list)) if k.ends_with("List") => items.extend(list),
+            _ => docs.push(&text[doc_start..doc_end]),
+        }
+        doc_start = doc_end;
+    }
+    // Single objects: parse each document again as one item.
+    for doc in docs {
+        let raw: &RawValue = serde_json::from_str(doc.trim()).map_err(syntax)?;
+        items.push(raw);
     }
     c.timings.load += started.elapsed();
+    let items: Vec<JsonItem> = items.into_iter().map(JsonItem).collect();
     let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
-    for doc in docs {
-        let started = Instant::now();
-        let env: JsonEnvelope =
-            serde_json::from_str(doc.get()).map_err(|e| SourceError::Syntax {
-                file: file.to_string(),
-                line: Some(line_of(bytes, offset(doc)) + e.line() - 1),
-                message: e.to_string(),
-            })?;
-        c.timings.load += started.elapsed();
-        let items = match (env.kind.as_deref(), env.items) {
-            (Some(k), Some(items)) if k.ends_with("List") => items,
-            _ => vec![doc],
-        };
-        for item in items {
-            let origin = Origin {
-                file,
-                line: Some(line_of(bytes, offset(item))),
-            };
-            c.ingest(&JsonItem(item), &origin)?;
-        }
-    }
-    Ok(())
+    c.ingest_items(&items, |i| Origin {
+        file,
+        position: Some((bytes, offset(items[i].0))),
+    })
 }
 
 fn yaml_options() -> serde_saphyr::Options {
@@ -404,6 +467,7 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
             }
         })?;
     c.timings.load += started.elapsed();
+    let mut items: Vec<ValueItem> = Vec::new();
     for doc in &docs {
         if doc.is_null() {
             continue;
@@ -413,16 +477,17 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
             .and_then(|k| k.as_str())
             .is_some_and(|k| k.ends_with("List"));
         match (is_list, doc.get("items")) {
-            (true, Some(serde_json::Value::Array(items))) => {
-                for item in items {
-                    c.ingest(&ValueItem(item), &Origin { file, line: None })?;
-                }
+            (true, Some(serde_json::Value::Array(list))) => {
+                items.extend(list.iter().map(ValueItem))
             }
             (true, Some(serde_json::Value::Null) | None) => {}
-            _ => c.ingest(&ValueItem(doc), &Origin { file, line: None })?,
+            _ => items.push(ValueItem(doc)),
         }
     }
-    Ok(())
+    c.ingest_items(&items, |_| Origin {
+        file,
+        position: None,
+    })
 }
 
 /// The parser's message without its own `error: line L column C:` prefix

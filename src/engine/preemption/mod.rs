@@ -170,15 +170,11 @@ fn ineligible(cycle: &Cycle, failures: &[NodeFailure]) -> Option<&'static str> {
 
 /// For each victim (in order), the names of the PDBs its eviction breaks.
 pub fn pdb_names_violated(cluster: &crate::model::Cluster, victims: &[PodId]) -> Vec<Vec<String>> {
-    let mut allowed: Vec<i32> = cluster
-        .pdbs
-        .iter()
-        .map(|p| p.disruptions_allowed.unwrap_or(0))
-        .collect();
+    let mut budgets = pdb::Budgets::default();
     victims
         .iter()
         .map(|&id| {
-            pdb::violated_pdbs(cluster, id, &mut allowed)
+            pdb::violated_pdbs(cluster, id, &mut budgets)
                 .into_iter()
                 .map(|i| {
                     let p = &cluster.pdbs[i];

@@ -3,26 +3,41 @@
 
 use crate::model::{Cluster, PodId};
 
-/// Which PDBs each victim would push below zero allowed disruptions.
 pub struct Split {
     pub violating: Vec<PodId>,
     pub non_violating: Vec<PodId>,
 }
 
+/// Disruptions still allowed, per PDB, as evictions on one node use them
+/// up. Only the PDBs touched are stored (a node's victims meet few).
+#[derive(Default)]
+pub struct Budgets(Vec<(usize, i32)>);
+
+impl Budgets {
+    fn take(&mut self, cluster: &Cluster, pdb: usize) -> i32 {
+        let slot = match self.0.iter().position(|b| b.0 == pdb) {
+            Some(i) => i,
+            None => {
+                let allowed = cluster.pdbs[pdb].disruptions_allowed.unwrap_or(0);
+                self.0.push((pdb, allowed));
+                self.0.len() - 1
+            }
+        };
+        self.0[slot].1 -= 1;
+        self.0[slot].1
+    }
+}
+
 /// Walks the victims in importance order against a per-node copy of each
 /// PDB's `disruptionsAllowed`.
 pub fn split_by_pdb_violation(cluster: &Cluster, victims: &[PodId]) -> Split {
-    let mut allowed: Vec<i32> = cluster
-        .pdbs
-        .iter()
-        .map(|p| p.disruptions_allowed.unwrap_or(0))
-        .collect();
+    let mut budgets = Budgets::default();
     let mut split = Split {
         violating: Vec::new(),
         non_violating: Vec::new(),
     };
     for &id in victims {
-        if violated_pdbs(cluster, id, &mut allowed).is_empty() {
+        if violated_pdbs(cluster, id, &mut budgets).is_empty() {
             split.non_violating.push(id);
         } else {
             split.violating.push(id);
@@ -31,25 +46,18 @@ pub fn split_by_pdb_violation(cluster: &Cluster, victims: &[PodId]) -> Split {
     split
 }
 
-/// Decrements the budgets of the PDBs matching the pod and returns those
+/// Uses up one disruption of each PDB matching the pod and returns those
 /// now below zero. Unlabelled pods match no PDB; a `{}` selector is ignored,
 /// and a pod already in `disruptedPods` is not counted again.
-pub fn violated_pdbs(cluster: &Cluster, id: PodId, allowed: &mut [i32]) -> Vec<usize> {
+pub fn violated_pdbs(cluster: &Cluster, id: PodId, budgets: &mut Budgets) -> Vec<usize> {
     let pod = cluster.pod(id);
     let mut violated = Vec::new();
-    if pod.labels.is_empty() {
-        return violated;
-    }
-    for (i, pdb) in cluster.pdbs.iter().enumerate() {
-        if pdb.namespace != pod.namespace
-            || pdb.selector.is_everything()
-            || !pdb.selector.matches(&pod.labels)
-            || pdb.disrupted_pods.iter().any(|n| *n == pod.name)
-        {
+    for &i in cluster.pdbs_of_pod(id) {
+        let i = i as usize;
+        if cluster.pdbs[i].disrupted_pods.contains(&pod.name) {
             continue;
         }
-        allowed[i] -= 1;
-        if allowed[i] < 0 {
+        if budgets.take(cluster, i) < 0 {
             violated.push(i);
         }
     }

@@ -6,7 +6,7 @@ use super::{Candidate, NO_VICTIMS};
 use crate::engine::answer::NodeFailure;
 use crate::engine::framework::Cycle;
 use crate::engine::status::{Plugin, Rejection};
-use crate::model::{Cluster, NodeId, PodId};
+use crate::model::{Cluster, NodeId, NodeInfo, PodId};
 
 /// `MoreImportantPod` order key: higher priority, then earlier start
 /// (a pod not started yet counts as starting now, after every real start).
@@ -22,19 +22,48 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
     let cluster = cycle.cluster;
     let node = cluster.node(node_id);
     let prio = cycle.pod.priority_value();
-    let mut info = cluster.node_info(node_id).clone();
     let mut state = cycle.state();
 
-    // 1. Remove every lower-priority pod, in the node's pod order.
+    // 1. Remove every lower-priority pod, in the node's pod order. The node
+    //    as it would be is the node minus those pods; like upstream's
+    //    used-port set (no reference counts), a victim's ports leave the
+    //    set even when a remaining pod declared the same one.
+    let original = cluster.node_info(node_id);
     let mut potential: Vec<PodId> = Vec::new();
-    for &id in &cluster.node_info(node_id).pods {
-        let p = cluster.pod(id);
-        if p.priority_value() < prio {
+    let mut info = NodeInfo {
+        pods: Vec::with_capacity(original.pods.len()),
+        requested: original.requested.clone(),
+        non_zero_requested: original.non_zero_requested,
+        used_ports: original.used_ports.clone(),
+        pods_with_affinity: Vec::new(),
+        pods_with_required_anti_affinity: Vec::new(),
+    };
+    for &id in &original.pods {
+        if cluster.priority_of(id) < prio {
+            let p = cluster.pod(id);
             potential.push(id);
-            info.remove_pod(id, p);
+            info.requested.subtract(&p.requests);
+            info.non_zero_requested.subtract(p.non_zero_requests);
+            if !p.host_ports.is_empty() {
+                info.used_ports.retain(|port| !p.host_ports.contains(port));
+            }
             cycle.remove_pod(&mut state, p, node);
+        } else {
+            info.pods.push(id);
         }
     }
+    info.pods_with_affinity = original
+        .pods_with_affinity
+        .iter()
+        .copied()
+        .filter(|&id| cluster.priority_of(id) >= prio)
+        .collect();
+    info.pods_with_required_anti_affinity = original
+        .pods_with_required_anti_affinity
+        .iter()
+        .copied()
+        .filter(|&id| cluster.priority_of(id) >= prio)
+        .collect();
     let fail = |rejection: Rejection| NodeFailure {
         node: node_id,
         rejection,

@@ -210,7 +210,10 @@ impl<'a> State<'a> {
                 }
             }
         }
-        if !pods_exist && !(self.is_empty(Map::Affinity) && pre.matches_own_affinity) {
+        // The "first pod of a group" exception: no pod anywhere matches all
+        // terms, and the incoming pod matches its own terms.
+        let first_of_group = self.is_empty(Map::Affinity) && pre.matches_own_affinity;
+        if !pods_exist && !first_of_group {
             return Err(Rejection::unresolvable(
                 Plugin::InterPodAffinity,
                 REASON_AFFINITY,
