@@ -1,1 +1,94 @@
-fn main(){}
+//! Placement, preemption and snapshot loading on a synthetic production-size
+//! cluster (5,000 nodes, 150,000 pods by default; see `kplace::synth`).
+//!
+//! `KPLACE_BENCH_NODES` and `KPLACE_BENCH_PODS` scale the cluster down (or
+//! up) for quicker runs; benchmark ids name the node count.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use kplace::engine;
+use kplace::model::{Cluster, Pod};
+use kplace::source::file::{load_pod_bytes, load_snapshot_bytes};
+use kplace::synth::{SynthSpec, fitting_pod_yaml, preempting_pod_yaml, write_cluster_json};
+
+/// Everything built once, outside the measurements.
+struct Fixture {
+    spec: SynthSpec,
+    json: Vec<u8>,
+    cluster: Cluster,
+    fitting: Pod,
+    preempting: Pod,
+}
+
+fn env_count(name: &str, default: usize) -> usize {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not a count")),
+        Err(_) => default,
+    }
+}
+
+fn fixture() -> Fixture {
+    let default = SynthSpec::default();
+    let spec = SynthSpec {
+        nodes: env_count("KPLACE_BENCH_NODES", default.nodes),
+        pods: env_count("KPLACE_BENCH_PODS", default.pods),
+        ..default
+    };
+    let mut json = Vec::new();
+    write_cluster_json(&mut json, &spec).expect("write to memory");
+    let (mut cluster, _) =
+        load_snapshot_bytes(&json, "synth.json").expect("synthetic cluster loads");
+    let mut pod = |yaml: String| {
+        load_pod_bytes(yaml.as_bytes(), "pod.yaml", &mut cluster.interner)
+            .expect("synthetic pod loads")
+    };
+    let fitting = pod(fitting_pod_yaml(&spec));
+    let preempting = pod(preempting_pod_yaml(&spec));
+    Fixture {
+        spec,
+        json,
+        cluster,
+        fitting,
+        preempting,
+    }
+}
+
+fn benches(c: &mut Criterion) {
+    let f = fixture();
+    let nodes = format!("{}-nodes", f.spec.nodes);
+
+    let mut group = c.benchmark_group("placement");
+    group.bench_function(&nodes, |b| {
+        b.iter(|| engine::place(&f.cluster, black_box(&f.fitting)))
+    });
+    group.finish();
+
+    // A dry run on every potential node: tens to hundreds of milliseconds.
+    let mut group = c.benchmark_group("preemption");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(30));
+    group.bench_function(&nodes, |b| {
+        b.iter(|| engine::place(&f.cluster, black_box(&f.preempting)))
+    });
+    group.finish();
+
+    // Seconds per iteration: a handful of flat samples.
+    let mut group = c.benchmark_group("load");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(40));
+    group.bench_function(format!("{nodes}-json"), |b| {
+        b.iter(|| load_snapshot_bytes(black_box(&f.json), "synth.json").expect("loads"))
+    });
+    group.finish();
+}
+
+criterion_group!(placement, benches);
+criterion_main!(placement);

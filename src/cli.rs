@@ -287,43 +287,37 @@ fn fail_on_reason(fail_on: FailOn, answer: &Placement) -> Option<String> {
 }
 
 pub fn synth(args: &SynthArgs) -> Result<()> {
-    if TEMP_SHIM {
-        anyhow::bail!("synth: not wired yet ({:?})", args.output);
+    let spec = kplace::synth::SynthSpec {
+        nodes: args.nodes,
+        pods: args.pods,
+        zones: args.zones.max(1),
+        seed: args.seed,
+    };
+    let file = std::fs::File::create(&args.output)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.output.display())))?;
+    let mut w = std::io::BufWriter::new(file);
+    let gz = args.output.extension().is_some_and(|e| e == "gz");
+    let started = Instant::now();
+    if gz {
+        let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::fast());
+        kplace::synth::write_cluster_json(&mut enc, &spec)?;
+        enc.finish()?.flush()?;
+    } else {
+        kplace::synth::write_cluster_json(&mut w, &spec)?;
+        w.flush()?;
     }
-    #[cfg(any())]
-    {
-        let spec = kplace::synth::SynthSpec {
-            nodes: args.nodes,
-            pods: args.pods,
-            zones: args.zones.max(1),
-            seed: args.seed,
-        };
-        let file = std::fs::File::create(&args.output)
-            .map_err(|e| CliError::BadInput(format!("{}: {e}", args.output.display())))?;
-        let mut w = std::io::BufWriter::new(file);
-        let gz = args.output.extension().is_some_and(|e| e == "gz");
-        let started = Instant::now();
-        if gz {
-            let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::fast());
-            kplace::synth::write_cluster_json(&mut enc, &spec)?;
-            enc.finish()?.flush()?;
-        } else {
-            kplace::synth::write_cluster_json(&mut w, &spec)?;
-            w.flush()?;
-        }
-        eprintln!(
-            "wrote {} ({} nodes, {} pods) in {:.1} s",
-            args.output.display(),
-            spec.nodes,
-            spec.pods,
-            started.elapsed().as_secs_f64()
-        );
-        if let Some(path) = &args.fitting_pod {
-            std::fs::write(path, kplace::synth::fitting_pod_yaml(&spec))?;
-        }
-        if let Some(path) = &args.preempting_pod {
-            std::fs::write(path, kplace::synth::preempting_pod_yaml(&spec))?;
-        }
+    eprintln!(
+        "wrote {} ({} nodes, {} pods) in {:.1} s",
+        args.output.display(),
+        spec.nodes,
+        spec.pods,
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(path) = &args.fitting_pod {
+        std::fs::write(path, kplace::synth::fitting_pod_yaml(&spec))?;
+    }
+    if let Some(path) = &args.preempting_pod {
+        std::fs::write(path, kplace::synth::preempting_pod_yaml(&spec))?;
     }
     Ok(())
 }
