@@ -146,6 +146,11 @@ pub fn schedule(cluster: &Cluster, pod: &Pod) -> Placement {
                 .into(),
         );
     }
+    for (pdb, allowed) in &preemption.computed_pdbs {
+        answer.notes.push(format!(
+            "PodDisruptionBudget {pdb} has no status in the snapshot: kplace computed disruptionsAllowed={allowed} from its spec and the matching healthy pods"
+        ));
+    }
     answer.preemption = Some(preemption);
     answer
 }

@@ -65,6 +65,9 @@ pub struct PreemptionAnswer {
     /// How many nodes were dry-run, and how many upstream would sample.
     pub potential_nodes: usize,
     pub upstream_sample: usize,
+    /// PDBs whose budget kplace computed (the snapshot had no status) and
+    /// that selected some victim: `namespace/name` and the computed value.
+    pub computed_pdbs: Vec<(String, i32)>,
 }
 
 /// `numCandidates` as upstream computes it for `n` potential nodes.
@@ -88,6 +91,7 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
         message: String::new(),
         potential_nodes: 0,
         upstream_sample: 0,
+        computed_pdbs: vec![],
     };
     if let Some(reason) = ineligible(cycle, failures) {
         answer.eligible = false;
@@ -131,6 +135,7 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
         answer.message = format!("preemption: {msg}");
         return answer;
     }
+    answer.computed_pdbs = computed_pdbs(cluster, &answer.candidates);
     let chosen = select_node::pick_one_node(cluster, &mut answer.candidates);
     answer.node = chosen.first().copied();
     answer.chosen_nodes = chosen;
@@ -144,6 +149,31 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
         answer.termination = Some(estimate(cluster, pod, &answer.victims));
     }
     answer
+}
+
+/// PDBs without status in the snapshot (budget computed by kplace) that
+/// select a victim of some candidate.
+fn computed_pdbs(cluster: &crate::model::Cluster, candidates: &[Candidate]) -> Vec<(String, i32)> {
+    let mut seen: Vec<u32> = Vec::new();
+    for c in candidates {
+        for &v in &c.victims {
+            for &i in cluster.pdbs_of_pod(v) {
+                if cluster.pdbs[i as usize].computed && !seen.contains(&i) {
+                    seen.push(i);
+                }
+            }
+        }
+    }
+    seen.sort_unstable();
+    seen.iter()
+        .map(|&i| {
+            let p = &cluster.pdbs[i as usize];
+            (
+                format!("{}/{}", cluster.interner.resolve(p.namespace), p.name),
+                p.disruptions_allowed.unwrap_or(0),
+            )
+        })
+        .collect()
 }
 
 /// `PodEligibleToPreemptOthers`.
@@ -183,4 +213,55 @@ pub fn pdb_names_violated(cluster: &crate::model::Cluster, victims: &[PodId]) ->
                 .collect()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{self, Outcome};
+    use crate::model::Interner;
+    use crate::source::file::{load_pod_bytes, load_snapshot_bytes};
+
+    /// One 4-cpu node full of three 1-cpu `app=web` pods guarded by a PDB
+    /// with `minAvailable: 2` and no status; a 2-cpu high-priority pod.
+    const SNAPSHOT: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "3", memory: 8Gi, pods: "10"}}}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: web, namespace: shop}
+  spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w1, namespace: shop, labels: {app: web}}, spec: {nodeName: n1, priority: 0, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {phase: Running, startTime: "2024-01-01T00:00:00Z"}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w2, namespace: shop, labels: {app: web}}, spec: {nodeName: n1, priority: 0, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {phase: Running, startTime: "2024-01-01T00:00:01Z"}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w3, namespace: shop, labels: {app: web}}, spec: {nodeName: n1, priority: 0, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {phase: Running, startTime: "2024-01-01T00:00:02Z"}}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
+"#;
+
+    #[test]
+    fn pdb_without_status_is_computed_and_said() {
+        let (mut cluster, _) = load_snapshot_bytes(SNAPSHOT.as_bytes(), "test").unwrap();
+        let pdb = &cluster.pdbs[0];
+        assert!(pdb.computed);
+        assert_eq!(
+            pdb.disruptions_allowed,
+            Some(1),
+            "3 healthy - minAvailable 2"
+        );
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\nspec:\n  priorityClassName: high\n  containers: [{name: c, image: i, resources: {requests: {cpu: '2'}}}]\n";
+        let pod = load_pod_bytes(pod.as_bytes(), "pod", &mut cluster.interner).unwrap();
+        let answer = engine::place(&cluster, &pod);
+        assert_eq!(answer.outcome, Outcome::Preempt);
+        let pre = answer.preemption.as_ref().unwrap();
+        // Two victims needed; the budget allows one, so one eviction breaks the PDB.
+        assert_eq!(pre.victims.len(), 2);
+        assert_eq!(pre.candidates[0].num_pdb_violations, 1);
+        assert_eq!(pre.computed_pdbs, vec![("shop/web".to_string(), 1)]);
+        assert!(
+            answer
+                .notes
+                .iter()
+                .any(|n| n.contains("shop/web has no status"))
+        );
+    }
 }
