@@ -91,6 +91,10 @@ pub struct PlaceArgs {
     /// Rows per list in the table (0 = all).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
+    /// Place the pod N times in sequence, each replica added to a fork of the
+    /// snapshot before the next, as a scale-up would.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub replicas: Option<u32>,
 }
 
 #[derive(Args, Debug)]
@@ -173,12 +177,13 @@ fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
 }
 
 pub fn place(args: &PlaceArgs) -> Result<()> {
-    let started = Instant::now();
     let (mut cluster, mut timings) = load_snapshot(&args.snapshot).map_err(CliError::from)?;
     let pod_started = Instant::now();
     let question = resolve_pod(&args.pod, &mut cluster)?;
     timings.load += pod_started.elapsed();
-    let _ = started;
+    if let Some(n) = args.replicas {
+        return place_replicas(args, &cluster, question, n as usize);
+    }
 
     let mut runs = Vec::with_capacity(args.repeat as usize);
     let mut answer: Option<Placement> = None;
@@ -241,6 +246,46 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
 
     if let Some(fail_on) = args.fail_on
         && let Some(why) = fail_on_reason(fail_on, &answer)
+    {
+        return Err(CliError::FailOn(why).into());
+    }
+    Ok(())
+}
+
+/// `place --replicas N`: the pod (a manifest, or a pod of the snapshot used
+/// as a template) placed N times in sequence on a fork of the snapshot.
+fn place_replicas(args: &PlaceArgs, cluster: &Cluster, question: Question, n: usize) -> Result<()> {
+    let template = match question {
+        Question::NewPod(pod) => *pod,
+        Question::Existing(id) => {
+            let mut pod = cluster.pod(id).clone();
+            pod.node = None;
+            pod.node_name = None;
+            pod.priority = None;
+            pod.preemption_policy = None;
+            pod
+        }
+    };
+    let plan = engine::replicas::place_replicas(cluster, &template, n);
+    let mut stdout = std::io::stdout().lock();
+    match args.output {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut stdout, &report::json::replica_plan(&plan))?;
+            writeln!(stdout)?;
+        }
+        Format::Yaml => {
+            let text = serde_saphyr::to_string(&report::json::replica_plan(&plan))
+                .context("rendering YAML")?;
+            writeln!(stdout, "{}", text.trim_end())?;
+        }
+        Format::Table => write!(stdout, "{}", report::table::render_replicas(&plan))?,
+    }
+    stdout.flush()?;
+    if let Some(fail_on) = args.fail_on
+        && let Some(why) = plan
+            .steps
+            .iter()
+            .find_map(|s| fail_on_reason(fail_on, &s.placement))
     {
         return Err(CliError::FailOn(why).into());
     }

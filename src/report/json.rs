@@ -136,3 +136,52 @@ fn termination(cluster: &Cluster, t: &TerminationEstimate) -> Value {
         })).collect::<Vec<_>>(),
     })
 }
+
+/// `place --replicas N`: one answer per replica in order, and the final
+/// per-domain counts of each spread constraint.
+pub fn replica_plan(plan: &crate::engine::replicas::ReplicaPlan) -> Value {
+    let cluster = &plan.cluster;
+    let steps: Vec<Value> = plan
+        .steps
+        .iter()
+        .map(|step| {
+            let mut v = placement(cluster, &step.placement);
+            if let Value::Object(m) = &mut v {
+                m.insert("replica".into(), json!(step.replica));
+                m.insert("name".into(), json!(step.name));
+            }
+            v
+        })
+        .collect();
+    let domains: Vec<Value> = plan
+        .domains_after
+        .last()
+        .map(|d| d.iter().map(|dc| domain_counts(cluster, dc)).collect())
+        .unwrap_or_default();
+    json!({
+        "replicas": steps,
+        "placed": plan.steps.iter().filter(|s| s.placement.node.is_some()).count(),
+        "firstUnplaceable": plan.first_unplaceable,
+        "domains": domains,
+    })
+}
+
+fn domain_counts(cluster: &Cluster, dc: &crate::engine::replicas::DomainCounts) -> Value {
+    let c = &dc.constraint;
+    let counts: Map<String, Value> = dc
+        .counts
+        .iter()
+        .map(|(v, n)| (v.clone(), json!(n)))
+        .collect();
+    json!({
+        "topologyKey": cluster.interner.resolve(c.topology_key),
+        "maxSkew": c.max_skew,
+        "whenUnsatisfiable": match c.when_unsatisfiable {
+            crate::model::pod::WhenUnsatisfiable::DoNotSchedule => "DoNotSchedule",
+            crate::model::pod::WhenUnsatisfiable::ScheduleAnyway => "ScheduleAnyway",
+        },
+        "selector": c.selector.display(&cluster.interner),
+        "counts": counts,
+        "skew": dc.skew(),
+    })
+}

@@ -330,3 +330,90 @@ fn render_preemption(out: &mut String, cluster: &Cluster, pr: &PreemptionAnswer,
         );
     }
 }
+
+/// `place --replicas N -o table`: where each replica lands, the skew after
+/// each step, every preemption on the way, and the first failure.
+pub fn render_replicas(plan: &crate::engine::replicas::ReplicaPlan) -> String {
+    let cluster = &plan.cluster;
+    let mut out = String::new();
+    let keys: Vec<String> = plan
+        .domains_after
+        .first()
+        .map(|d| {
+            d.iter()
+                .map(|dc| {
+                    format!(
+                        "{} (max {})",
+                        cluster.interner.resolve(dc.constraint.topology_key),
+                        dc.constraint.max_skew
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let _ = write!(out, "{:>7}  {:<40}  {:<13}", "REPLICA", "NODE", "OUTCOME");
+    for k in &keys {
+        let _ = write!(out, "  SKEW {k}");
+    }
+    let _ = writeln!(out, "  EVICTS");
+    for (step, domains) in plan.steps.iter().zip(&plan.domains_after) {
+        let p = &step.placement;
+        let node = p
+            .node
+            .map(|n| cluster.node(n).name.to_string())
+            .unwrap_or_else(|| "-".into());
+        let _ = write!(
+            out,
+            "{:>7}  {:<40}  {:<13}",
+            step.replica,
+            node,
+            p.outcome.as_str()
+        );
+        for (dc, k) in domains.iter().zip(&keys) {
+            let _ = write!(out, "  {:>width$}", dc.skew(), width = k.len() + 5);
+        }
+        let victims: Vec<String> = p
+            .preemption
+            .iter()
+            .flat_map(|pr| pr.victims.iter().map(|&v| cluster.pod_key(v)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {}",
+            if victims.is_empty() {
+                "-".to_string()
+            } else {
+                victims.join(", ")
+            }
+        );
+    }
+    let placed = plan
+        .steps
+        .iter()
+        .filter(|s| s.placement.node.is_some())
+        .count();
+    let _ = writeln!(out, "\n{placed} of {} replicas placed.", plan.steps.len());
+    if let Some(i) = plan.first_unplaceable {
+        let step = &plan.steps[i - 1];
+        let why = if step.placement.message.is_empty() {
+            step.placement.rejection.clone().unwrap_or_default()
+        } else {
+            step.placement.message.clone()
+        };
+        let _ = writeln!(out, "Replica {i} cannot be placed: {why}");
+    }
+    if let Some(last) = plan.domains_after.last() {
+        for dc in last {
+            let counts: Vec<String> = dc.counts.iter().map(|(v, n)| format!("{v}={n}")).collect();
+            let _ = writeln!(
+                out,
+                "Final {} counts (maxSkew {}, skew {}): {}",
+                cluster.interner.resolve(dc.constraint.topology_key),
+                dc.constraint.max_skew,
+                dc.skew(),
+                counts.join(" ")
+            );
+        }
+    }
+    out
+}
