@@ -218,7 +218,6 @@ pub fn pdb_names_violated(cluster: &crate::model::Cluster, victims: &[PodId]) ->
 #[cfg(test)]
 mod tests {
     use crate::engine::{self, Outcome};
-    use crate::model::Interner;
     use crate::source::file::{load_pod_bytes, load_snapshot_bytes};
 
     /// One 4-cpu node full of three 1-cpu `app=web` pods guarded by a PDB
