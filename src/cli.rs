@@ -367,8 +367,6 @@ pub fn synth(args: &SynthArgs) -> Result<()> {
     Ok(())
 }
 
-const TEMP_SHIM: bool = true;
-
 /// Where the TUI opens when no option says: live mode is not available in
 /// this version, so the demo, with a note saying why.
 pub fn demo_reason() -> String {
@@ -386,16 +384,11 @@ pub fn demo_reason() -> String {
 
 pub fn tui(args: TuiArgs) -> Result<()> {
     let demo_reason = (!args.demo && args.snapshot.is_none()).then(demo_reason);
-    if TEMP_SHIM {
-        anyhow::bail!("tui: not wired yet ({demo_reason:?} {args:?})");
-    }
-    #[cfg(any())]
     kplace::app::run(kplace::app::Options {
         demo: args.snapshot.is_none(),
         demo_reason,
         snapshot: args.snapshot,
         theme: args.theme,
         pod: args.pod,
-    });
-    Ok(())
+    })
 }
