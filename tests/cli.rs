@@ -477,6 +477,16 @@ fn bad_input_gets_exit_2_and_a_named_error() {
 }
 
 #[test]
+fn a_huge_file_is_refused_without_reading_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.json");
+    // Sparse: takes no disk, but reports 5 GiB.
+    std::fs::File::create(&huge).unwrap().set_len(5 << 30).unwrap();
+    let out = kplace(&["place", "--snapshot", huge.to_str().unwrap(), "--pod", "default/x"]);
+    assert_bad_input(&out, &["huge.json", "larger than the", "MiB kplace reads"]);
+}
+
+#[test]
 fn unknown_priority_class_is_answered_as_rejected() {
     let dir = tempfile::tempdir().unwrap();
     let p = bad_pod(

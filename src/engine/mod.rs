@@ -5,6 +5,7 @@
 
 pub mod admission;
 pub mod answer;
+pub mod disruption;
 pub mod fit_error;
 pub mod framework;
 pub mod plugins;

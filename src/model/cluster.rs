@@ -230,6 +230,39 @@ impl Cluster {
         self.pod_priorities[id as usize]
     }
 
+    /// The cluster without some nodes (a lost zone): their pods become
+    /// unbound. Pod ids stay the same; node ids are renumbered.
+    pub fn without_nodes(&self, gone: &[NodeId]) -> Cluster {
+        let nodes: Vec<Node> = (0..self.nodes.len() as NodeId)
+            .filter(|n| !gone.contains(n))
+            .map(|n| self.nodes[n as usize].clone())
+            .collect();
+        let pods: Vec<Pod> = self
+            .pods
+            .iter()
+            .map(|p| {
+                let mut p = p.clone();
+                if p.node.is_some_and(|n| gone.contains(&n)) {
+                    p.node_name = None;
+                    p.phase = PodPhase::Pending;
+                }
+                p.node = None;
+                p
+            })
+            .collect();
+        let mut cluster = Cluster::new(
+            self.interner.clone(),
+            nodes,
+            pods,
+            self.priority_classes.clone(),
+            self.pdbs.clone(),
+            self.owners.clone(),
+            self.namespaces.clone(),
+        );
+        cluster.skipped_kinds = self.skipped_kinds.clone();
+        cluster
+    }
+
     /// Indexes (into `pdbs`) of the PodDisruptionBudgets of a namespace.
     pub fn pdbs_in(&self, namespace: Sym) -> &[usize] {
         self.pdbs_by_namespace
