@@ -1,1 +1,86 @@
-//! UI state and actions (no drawing).
+//! UI state and actions (no drawing): the k9s-style TUI's model. `run`
+//! owns the terminal and the event loop; everything else is plain state
+//! that tests drive with key events.
+
+pub mod cursor;
+pub mod demo;
+pub mod derived;
+pub mod format;
+pub mod keys;
+pub mod loader;
+pub mod palette;
+pub mod report;
+pub mod skew;
+pub mod state;
+pub mod table;
+pub mod terminal;
+pub mod theme;
+pub mod tiers;
+pub mod view;
+pub mod worker;
+
+use std::time::Duration;
+
+use crossterm::event::{self, Event};
+
+pub use state::{App, Overlay, Phase, Session};
+pub use view::View;
+
+/// How the TUI was asked to start (from the command line).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `--snapshot FILE`.
+    pub snapshot: Option<std::path::PathBuf>,
+    /// `--demo`, or no reachable cluster.
+    pub demo: bool,
+    /// Shown as a visible note when the demo opened because no cluster was reachable.
+    pub demo_reason: Option<String>,
+    /// `--theme NAME`.
+    pub theme: Option<String>,
+    /// `NAMESPACE/NAME`: open the Placement view on this pod.
+    pub pod: Option<String>,
+}
+
+/// How long the loop waits for input before redrawing (spinners, results).
+const FRAME: Duration = Duration::from_millis(100);
+
+/// Runs the TUI until the user quits. The terminal is restored on every
+/// exit path: normal return, error, and panic.
+pub fn run(options: Options) -> anyhow::Result<()> {
+    let mut app = App::new(options);
+    let mut guard = terminal::TerminalGuard::enter()?;
+    let result = event_loop(&mut guard.terminal, &mut app);
+    drop(guard);
+    result
+}
+
+fn event_loop(terminal: &mut terminal::Term, app: &mut App) -> anyhow::Result<()> {
+    let mut dirty = true;
+    loop {
+        dirty |= app.pump();
+        // Spinners and "computing…" need frames while work is in flight.
+        if dirty || app.busy() {
+            terminal.draw(|frame| crate::ui::draw(frame, app))?;
+            dirty = false;
+        }
+        if app.should_quit {
+            return Ok(());
+        }
+        if event::poll(FRAME)? {
+            // Drain everything queued so a burst of keys costs one frame.
+            loop {
+                match event::read()? {
+                    Event::Key(key) => app.handle_key(key),
+                    Event::Mouse(mouse) => app.handle_mouse(mouse),
+                    Event::Resize(..) => terminal.autoresize()?,
+                    _ => {}
+                }
+                if app.should_quit || !event::poll(Duration::ZERO)? {
+                    break;
+                }
+            }
+            dirty = true;
+        }
+        app.on_tick();
+    }
+}

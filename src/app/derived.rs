@@ -1,0 +1,430 @@
+//! Everything the views show that depends only on the loaded cluster,
+//! computed once (on the loading thread) so no frame walks 150k pods.
+
+use rustc_hash::FxHashMap;
+
+use crate::model::pod::PreemptionPolicy;
+use crate::model::policy::SelectorOwnerKind;
+use crate::model::{Cluster, NodeId, PodId, Sym};
+
+use super::format;
+use super::table::SortOrders;
+
+pub const ZONE_KEY: &str = "topology.kubernetes.io/zone";
+pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
+pub const REGION_KEY: &str = "topology.kubernetes.io/region";
+/// Shown for nodes without a zone label.
+pub const NO_ZONE: &str = "(no zone)";
+
+/// Requested vs allocatable for one resource.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub requested: i64,
+    pub allocatable: i64,
+}
+
+impl Usage {
+    pub fn percent(&self) -> u16 {
+        format::percent(self.requested, self.allocatable)
+    }
+    pub fn add(&mut self, o: Usage) {
+        self.requested += o.requested;
+        self.allocatable += o.allocatable;
+    }
+    /// What is left, never negative.
+    pub fn free(&self) -> i64 {
+        (self.allocatable - self.requested).max(0)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ZoneSummary {
+    pub name: String,
+    pub nodes: Vec<NodeId>,
+    pub cordoned: usize,
+    pub tainted: usize,
+    pub pods: usize,
+    pub cpu: Usage,
+    pub memory: Usage,
+    /// Σ per-node free capacity (a node over-committed counts as 0).
+    pub free_cpu: i64,
+    pub free_memory: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeRow {
+    pub id: NodeId,
+    pub name: String,
+    pub zone: usize,
+    pub status: String,
+    pub pods: usize,
+    pub cpu: Usage,
+    pub memory: Usage,
+    pub taints: String,
+    /// Name, zone and labels, for the fuzzy filter.
+    pub search: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct PodRow {
+    pub id: PodId,
+    pub namespace: String,
+    pub name: String,
+    pub node: String,
+    pub phase: &'static str,
+    pub priority: i32,
+    pub cpu: i64,
+    pub memory: i64,
+    /// `Kind/name` of the controller.
+    pub owner: String,
+    /// Namespace/name, node and labels, for the fuzzy filter.
+    pub search: String,
+}
+
+/// One priority value in use (by a class or a pod).
+#[derive(Clone, Debug, Default)]
+pub struct TierRow {
+    pub value: i32,
+    /// The classes with this value, joined; empty when only pods use it.
+    pub classes: String,
+    pub global_default: bool,
+    /// A class at this value has `preemptionPolicy: Never`.
+    pub never: bool,
+    pub pods: usize,
+    pub pending: usize,
+    pub cpu: i64,
+    pub memory: i64,
+    /// Per zone (same order as [`Derived::zones`]).
+    pub per_zone: Vec<TierZone>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TierZone {
+    pub pods: usize,
+    pub cpu: i64,
+    pub memory: i64,
+    /// Requests of pods covered by a PDB with no disruptions left.
+    pub protected_cpu: i64,
+    pub protected_memory: i64,
+}
+
+/// A ReplicaSet or StatefulSet, offered in the Skew view.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    pub owner: usize,
+    pub label: String,
+    pub kind: &'static str,
+    pub pods: usize,
+    /// A pod it owns, whose spread constraints stand for the template's.
+    pub sample_pod: Option<PodId>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Derived {
+    pub zones: Vec<ZoneSummary>,
+    /// Zone index of each node.
+    pub node_zone: Vec<usize>,
+    pub pending: Vec<PodId>,
+    pub scheduled: usize,
+    pub node_rows: Vec<NodeRow>,
+    pub pod_rows: Vec<PodRow>,
+    pub tiers: Vec<TierRow>,
+    pub workloads: Vec<Workload>,
+    /// Node label keys to spread over: zone, hostname, region, then the rest.
+    pub topology_keys: Vec<Sym>,
+    pub node_orders: SortOrders,
+    pub pod_orders: SortOrders,
+}
+
+impl Derived {
+    pub fn build(cluster: &Cluster) -> Derived {
+        let mut d = Derived::default();
+        d.build_zones(cluster);
+        d.build_node_rows(cluster);
+        d.build_pod_rows(cluster);
+        d.build_tiers(cluster);
+        d.build_workloads(cluster);
+        d.build_topology_keys(cluster);
+        let zone_names: Vec<String> = d.zones.iter().map(|z| z.name.clone()).collect();
+        d.node_orders = SortOrders::nodes(&d.node_rows, &zone_names);
+        d.pod_orders = SortOrders::pods(&d.pod_rows);
+        d
+    }
+
+    fn build_zones(&mut self, cluster: &Cluster) {
+        let zone_key = cluster.interner.lookup(ZONE_KEY);
+        let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
+        let mut names: Vec<String> = cluster
+            .nodes
+            .iter()
+            .map(|n| {
+                zone_key
+                    .and_then(|k| n.labels.get(k))
+                    .map(|v| cluster.interner.resolve(v).to_string())
+            })
+            .map(|z| z.unwrap_or_else(|| NO_ZONE.to_string()))
+            .collect();
+        let mut sorted: Vec<String> = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        // The label-less bucket goes last.
+        if let Some(i) = sorted.iter().position(|z| z == NO_ZONE) {
+            let z = sorted.remove(i);
+            sorted.push(z);
+        }
+        for (i, z) in sorted.iter().enumerate() {
+            by_name.insert(z.clone(), i);
+            self.zones.push(ZoneSummary {
+                name: z.clone(),
+                ..Default::default()
+            });
+        }
+        for (id, name) in names.drain(..).enumerate() {
+            let zi = by_name[&name];
+            self.node_zone.push(zi);
+            let node = &cluster.nodes[id];
+            let info = &cluster.node_infos[id];
+            let z = &mut self.zones[zi];
+            z.nodes.push(id as NodeId);
+            z.cordoned += node.unschedulable as usize;
+            z.tainted += (!node.taints.is_empty() && !node.unschedulable) as usize;
+            z.pods += info.pods.len();
+            let cpu = Usage {
+                requested: info.requested.milli_cpu,
+                allocatable: node.allocatable.milli_cpu,
+            };
+            let memory = Usage {
+                requested: info.requested.memory,
+                allocatable: node.allocatable.memory,
+            };
+            z.cpu.add(cpu);
+            z.memory.add(memory);
+            z.free_cpu += cpu.free();
+            z.free_memory += memory.free();
+        }
+    }
+
+    fn build_node_rows(&mut self, cluster: &Cluster) {
+        self.node_rows = cluster
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(id, node)| {
+                let info = &cluster.node_infos[id];
+                let zone = self.node_zone[id];
+                let mut status = match node.ready {
+                    Some(false) => "NotReady".to_string(),
+                    _ => "Ready".to_string(),
+                };
+                if node.unschedulable {
+                    status.push_str(",SchedulingDisabled");
+                }
+                let taints = node
+                    .taints
+                    .iter()
+                    .filter(|t| {
+                        !(node.unschedulable && &*t.key == "node.kubernetes.io/unschedulable")
+                    })
+                    .map(|t| {
+                        if t.value.is_empty() {
+                            format!("{}:{}", t.key, t.effect.as_str())
+                        } else {
+                            format!("{}={}:{}", t.key, t.value, t.effect.as_str())
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",");
+                let labels = node
+                    .labels
+                    .iter()
+                    .map(|(k, v)| {
+                        format!(
+                            "{}={}",
+                            cluster.interner.resolve(k),
+                            cluster.interner.resolve(v)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let zone_name = &self.zones[zone].name;
+                NodeRow {
+                    id: id as NodeId,
+                    name: node.name.to_string(),
+                    zone,
+                    search: format!("{} {zone_name} {status} {taints} {labels}", node.name),
+                    status,
+                    pods: info.pods.len(),
+                    cpu: Usage {
+                        requested: info.requested.milli_cpu,
+                        allocatable: node.allocatable.milli_cpu,
+                    },
+                    memory: Usage {
+                        requested: info.requested.memory,
+                        allocatable: node.allocatable.memory,
+                    },
+                    taints,
+                }
+            })
+            .collect();
+    }
+
+    fn build_pod_rows(&mut self, cluster: &Cluster) {
+        self.pod_rows = Vec::with_capacity(cluster.pods.len());
+        for (id, pod) in cluster.pods.iter().enumerate() {
+            let id = id as PodId;
+            if pod.node.is_some() {
+                self.scheduled += 1;
+            } else if !pod.phase.is_terminal() {
+                self.pending.push(id);
+            }
+            let namespace = cluster.interner.resolve(pod.namespace).to_string();
+            let node = pod.node_name.as_deref().unwrap_or("").to_string();
+            let owner = pod
+                .controller
+                .as_ref()
+                .map(|o| format!("{}/{}", o.kind, o.name))
+                .unwrap_or_default();
+            let mut search = format!("{namespace}/{} {node} {owner}", pod.name);
+            for (k, v) in pod.labels.iter() {
+                search.push(' ');
+                search.push_str(cluster.interner.resolve(k));
+                search.push('=');
+                search.push_str(cluster.interner.resolve(v));
+            }
+            self.pod_rows.push(PodRow {
+                id,
+                namespace,
+                name: pod.name.to_string(),
+                node,
+                phase: pod.phase.as_str(),
+                priority: pod.priority_value(),
+                cpu: pod.requests.milli_cpu,
+                memory: pod.requests.memory,
+                owner,
+                search,
+            });
+        }
+    }
+
+    fn build_tiers(&mut self, cluster: &Cluster) {
+        let zones = self.zones.len();
+        let mut by_value: std::collections::BTreeMap<i32, TierRow> =
+            std::collections::BTreeMap::new();
+        let row = |value: i32| TierRow {
+            value,
+            per_zone: vec![TierZone::default(); zones],
+            ..Default::default()
+        };
+        for pc in &cluster.priority_classes {
+            let r = by_value.entry(pc.value).or_insert_with(|| row(pc.value));
+            if !r.classes.is_empty() {
+                r.classes.push_str(", ");
+            }
+            r.classes.push_str(&pc.name);
+            r.global_default |= pc.global_default;
+            r.never |= pc.preemption_policy == PreemptionPolicy::Never;
+        }
+        let protected = protected_pods(cluster);
+        for (id, pod) in cluster.pods.iter().enumerate() {
+            if pod.phase.is_terminal() {
+                continue;
+            }
+            let r = by_value
+                .entry(pod.priority_value())
+                .or_insert_with(|| row(pod.priority_value()));
+            let Some(node) = pod.node else {
+                r.pending += 1;
+                continue;
+            };
+            r.pods += 1;
+            r.cpu += pod.requests.milli_cpu;
+            r.memory += pod.requests.memory;
+            let z = &mut r.per_zone[self.node_zone[node as usize]];
+            z.pods += 1;
+            z.cpu += pod.requests.milli_cpu;
+            z.memory += pod.requests.memory;
+            if protected[id] {
+                z.protected_cpu += pod.requests.milli_cpu;
+                z.protected_memory += pod.requests.memory;
+            }
+        }
+        self.tiers = by_value.into_values().rev().collect();
+    }
+
+    fn build_workloads(&mut self, cluster: &Cluster) {
+        // (namespace, kind, name) → (first pod, count).
+        let mut owned: FxHashMap<(Sym, &str, &str), (PodId, usize)> = FxHashMap::default();
+        for (id, pod) in cluster.pods.iter().enumerate() {
+            if let Some(o) = &pod.controller {
+                owned
+                    .entry((pod.namespace, &o.kind, &o.name))
+                    .and_modify(|e| e.1 += 1)
+                    .or_insert((id as PodId, 1));
+            }
+        }
+        for (i, owner) in cluster.owners.iter().enumerate() {
+            let kind = match owner.kind {
+                SelectorOwnerKind::ReplicaSet => "ReplicaSet",
+                SelectorOwnerKind::StatefulSet => "StatefulSet",
+                _ => continue,
+            };
+            let found = owned.get(&(owner.namespace, kind, &*owner.name)).copied();
+            self.workloads.push(Workload {
+                owner: i,
+                label: format!(
+                    "{}/{}",
+                    cluster.interner.resolve(owner.namespace),
+                    owner.name
+                ),
+                kind,
+                pods: found.map(|f| f.1).unwrap_or(0),
+                sample_pod: found.map(|f| f.0),
+            });
+        }
+        // Biggest first: that is where skew matters.
+        self.workloads
+            .sort_by(|a, b| b.pods.cmp(&a.pods).then_with(|| a.label.cmp(&b.label)));
+    }
+
+    fn build_topology_keys(&mut self, cluster: &Cluster) {
+        let mut keys: Vec<Sym> = Vec::new();
+        for node in &cluster.nodes {
+            for (k, _) in node.labels.iter() {
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+        let rank = |k: &Sym| match cluster.interner.resolve(*k) {
+            ZONE_KEY => 0,
+            HOSTNAME_KEY => 1,
+            REGION_KEY => 2,
+            _ => 3,
+        };
+        keys.sort_by(|a, b| {
+            rank(a).cmp(&rank(b)).then_with(|| {
+                cluster
+                    .interner
+                    .resolve(*a)
+                    .cmp(cluster.interner.resolve(*b))
+            })
+        });
+        self.topology_keys = keys;
+    }
+}
+
+/// Which pods a PDB with no disruptions left covers (eviction would break it).
+pub fn protected_pods(cluster: &Cluster) -> Vec<bool> {
+    let mut protected = vec![false; cluster.pods.len()];
+    for pdb in &cluster.pdbs {
+        if pdb.disruptions_allowed.unwrap_or(0) > 0 {
+            continue;
+        }
+        cluster.for_each_scheduled_match(&pdb.selector, |id, pod| {
+            if pod.namespace == pdb.namespace {
+                protected[id as usize] = true;
+            }
+        });
+    }
+    protected
+}

@@ -1,0 +1,85 @@
+//! Human-readable quantities, as `kubectl top` and k9s print them.
+
+/// Milli-CPU as cores: `250m`, `1.5`, `16`.
+pub fn cpu(milli: i64) -> String {
+    if milli == 0 {
+        "0".to_string()
+    } else if milli.abs() < 1000 {
+        format!("{milli}m")
+    } else if milli % 1000 == 0 {
+        format!("{}", milli / 1000)
+    } else {
+        format!("{:.1}", milli as f64 / 1000.0)
+    }
+}
+
+/// Bytes in binary units: `512Mi`, `1.5Gi`.
+pub fn memory(bytes: i64) -> String {
+    const KI: f64 = 1024.0;
+    let b = bytes as f64;
+    let abs = b.abs();
+    if abs >= KI * KI * KI * KI {
+        format!("{:.1}Ti", b / (KI * KI * KI * KI))
+    } else if abs >= KI * KI * KI {
+        let gi = b / (KI * KI * KI);
+        if (gi - gi.round()).abs() < 0.05 {
+            format!("{:.0}Gi", gi)
+        } else {
+            format!("{gi:.1}Gi")
+        }
+    } else if abs >= KI * KI {
+        format!("{:.0}Mi", b / (KI * KI))
+    } else if abs >= KI {
+        format!("{:.0}Ki", b / KI)
+    } else {
+        format!("{bytes}")
+    }
+}
+
+/// `part` of `whole` as a whole percentage; 0 when `whole` is 0.
+pub fn percent(part: i64, whole: i64) -> u16 {
+    if whole <= 0 {
+        return 0;
+    }
+    ((part.max(0) as f64 * 100.0 / whole as f64).round() as i64).clamp(0, 999) as u16
+}
+
+/// Cuts `s` to at most `width` characters, ending with `…` when cut.
+pub fn truncate(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out: String = s.chars().take(width - 1).collect();
+    out.push('…');
+    out
+}
+
+/// Seconds as `45s`, `2m05s`.
+pub fn seconds(s: i64) -> String {
+    if s < 60 {
+        format!("{s}s")
+    } else {
+        format!("{}m{:02}s", s / 60, s % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(cpu(250), "250m");
+        assert_eq!(cpu(1500), "1.5");
+        assert_eq!(cpu(16000), "16");
+        assert_eq!(memory(512 << 20), "512Mi");
+        assert_eq!(memory(3 << 30), "3Gi");
+        assert_eq!(percent(1, 3), 33);
+        assert_eq!(percent(5, 0), 0);
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(seconds(125), "2m05s");
+    }
+}

@@ -1,0 +1,122 @@
+//! The `:` command palette: k9s-style commands with fuzzy completion.
+
+use super::table::fuzzy_rank_indices;
+use super::view::View;
+
+/// What a palette command does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Show(View),
+    Theme(String),
+    Help,
+    Quit,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Palette {
+    pub input: String,
+    /// Index into `matches`.
+    pub highlighted: usize,
+    /// Commands matching `input`, best first.
+    pub matches: Vec<String>,
+    commands: Vec<String>,
+}
+
+impl Palette {
+    pub fn open(theme_names: &[String]) -> Palette {
+        let mut commands: Vec<String> = View::ALL.iter().map(|v| v.command().to_string()).collect();
+        commands.extend(theme_names.iter().map(|t| format!("theme {t}")));
+        commands.extend(["help".to_string(), "quit".to_string()]);
+        let mut p = Palette {
+            commands,
+            ..Default::default()
+        };
+        p.update();
+        p
+    }
+
+    pub fn update(&mut self) {
+        self.matches = fuzzy_rank_indices(&self.commands, self.input.trim())
+            .into_iter()
+            .map(|i| self.commands[i].clone())
+            .collect();
+        self.highlighted = 0;
+    }
+
+    pub fn type_char(&mut self, c: char) {
+        self.input.push(c);
+        self.update();
+    }
+
+    pub fn backspace(&mut self) {
+        self.input.pop();
+        self.update();
+    }
+
+    pub fn move_highlight(&mut self, delta: isize) {
+        if self.matches.is_empty() {
+            return;
+        }
+        let n = self.matches.len() as isize;
+        self.highlighted = ((self.highlighted as isize + delta).rem_euclid(n)) as usize;
+    }
+
+    /// Tab: the input becomes the highlighted command.
+    pub fn complete(&mut self) {
+        if let Some(m) = self.matches.get(self.highlighted) {
+            self.input = m.clone();
+            self.update();
+        }
+    }
+
+    /// Enter: the command to run, or an error for the status line.
+    pub fn accept(&self) -> Result<Command, String> {
+        let typed = self.input.trim();
+        if let Some(c) = parse(typed) {
+            return Ok(c);
+        }
+        match self.matches.get(self.highlighted) {
+            Some(m) => parse(m).ok_or_else(|| format!("unknown command {m:?}")),
+            None => Err(format!("no command matches {typed:?}")),
+        }
+    }
+}
+
+/// Exact commands and the k9s aliases (`no`, `po`, `q!`...).
+pub fn parse(s: &str) -> Option<Command> {
+    let s = s.trim();
+    if let Some(name) = s.strip_prefix("theme ") {
+        return Some(Command::Theme(name.trim().to_string()));
+    }
+    Some(match s {
+        "overview" | "ov" => Command::Show(View::Overview),
+        "skew" | "sk" => Command::Show(View::Skew),
+        "tiers" | "priorityclasses" | "pc" => Command::Show(View::Tiers),
+        "nodes" | "node" | "no" => Command::Show(View::Nodes),
+        "pods" | "pod" | "po" => Command::Show(View::Pods),
+        "placement" | "place" => Command::Show(View::Placement),
+        "help" | "?" => Command::Help,
+        "quit" | "q" | "q!" | "exit" => Command::Quit,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fuzzy_completion_and_aliases() {
+        let mut p = Palette::open(&["dark".into(), "light".into()]);
+        for c in "lig".chars() {
+            p.type_char(c);
+        }
+        assert_eq!(p.matches.first().map(String::as_str), Some("theme light"));
+        assert_eq!(p.accept(), Ok(Command::Theme("light".into())));
+        let mut p = Palette::open(&[]);
+        p.type_char('p');
+        p.type_char('o');
+        assert_eq!(p.accept(), Ok(Command::Show(View::Pods)));
+        assert_eq!(parse("q"), Some(Command::Quit));
+    }
+}

@@ -1,0 +1,444 @@
+//! The Placement view's content: the engine's answer turned into styled
+//! lines once, on the worker thread, so drawing only slices a list.
+
+use std::collections::BTreeMap;
+
+use crate::engine::framework::SCORE_PLUGINS;
+use crate::engine::preemption::Criterion;
+use crate::engine::{NodeFailure, Outcome, Placement};
+use crate::model::{Cluster, NodeId};
+
+use super::format;
+
+/// How a line is styled; the theme decides the colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Heading,
+    TableHeader,
+    Text,
+    Good,
+    Warn,
+    Bad,
+    Muted,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    pub tone: Tone,
+    pub text: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct PlacementReport {
+    pub pod: String,
+    pub outcome: Outcome,
+    /// Always visible above the scrolling part.
+    pub header: Vec<Line>,
+    pub lines: Vec<Line>,
+}
+
+/// Short score column titles, in [`SCORE_PLUGINS`] order.
+pub const SCORE_COLUMNS: [&str; 8] = [
+    "Taint", "NodeAff", "Spread", "PodAff", "Fit", "Balance", "Image", "Volume",
+];
+
+/// Failing nodes listed by name per reason, before "+N more".
+const NAMES_PER_REASON: usize = 6;
+
+/// Long messages are wrapped here so every report line is one screen row.
+const WRAP: usize = 120;
+
+/// Splits `text` into lines of at most `width` characters, at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for word in text.split(' ') {
+        if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    if !current.is_empty() || lines.is_empty() {
+        lines.push(current);
+    }
+    lines
+}
+
+struct Out(Vec<Line>);
+
+impl Out {
+    fn push(&mut self, tone: Tone, text: impl Into<String>) {
+        self.0.push(Line {
+            tone,
+            text: text.into(),
+        });
+    }
+    fn blank(&mut self) {
+        self.push(Tone::Text, "");
+    }
+}
+
+pub fn outcome_tone(outcome: Outcome) -> Tone {
+    match outcome {
+        Outcome::Scheduled => Tone::Good,
+        Outcome::Preempt => Tone::Warn,
+        Outcome::Unschedulable | Outcome::Rejected => Tone::Bad,
+    }
+}
+
+pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> PlacementReport {
+    let name = |n: NodeId| cluster.node(n).name.to_string();
+    let mut header = Out(Vec::new());
+    let class = placement
+        .priority_class
+        .as_deref()
+        .map(|c| format!(" ({c})"))
+        .unwrap_or_default();
+    let priority = placement
+        .priority
+        .map(|p| p.to_string())
+        .unwrap_or_else(|| "-".into());
+    header.push(
+        Tone::Heading,
+        format!(
+            "Pod {}   priority {priority}{class}   preemptionPolicy {}",
+            placement.pod,
+            placement.preemption_policy.as_str()
+        ),
+    );
+    let verdict = match placement.outcome {
+        Outcome::Scheduled => format!(
+            "SCHEDULED → {} ({} feasible node(s), {} with the top score)",
+            placement.node.map(name).unwrap_or_default(),
+            placement.feasible.len(),
+            placement.best.len()
+        ),
+        Outcome::Preempt => {
+            let victims = placement
+                .preemption
+                .as_ref()
+                .map(|p| p.victims.len())
+                .unwrap_or(0);
+            format!(
+                "PREEMPT → {} after evicting {victims} pod(s); no node fits as is",
+                placement.node.map(name).unwrap_or_default()
+            )
+        }
+        Outcome::Unschedulable => {
+            "UNSCHEDULABLE: no node fits and preemption cannot help".to_string()
+        }
+        Outcome::Rejected => format!(
+            "REJECTED at admission: {}",
+            placement.rejection.as_deref().unwrap_or("")
+        ),
+    };
+    header.push(outcome_tone(placement.outcome), verdict);
+    if pod_is_bound {
+        header.push(
+            Tone::Muted,
+            "The pod is bound; this is where it would go if it were rescheduled now.",
+        );
+    } else {
+        header.push(
+            Tone::Muted,
+            "The pod is pending; this is why, and what the scheduler would do.",
+        );
+    }
+
+    let mut out = Out(Vec::new());
+    if !placement.message.is_empty() {
+        out.push(
+            Tone::Heading,
+            "Why (the scheduler's FailedScheduling message)",
+        );
+        for l in wrap(&placement.message, WRAP) {
+            out.push(Tone::Bad, format!("  {l}"));
+        }
+        if let Some(p) = &placement.preemption
+            && !p.message.is_empty()
+        {
+            for l in wrap(&p.message, WRAP) {
+                out.push(Tone::Bad, format!("  {l}"));
+            }
+        }
+        out.blank();
+    }
+    if !placement.notes.is_empty() {
+        out.push(Tone::Heading, "Notes");
+        for n in &placement.notes {
+            for (i, l) in wrap(n, WRAP).into_iter().enumerate() {
+                out.push(
+                    Tone::Warn,
+                    format!("  {} {l}", if i == 0 { "•" } else { " " }),
+                );
+            }
+        }
+        out.blank();
+    }
+    ranked_nodes(&mut out, cluster, placement);
+    failing_nodes(
+        &mut out,
+        cluster,
+        &placement.failures,
+        "Failing nodes by reason",
+    );
+    if let Some(p) = &placement.preemption {
+        preemption(&mut out, cluster, placement, p);
+    }
+    out.push(Tone::Heading, "How kplace answers");
+    out.push(
+        Tone::Muted,
+        format!(
+            "  kplace evaluates all {} nodes. kube-scheduler samples above 100 nodes: it stops filtering once it has",
+            cluster.nodes.len()
+        ),
+    );
+    out.push(
+        Tone::Muted,
+        "  enough feasible nodes (percentageOfNodesToScore) and dry-runs preemption on a random sample of candidates,",
+    );
+    out.push(
+        Tone::Muted,
+        "  so on large clusters it may pick another of the equally good nodes.",
+    );
+    PlacementReport {
+        pod: placement.pod.clone(),
+        outcome: placement.outcome,
+        header: header.0,
+        lines: out.0,
+    }
+}
+
+fn ranked_nodes(out: &mut Out, cluster: &Cluster, placement: &Placement) {
+    if placement.scores.is_empty() {
+        return;
+    }
+    out.push(
+        Tone::Heading,
+        format!(
+            "Ranked nodes ({} feasible, best first; weighted points per score plugin)",
+            placement.scores.len()
+        ),
+    );
+    let mut header = format!("  {:>4}  {:<28} {:>6}", "#", "NODE", "TOTAL");
+    for c in SCORE_COLUMNS {
+        header.push_str(&format!(" {c:>8}"));
+    }
+    out.push(Tone::TableHeader, header);
+    let mut scores: Vec<_> = placement.scores.iter().collect();
+    scores.sort_by(|a, b| b.total.cmp(&a.total).then(a.node.cmp(&b.node)));
+    for (rank, s) in scores.iter().enumerate() {
+        let best = placement.best.contains(&s.node);
+        let mut row = format!(
+            "  {:>4}  {:<28} {:>6}",
+            rank + 1,
+            format::truncate(&cluster.node(s.node).name, 28),
+            s.total
+        );
+        for p in s.plugins {
+            row.push_str(&format!(" {p:>8}"));
+        }
+        if Some(s.node) == placement.node {
+            row.push_str("  ← kplace's pick");
+        } else if best {
+            row.push_str("  (tied best)");
+        }
+        out.push(if best { Tone::Good } else { Tone::Text }, row);
+    }
+    let legend: Vec<String> = SCORE_PLUGINS
+        .iter()
+        .zip(SCORE_COLUMNS)
+        .map(|((plugin, weight), col)| format!("{col}={plugin}×{weight}"))
+        .collect();
+    out.push(Tone::Muted, format!("  {}", legend.join("  ")));
+    out.blank();
+}
+
+/// Groups failures by plugin and reason text, largest group first.
+fn failing_nodes(out: &mut Out, cluster: &Cluster, failures: &[NodeFailure], title: &str) {
+    if failures.is_empty() {
+        return;
+    }
+    let mut groups: BTreeMap<(String, &'static str, &'static str), Vec<NodeId>> = BTreeMap::new();
+    for f in failures {
+        let reason = if f.rejection.reasons.is_empty() {
+            "excluded before filtering (node name / required affinity PreFilter)".to_string()
+        } else {
+            f.rejection.reasons.join("; ")
+        };
+        groups
+            .entry((
+                reason,
+                f.rejection.plugin.as_str(),
+                f.rejection.code.as_str(),
+            ))
+            .or_default()
+            .push(f.node);
+    }
+    let mut groups: Vec<_> = groups.into_iter().collect();
+    groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+    out.push(
+        Tone::Heading,
+        format!("{title} ({} node(s))", failures.len()),
+    );
+    for ((reason, plugin, code), nodes) in groups {
+        out.push(Tone::Bad, format!("  {:>5}  {reason}", nodes.len()));
+        out.push(Tone::Muted, format!("         {plugin} · {code}"));
+        let mut names: Vec<String> = nodes
+            .iter()
+            .take(NAMES_PER_REASON)
+            .map(|&n| cluster.node(n).name.to_string())
+            .collect();
+        if nodes.len() > NAMES_PER_REASON {
+            names.push(format!("+{} more", nodes.len() - NAMES_PER_REASON));
+        }
+        out.push(Tone::Text, format!("         {}", names.join(", ")));
+    }
+    out.blank();
+}
+
+fn preemption(
+    out: &mut Out,
+    cluster: &Cluster,
+    placement: &Placement,
+    p: &crate::engine::preemption::PreemptionAnswer,
+) {
+    out.push(Tone::Heading, "Preemption");
+    if let Some(reason) = &p.ineligible_reason {
+        out.push(Tone::Bad, format!("  not eligible: {reason}"));
+        out.blank();
+        return;
+    }
+    let name = |n: NodeId| cluster.node(n).name.to_string();
+    match p.node {
+        Some(node) => {
+            let others: Vec<String> = p
+                .chosen_nodes
+                .iter()
+                .filter(|&&n| n != node)
+                .map(|&n| name(n))
+                .collect();
+            let tie = if others.is_empty() {
+                String::new()
+            } else {
+                format!(" (tied with {})", others.join(", "))
+            };
+            out.push(Tone::Warn, format!("  nominated node: {}{tie}", name(node)));
+        }
+        None => out.push(
+            Tone::Bad,
+            "  no node where evicting lower-priority pods would make room",
+        ),
+    }
+    out.push(
+        Tone::Muted,
+        format!(
+            "  kplace dry-ran all {} potential node(s); the scheduler would sample {}.",
+            p.potential_nodes, p.upstream_sample
+        ),
+    );
+    if let Some(t) = &p.termination {
+        out.blank();
+        out.push(
+            Tone::Heading,
+            format!(
+                "Victims on {} ({})",
+                placement.node.map(name).unwrap_or_default(),
+                t.victims.len()
+            ),
+        );
+        out.push(
+            Tone::TableHeader,
+            format!(
+                "  {:<48} {:>11} {:>6} {:>6} {:>7}  {:<16} {}",
+                "POD", "PRIORITY", "GRACE", "MAX", "PRESTOP", "STATEFULSET", "PDB VIOLATED"
+            ),
+        );
+        for v in &t.victims {
+            let pod = cluster.pod(v.pod);
+            let tone = if v.violated_pdbs.is_empty() {
+                Tone::Text
+            } else {
+                Tone::Bad
+            };
+            out.push(
+                tone,
+                format!(
+                    "  {:<48} {:>11} {:>6} {:>6} {:>7}  {:<16} {}",
+                    format::truncate(&cluster.pod_key(v.pod), 48),
+                    pod.priority_value(),
+                    format::seconds(v.grace_seconds),
+                    format::seconds(v.max_seconds),
+                    if v.has_pre_stop { "yes" } else { "-" },
+                    v.stateful_set.as_deref().unwrap_or("-"),
+                    if v.violated_pdbs.is_empty() {
+                        "-".to_string()
+                    } else {
+                        v.violated_pdbs.join(", ")
+                    }
+                ),
+            );
+        }
+        let slowest = t.slowest.map(|id| cluster.pod_key(id)).unwrap_or_default();
+        out.push(
+            Tone::Warn,
+            format!(
+                "  earliest bind: {} after the evictions (slowest: {slowest}), plus ~{}-{} s for the kubelet to report",
+                format::seconds(t.earliest_bind_seconds),
+                crate::engine::termination::PROPAGATION_SECONDS.0,
+                crate::engine::termination::PROPAGATION_SECONDS.1
+            ),
+        );
+    }
+    if !p.candidates.is_empty() {
+        out.blank();
+        out.push(
+            Tone::Heading,
+            format!("Candidate nodes ({}), best first", p.candidates.len()),
+        );
+        out.push(
+            Tone::TableHeader,
+            format!(
+                "  {:<28} {:>8} {:>15}  {}",
+                "NODE", "VICTIMS", "PDB VIOLATIONS", "LOST ON"
+            ),
+        );
+        let rank = |lost: Option<Criterion>| match lost {
+            None => usize::MAX,
+            Some(c) => Criterion::ALL.iter().position(|&x| x == c).unwrap_or(0),
+        };
+        let mut cands: Vec<_> = p.candidates.iter().collect();
+        cands.sort_by(|a, b| {
+            rank(b.lost_on)
+                .cmp(&rank(a.lost_on))
+                .then(a.node.cmp(&b.node))
+        });
+        for c in cands {
+            let chosen = p.chosen_nodes.contains(&c.node);
+            let lost = match c.lost_on {
+                None if chosen => "chosen".to_string(),
+                None => "-".to_string(),
+                Some(crit) => crit.as_str().to_string(),
+            };
+            out.push(
+                if chosen { Tone::Good } else { Tone::Text },
+                format!(
+                    "  {:<28} {:>8} {:>15}  {lost}",
+                    format::truncate(&name(c.node), 28),
+                    c.victims.len(),
+                    c.num_pdb_violations
+                ),
+            );
+        }
+    }
+    out.blank();
+    failing_nodes(
+        out,
+        cluster,
+        &p.statuses,
+        "Nodes where preemption does not help",
+    );
+}

@@ -1,0 +1,794 @@
+//! The app state and how events change it. No drawing here: `crate::ui`
+//! reads this state and draws it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+use rustc_hash::FxHashMap;
+
+use crate::engine::Outcome;
+use crate::model::{Cluster, PodId};
+
+use super::Options;
+use super::cursor::Cursor;
+use super::loader::{Loaded, Loading, Source};
+use super::palette::{Command, Palette};
+use super::report::PlacementReport;
+use super::skew::{self, SkewReport};
+use super::table::{self, NODE_SORTS, POD_SORTS, TableView};
+use super::theme::{DEFAULT_THEME, Theme, ThemeCatalog, no_color_requested};
+use super::tiers::{self, Headroom};
+use super::view::View;
+use super::worker::{WorkerEvent, Workers};
+
+/// Mouse wheel steps move the selection by this many rows.
+const WHEEL_ROWS: isize = 3;
+
+pub enum Phase {
+    Loading(Loading),
+    Failed { source: String, error: String },
+    Ready(Box<Session>),
+}
+
+#[derive(Default)]
+pub enum Overlay {
+    #[default]
+    None,
+    Help,
+    Palette(Palette),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// What the pending-pod tally knows about one pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingOutcome {
+    pub outcome: Outcome,
+    pub node: Option<String>,
+}
+
+/// Counts per outcome over the pending pods, and how many are still computing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OutcomeCounts {
+    pub scheduled: usize,
+    pub preempt: usize,
+    pub unschedulable: usize,
+    pub computing: usize,
+}
+
+/// Everything that exists once a cluster is loaded.
+pub struct Session {
+    pub loaded: Loaded,
+    workers: Workers,
+    pub outcomes: FxHashMap<PodId, PendingOutcome>,
+    /// Selection in the Overview's pending list.
+    pub pending_cursor: Cursor,
+    /// Scroll of the Overview's node bars.
+    pub node_bars: Cursor,
+    pub skew_filter: String,
+    /// Indices into `derived.workloads` matching the filter.
+    pub skew_rows: Vec<usize>,
+    pub skew_cursor: Cursor,
+    pub skew_key: usize,
+    pub skew: Option<SkewReport>,
+    pub tier_cursor: Cursor,
+    pub headroom: Option<Headroom>,
+    pub nodes: TableView,
+    pub pods: TableView,
+    pub placement_pod: Option<PodId>,
+    pub placement: Option<Arc<PlacementReport>>,
+    pub placement_scroll: Cursor,
+    placement_cache: FxHashMap<PodId, Arc<PlacementReport>>,
+}
+
+impl Session {
+    fn new(loaded: Loaded) -> Session {
+        let workers = Workers::start(loaded.cluster.clone(), loaded.derived.pending.clone());
+        let mut s = Session {
+            workers,
+            outcomes: FxHashMap::default(),
+            pending_cursor: Cursor::default(),
+            node_bars: Cursor::default(),
+            skew_filter: String::new(),
+            skew_rows: (0..loaded.derived.workloads.len()).collect(),
+            skew_cursor: Cursor::default(),
+            skew_key: 0,
+            skew: None,
+            tier_cursor: Cursor::default(),
+            headroom: None,
+            nodes: TableView::default(),
+            pods: TableView::default(),
+            placement_pod: None,
+            placement: None,
+            placement_scroll: Cursor::default(),
+            placement_cache: FxHashMap::default(),
+            loaded,
+        };
+        s.refresh_nodes();
+        s.refresh_pods();
+        // Start on the biggest workload with a hard spread constraint: the
+        // one whose skew can keep pods pending.
+        let d = &s.loaded.derived;
+        let cluster = &s.loaded.cluster;
+        let hard = |w: &super::derived::Workload| {
+            w.sample_pod.is_some_and(|p| {
+                cluster.pod(p).spread_constraints.iter().any(|c| {
+                    c.when_unsatisfiable == crate::model::pod::WhenUnsatisfiable::DoNotSchedule
+                        && Some(&c.topology_key) == d.topology_keys.first()
+                })
+            })
+        };
+        s.skew_cursor.selected = d.workloads.iter().position(hard).unwrap_or(0);
+        s.refresh_skew();
+        // Start the Tiers view on the default tier, if any, else the top.
+        let default_tier = s
+            .loaded
+            .derived
+            .tiers
+            .iter()
+            .position(|t| t.global_default)
+            .unwrap_or(0);
+        s.tier_cursor.selected = default_tier;
+        s.refresh_headroom();
+        s
+    }
+
+    pub fn cluster(&self) -> &Cluster {
+        &self.loaded.cluster
+    }
+
+    pub fn counts(&self) -> OutcomeCounts {
+        let mut c = OutcomeCounts::default();
+        for id in &self.loaded.derived.pending {
+            match self.outcomes.get(id).map(|o| o.outcome) {
+                Some(Outcome::Scheduled) => c.scheduled += 1,
+                Some(Outcome::Preempt) => c.preempt += 1,
+                Some(Outcome::Unschedulable | Outcome::Rejected) => c.unschedulable += 1,
+                None => c.computing += 1,
+            }
+        }
+        c
+    }
+
+    /// Whether a Placement answer is on its way.
+    pub fn placement_computing(&self) -> bool {
+        self.placement_pod.is_some() && self.placement.is_none()
+    }
+
+    fn refresh_nodes(&mut self) {
+        let d = &self.loaded.derived;
+        table::refresh_nodes(&mut self.nodes, &d.node_rows, &d.node_orders);
+    }
+
+    fn refresh_pods(&mut self) {
+        let d = &self.loaded.derived;
+        table::refresh_pods(&mut self.pods, &d.pod_rows, &d.pod_orders);
+    }
+
+    fn refresh_skew_rows(&mut self) {
+        let labels: Vec<String> = self
+            .loaded
+            .derived
+            .workloads
+            .iter()
+            .map(|w| w.label.clone())
+            .collect();
+        self.skew_rows = table::fuzzy_rank_indices(&labels, &self.skew_filter);
+        self.skew_cursor.clamp(self.skew_rows.len());
+        self.refresh_skew();
+    }
+
+    pub fn selected_workload(&self) -> Option<usize> {
+        self.skew_rows.get(self.skew_cursor.selected).copied()
+    }
+
+    fn refresh_skew(&mut self) {
+        let d = &self.loaded.derived;
+        self.skew = match (self.selected_workload(), d.topology_keys.get(self.skew_key)) {
+            (Some(w), Some(&key)) => {
+                Some(skew::compute(&self.loaded.cluster, &d.workloads[w], key))
+            }
+            _ => None,
+        };
+    }
+
+    fn refresh_headroom(&mut self) {
+        self.headroom = tiers::headroom(&self.loaded.derived, self.tier_cursor.selected);
+    }
+
+    fn open_placement(&mut self, pod: PodId) {
+        self.placement_pod = Some(pod);
+        self.placement_scroll = Cursor::default();
+        self.placement = self.placement_cache.get(&pod).cloned();
+        if self.placement.is_none() {
+            self.workers.request_placement(pod);
+        }
+    }
+
+    /// Applies worker results; returns whether anything changed.
+    fn pump(&mut self) -> bool {
+        let mut changed = false;
+        while let Some(event) = self.workers.try_recv() {
+            self.apply(event);
+            changed = true;
+        }
+        changed
+    }
+
+    fn apply(&mut self, event: WorkerEvent) {
+        match event {
+            WorkerEvent::Placement { pod, report } => {
+                if self.placement_pod == Some(pod) {
+                    self.placement = Some(report.clone());
+                }
+                self.placement_cache.insert(pod, report);
+            }
+            WorkerEvent::Outcome { pod, outcome, node } => {
+                self.outcomes.insert(pod, PendingOutcome { outcome, node });
+            }
+        }
+    }
+
+    fn busy(&self) -> bool {
+        let tallying = !self.workers.background_stopped()
+            && self.outcomes.len() < self.loaded.derived.pending.len();
+        self.placement_computing() || tallying
+    }
+
+    /// The pod under the selection of the current list, if it is a pod list.
+    fn selected_pod(&self, view: View) -> Option<PodId> {
+        match view {
+            View::Pods => self.pods.selected_row(),
+            View::Overview => self
+                .loaded
+                .derived
+                .pending
+                .get(self.pending_cursor.selected)
+                .copied(),
+            _ => None,
+        }
+    }
+}
+
+pub struct App {
+    pub phase: Phase,
+    pub view: View,
+    history: Vec<View>,
+    pub overlay: Overlay,
+    /// Typing into the current view's filter.
+    pub filtering: bool,
+    pub theme: Theme,
+    pub themes: ThemeCatalog,
+    pub status: Option<Status>,
+    /// Why the demo opened instead of a live cluster.
+    pub demo_note: Option<String>,
+    pub should_quit: bool,
+    /// Animation frame for spinners.
+    pub tick: u64,
+    /// `--pod`: opened once the cluster is loaded.
+    open_pod: Option<String>,
+}
+
+impl App {
+    /// Starts loading the source the options name.
+    pub fn new(options: Options) -> App {
+        let source = match &options.snapshot {
+            Some(path) if !options.demo => Source::File(path.clone()),
+            _ => Source::Demo,
+        };
+        let mut app = App::bare(&options);
+        app.phase = Phase::Loading(Loading::start(source));
+        app
+    }
+
+    /// An app on a cluster already in memory (benchmarks, tests).
+    pub fn with_cluster(cluster: Cluster, name: &str, options: Options) -> App {
+        let mut app = App::bare(&options);
+        app.become_ready(Loaded::new(cluster, name.to_string(), Duration::ZERO));
+        app
+    }
+
+    fn bare(options: &Options) -> App {
+        let themes = ThemeCatalog::load();
+        let mut status = themes.problems.first().map(|p| Status {
+            text: p.clone(),
+            is_error: true,
+        });
+        let theme = if no_color_requested() {
+            Theme::monochrome()
+        } else {
+            match themes.resolve(options.theme.as_deref().unwrap_or(DEFAULT_THEME)) {
+                Ok(t) => t,
+                Err(e) => {
+                    status = Some(Status {
+                        text: e,
+                        is_error: true,
+                    });
+                    Theme::default_theme()
+                }
+            }
+        };
+        let demo_note = options
+            .demo_reason
+            .as_ref()
+            .map(|r| format!("Demo mode: {r}"));
+        App {
+            phase: Phase::Failed {
+                source: String::new(),
+                error: String::new(),
+            },
+            view: View::Overview,
+            history: Vec::new(),
+            overlay: Overlay::None,
+            filtering: false,
+            theme,
+            themes,
+            status,
+            demo_note,
+            should_quit: false,
+            tick: 0,
+            open_pod: options.pod.clone(),
+        }
+    }
+
+    pub fn session(&self) -> Option<&Session> {
+        match &self.phase {
+            Phase::Ready(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn session_mut(&mut self) -> Option<&mut Session> {
+        match &mut self.phase {
+            Phase::Ready(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn become_ready(&mut self, loaded: Loaded) {
+        self.phase = Phase::Ready(Box::new(Session::new(loaded)));
+        if let Some(key) = self.open_pod.take() {
+            let found = key
+                .split_once('/')
+                .and_then(|(ns, name)| self.session().and_then(|s| s.cluster().find_pod(ns, name)));
+            match found {
+                Some(pod) => self.show_placement(pod),
+                None => self.set_error(format!(
+                    "--pod {key}: no such pod in the snapshot (give NAMESPACE/NAME)"
+                )),
+            }
+        }
+    }
+
+    /// Applies background results (load, engine answers). Call before
+    /// drawing; returns whether anything changed.
+    pub fn pump(&mut self) -> bool {
+        if let Phase::Loading(loading) = &self.phase {
+            return match loading.poll() {
+                None => false,
+                Some(result) => {
+                    self.finish_loading(result);
+                    true
+                }
+            };
+        }
+        self.session_mut().is_some_and(|s| s.pump())
+    }
+
+    fn finish_loading(&mut self, result: Result<Loaded, String>) {
+        match result {
+            Ok(loaded) => self.become_ready(loaded),
+            Err(error) => {
+                let source = match &self.phase {
+                    Phase::Loading(l) => l.name.clone(),
+                    _ => String::new(),
+                };
+                self.phase = Phase::Failed { source, error };
+            }
+        }
+    }
+
+    /// Whether a load or an engine answer is still on its way.
+    pub fn busy(&self) -> bool {
+        match &self.phase {
+            Phase::Loading(_) => true,
+            Phase::Failed { .. } => false,
+            Phase::Ready(s) => s.busy(),
+        }
+    }
+
+    /// Blocks until nothing is in flight or `timeout` passes (tests,
+    /// benchmarks). Returns whether it settled.
+    pub fn wait_until_idle(&mut self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Phase::Loading(loading) = &self.phase {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if let Some(result) = loading.wait(left) {
+                    self.finish_loading(result);
+                }
+            }
+            if let Phase::Ready(s) = &mut self.phase {
+                s.pump();
+                if s.busy() {
+                    let left = deadline
+                        .saturating_duration_since(Instant::now())
+                        .min(Duration::from_millis(20));
+                    if let Some(e) = s.workers.recv_timeout(left) {
+                        s.apply(e);
+                    }
+                }
+            }
+            if !self.busy() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+        }
+    }
+
+    /// Stops background work the benchmark does not want competing for CPU.
+    pub fn stop_background(&self) {
+        if let Some(s) = self.session() {
+            s.workers.stop_background();
+        }
+    }
+
+    pub fn on_tick(&mut self) {
+        self.tick = self.tick.wrapping_add(1);
+    }
+
+    fn set_error(&mut self, text: impl Into<String>) {
+        self.status = Some(Status {
+            text: text.into(),
+            is_error: true,
+        });
+    }
+
+    fn set_info(&mut self, text: impl Into<String>) {
+        self.status = Some(Status {
+            text: text.into(),
+            is_error: false,
+        });
+    }
+
+    pub fn switch_to(&mut self, view: View) {
+        if view != self.view {
+            self.history.push(self.view);
+            if self.history.len() > 64 {
+                self.history.remove(0);
+            }
+            self.view = view;
+        }
+        self.filtering = false;
+    }
+
+    fn show_placement(&mut self, pod: PodId) {
+        if let Some(s) = self.session_mut() {
+            s.open_placement(pod);
+        }
+        self.switch_to(View::Placement);
+    }
+
+    fn back(&mut self) {
+        if let Some(v) = self.history.pop() {
+            self.view = v;
+        }
+    }
+
+    pub fn set_theme(&mut self, name: &str) {
+        if no_color_requested() {
+            self.set_info("NO_COLOR is set: colours stay off");
+            return;
+        }
+        match self.themes.resolve(name) {
+            Ok(t) => {
+                self.set_info(format!("theme {}", t.name));
+                self.theme = t;
+            }
+            Err(e) => {
+                self.theme = Theme::default_theme();
+                self.set_error(e);
+            }
+        }
+    }
+
+    /// The current view's filter text, if the view has one.
+    pub fn filter_text(&self) -> Option<&str> {
+        let s = self.session()?;
+        match self.view {
+            View::Nodes => Some(&s.nodes.filter),
+            View::Pods => Some(&s.pods.filter),
+            View::Skew => Some(&s.skew_filter),
+            _ => None,
+        }
+    }
+
+    fn edit_filter(&mut self, edit: impl FnOnce(&mut String)) {
+        let view = self.view;
+        let Some(s) = self.session_mut() else { return };
+        match view {
+            View::Nodes => {
+                edit(&mut s.nodes.filter);
+                s.nodes.cursor.home();
+                s.refresh_nodes();
+            }
+            View::Pods => {
+                edit(&mut s.pods.filter);
+                s.pods.cursor.home();
+                s.refresh_pods();
+            }
+            View::Skew => {
+                edit(&mut s.skew_filter);
+                s.skew_cursor.home();
+                s.refresh_skew_rows();
+            }
+            _ => {}
+        }
+    }
+
+    pub fn handle_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('q'))
+        {
+            self.should_quit = true;
+            return;
+        }
+        if matches!(self.overlay, Overlay::Palette(_)) {
+            self.palette_key(key);
+            return;
+        }
+        if matches!(self.overlay, Overlay::Help) {
+            match key.code {
+                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Enter => self.overlay = Overlay::None,
+                KeyCode::Char('q') => self.should_quit = true,
+                _ => {}
+            }
+            return;
+        }
+        if self.filtering {
+            self.filter_key(key);
+            return;
+        }
+        if !matches!(self.phase, Phase::Ready(_)) {
+            if matches!(key.code, KeyCode::Char('q') | KeyCode::Esc) {
+                self.should_quit = true;
+            }
+            return;
+        }
+        self.status = None;
+        match key.code {
+            KeyCode::Char('q') => self.should_quit = true,
+            KeyCode::Char('?') => self.overlay = Overlay::Help,
+            KeyCode::Char(':') => {
+                self.overlay = Overlay::Palette(Palette::open(&self.themes.names()))
+            }
+            KeyCode::Char('/') => {
+                if self.filter_text().is_some() {
+                    self.filtering = true;
+                } else {
+                    self.set_info("/ filters the Skew, Nodes and Pods lists");
+                }
+            }
+            KeyCode::Esc => {
+                if self.filter_text().is_some_and(|f| !f.is_empty()) {
+                    self.edit_filter(String::clear);
+                } else {
+                    self.back();
+                }
+            }
+            KeyCode::Tab => self.switch_to(self.view.next()),
+            KeyCode::BackTab => self.switch_to(self.view.prev()),
+            KeyCode::Char(c) if c.is_ascii_digit() => {
+                if let Some(v) = View::from_digit(c) {
+                    self.switch_to(v);
+                }
+            }
+            KeyCode::Enter => self.enter(),
+            KeyCode::Char('s') => self.cycle_sort(false),
+            KeyCode::Char('S') => self.cycle_sort(true),
+            KeyCode::Char('t') if self.view == View::Skew => {
+                if let Some(s) = self.session_mut() {
+                    let n = s.loaded.derived.topology_keys.len().max(1);
+                    s.skew_key = (s.skew_key + 1) % n;
+                    s.refresh_skew();
+                }
+            }
+            KeyCode::Up | KeyCode::Char('k') => self.move_selection(Move::By(-1)),
+            KeyCode::Down | KeyCode::Char('j') => self.move_selection(Move::By(1)),
+            KeyCode::PageUp => self.move_selection(Move::Page(-1)),
+            KeyCode::PageDown => self.move_selection(Move::Page(1)),
+            KeyCode::Home | KeyCode::Char('g') => self.move_selection(Move::Home),
+            KeyCode::End | KeyCode::Char('G') => self.move_selection(Move::End),
+            _ => {}
+        }
+    }
+
+    pub fn handle_mouse(&mut self, mouse: MouseEvent) {
+        if !matches!(self.overlay, Overlay::None) {
+            return;
+        }
+        match mouse.kind {
+            MouseEventKind::ScrollUp => self.move_selection(Move::By(-WHEEL_ROWS)),
+            MouseEventKind::ScrollDown => self.move_selection(Move::By(WHEEL_ROWS)),
+            _ => {}
+        }
+    }
+
+    fn palette_key(&mut self, key: KeyEvent) {
+        let Overlay::Palette(p) = &mut self.overlay else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc => self.overlay = Overlay::None,
+            KeyCode::Enter => {
+                let command = p.accept();
+                self.overlay = Overlay::None;
+                match command {
+                    Ok(c) => self.run_command(c),
+                    Err(e) => self.set_error(e),
+                }
+            }
+            KeyCode::Tab => p.complete(),
+            KeyCode::Up => p.move_highlight(-1),
+            KeyCode::Down => p.move_highlight(1),
+            KeyCode::Backspace => p.backspace(),
+            KeyCode::Char(c) => p.type_char(c),
+            _ => {}
+        }
+    }
+
+    pub fn run_command(&mut self, command: Command) {
+        match command {
+            Command::Show(v) => self.switch_to(v),
+            Command::Theme(name) => self.set_theme(&name),
+            Command::Help => self.overlay = Overlay::Help,
+            Command::Quit => self.should_quit = true,
+        }
+    }
+
+    fn filter_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Esc => {
+                self.filtering = false;
+                self.edit_filter(String::clear);
+            }
+            KeyCode::Enter => self.filtering = false,
+            KeyCode::Backspace => self.edit_filter(|f| {
+                f.pop();
+            }),
+            KeyCode::Up => self.move_selection(Move::By(-1)),
+            KeyCode::Down => self.move_selection(Move::By(1)),
+            KeyCode::Char(c) => self.edit_filter(|f| f.push(c)),
+            _ => {}
+        }
+    }
+
+    fn enter(&mut self) {
+        let view = self.view;
+        let Some(s) = self.session_mut() else { return };
+        if let Some(pod) = s.selected_pod(view) {
+            self.show_placement(pod);
+            return;
+        }
+        match view {
+            // Enter on a node lists its pods, as in k9s.
+            View::Nodes => {
+                let Some(row) = s.nodes.selected_row() else {
+                    return;
+                };
+                let name = s.loaded.derived.node_rows[row as usize].name.clone();
+                s.pods.filter = name;
+                s.pods.cursor.home();
+                s.refresh_pods();
+                self.switch_to(View::Pods);
+            }
+            View::Skew => {
+                let Some(w) = s.selected_workload() else {
+                    return;
+                };
+                let owner = &s.loaded.cluster.owners[s.loaded.derived.workloads[w].owner];
+                s.pods.filter = owner.name.to_string();
+                s.pods.cursor.home();
+                s.refresh_pods();
+                self.switch_to(View::Pods);
+            }
+            _ => {}
+        }
+    }
+
+    fn cycle_sort(&mut self, reverse: bool) {
+        let view = self.view;
+        let Some(s) = self.session_mut() else { return };
+        let (t, columns) = match view {
+            View::Nodes => (&mut s.nodes, NODE_SORTS.len()),
+            View::Pods => (&mut s.pods, POD_SORTS.len()),
+            _ => return,
+        };
+        if reverse {
+            t.descending = !t.descending;
+        } else {
+            t.sort = (t.sort + 1) % columns;
+        }
+        t.cursor.home();
+        match view {
+            View::Nodes => s.refresh_nodes(),
+            _ => s.refresh_pods(),
+        }
+    }
+
+    fn move_selection(&mut self, m: Move) {
+        let view = self.view;
+        let Some(s) = self.session_mut() else { return };
+        match view {
+            View::Overview => {
+                let len = s.loaded.derived.pending.len();
+                if len > 0 {
+                    m.apply(&mut s.pending_cursor, len);
+                } else {
+                    let len = s.loaded.derived.node_rows.len() + s.loaded.derived.zones.len();
+                    m.apply(&mut s.node_bars, len);
+                }
+            }
+            View::Skew => {
+                let before = s.skew_cursor.selected;
+                m.apply(&mut s.skew_cursor, s.skew_rows.len());
+                if s.skew_cursor.selected != before {
+                    s.refresh_skew();
+                }
+            }
+            View::Tiers => {
+                let before = s.tier_cursor.selected;
+                m.apply(&mut s.tier_cursor, s.loaded.derived.tiers.len());
+                if s.tier_cursor.selected != before {
+                    s.refresh_headroom();
+                }
+            }
+            View::Nodes => m.apply(&mut s.nodes.cursor, s.nodes.rows.len()),
+            View::Pods => m.apply(&mut s.pods.cursor, s.pods.rows.len()),
+            View::Placement => {
+                let len = s.placement.as_ref().map(|p| p.lines.len()).unwrap_or(0);
+                m.apply_scroll(&mut s.placement_scroll, len);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Move {
+    By(isize),
+    Page(isize),
+    Home,
+    End,
+}
+
+impl Move {
+    fn apply(self, c: &mut Cursor, len: usize) {
+        match self {
+            Move::By(n) => c.move_by(n, len),
+            Move::Page(n) => c.move_by(n * c.page() as isize, len),
+            Move::Home => c.home(),
+            Move::End => c.end(len),
+        }
+    }
+
+    /// For a read-only text: the "selection" is the top line shown.
+    fn apply_scroll(self, c: &mut Cursor, len: usize) {
+        let last_top = len.saturating_sub(c.page());
+        match self {
+            Move::By(n) => c.move_by(n, last_top + 1),
+            Move::Page(n) => c.move_by(n * c.page() as isize, last_top + 1),
+            Move::Home => c.home(),
+            Move::End => c.end(last_top + 1),
+        }
+    }
+}

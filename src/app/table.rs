@@ -1,0 +1,184 @@
+//! The Nodes and Pods tables: a sort column cycled by a key, and a fuzzy
+//! filter. Both produce a list of row indices, recomputed only when the
+//! sort or filter changes, never per frame.
+
+use std::cmp::Ordering;
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+use rayon::prelude::*;
+
+use super::cursor::Cursor;
+use super::derived::{NodeRow, PodRow};
+
+pub const NODE_SORTS: [&str; 6] = ["NAME", "ZONE", "PODS", "CPU%", "MEM%", "STATUS"];
+pub const POD_SORTS: [&str; 6] = ["NAME", "NODE", "PRIORITY", "CPU", "MEM", "PHASE"];
+
+#[derive(Clone, Debug, Default)]
+pub struct TableView {
+    /// Index into the table's sort column names.
+    pub sort: usize,
+    pub descending: bool,
+    pub filter: String,
+    /// Row indices in display order.
+    pub rows: Vec<u32>,
+    pub cursor: Cursor,
+    /// Every row matching `matched_for` (before the quality cut): typing
+    /// one more character only searches these, since a fuzzy match of
+    /// `abc` is also one of `ab`.
+    matched: Vec<u32>,
+    matched_for: String,
+}
+
+impl TableView {
+    pub fn selected_row(&self) -> Option<u32> {
+        self.rows.get(self.cursor.selected).copied()
+    }
+}
+
+/// Rows in the order of each sort column (ascending), computed once when
+/// the cluster loads so a sort key or filter keystroke never re-sorts
+/// strings: it only reads these.
+#[derive(Clone, Debug, Default)]
+pub struct SortOrders {
+    /// `rank[column][row]`: the row's position in that column's order.
+    rank: Vec<Vec<u32>>,
+    /// `order[column]`: the rows in that column's order.
+    order: Vec<Vec<u32>>,
+}
+
+impl SortOrders {
+    fn build(
+        len: usize,
+        columns: usize,
+        cmp: &(dyn Fn(usize, usize, usize) -> Ordering + Sync),
+    ) -> SortOrders {
+        let order: Vec<Vec<u32>> = (0..columns)
+            .map(|col| {
+                let mut rows: Vec<u32> = (0..len as u32).collect();
+                rows.par_sort_by(|&a, &b| cmp(col, a as usize, b as usize));
+                rows
+            })
+            .collect();
+        let rank = order
+            .iter()
+            .map(|o| {
+                let mut r = vec![0u32; len];
+                for (pos, &row) in o.iter().enumerate() {
+                    r[row as usize] = pos as u32;
+                }
+                r
+            })
+            .collect();
+        SortOrders { rank, order }
+    }
+
+    pub fn nodes(rows: &[NodeRow], zone_names: &[String]) -> SortOrders {
+        SortOrders::build(rows.len(), NODE_SORTS.len(), &|col, a, b| {
+            let (x, y) = (&rows[a], &rows[b]);
+            let o = match col {
+                1 => zone_names[x.zone].cmp(&zone_names[y.zone]),
+                2 => x.pods.cmp(&y.pods),
+                3 => x.cpu.percent().cmp(&y.cpu.percent()),
+                4 => x.memory.percent().cmp(&y.memory.percent()),
+                5 => x.status.cmp(&y.status),
+                _ => Ordering::Equal,
+            };
+            o.then_with(|| x.name.cmp(&y.name))
+        })
+    }
+
+    pub fn pods(rows: &[PodRow]) -> SortOrders {
+        SortOrders::build(rows.len(), POD_SORTS.len(), &|col, a, b| {
+            let (x, y) = (&rows[a], &rows[b]);
+            let o = match col {
+                1 => x.node.cmp(&y.node),
+                2 => y.priority.cmp(&x.priority),
+                3 => y.cpu.cmp(&x.cpu),
+                4 => y.memory.cmp(&x.memory),
+                5 => x.phase.cmp(y.phase),
+                _ => Ordering::Equal,
+            };
+            o.then_with(|| x.namespace.cmp(&y.namespace))
+                .then_with(|| x.name.cmp(&y.name))
+        })
+    }
+}
+
+/// Without a filter: every row in the sort column's order. With one: the
+/// fuzzy matches, best match first (so enter opens what was typed), ties
+/// in the sort column's order.
+fn refresh<'r>(
+    view: &mut TableView,
+    orders: &SortOrders,
+    search: &(dyn Fn(usize) -> &'r str + Sync),
+) {
+    let (Some(order), Some(rank)) = (orders.order.get(view.sort), orders.rank.get(view.sort))
+    else {
+        view.rows.clear();
+        return;
+    };
+    let descending = view.descending;
+    if view.filter.is_empty() {
+        view.rows = order.clone();
+        if descending {
+            view.rows.reverse();
+        }
+        view.matched_for.clear();
+        view.cursor.clamp(view.rows.len());
+        return;
+    }
+    let filter = view.filter.as_str();
+    let matcher = SkimMatcherV2::default().ignore_case();
+    let score = |i: u32| {
+        matcher
+            .fuzzy_match(search(i as usize), filter)
+            .map(|s| (i, s))
+    };
+    let narrowing = !view.matched_for.is_empty() && filter.starts_with(view.matched_for.as_str());
+    let mut scored: Vec<(u32, i64)> = if narrowing {
+        view.matched.par_iter().filter_map(|&i| score(i)).collect()
+    } else {
+        (0..order.len() as u32)
+            .into_par_iter()
+            .filter_map(score)
+            .collect()
+    };
+    view.matched = scored.iter().map(|r| r.0).collect();
+    view.matched_for = filter.to_string();
+    // Letters scattered over a long row (name, node, labels) match almost
+    // anything; keep the rows that match about as well as the best.
+    let best = scored.iter().map(|r| r.1).max().unwrap_or(0);
+    scored.retain(|r| r.1 * 2 >= best);
+    let position = |row: u32| {
+        let r = rank[row as usize];
+        if descending { u32::MAX - r } else { r }
+    };
+    scored.par_sort_unstable_by_key(|&(row, score)| (std::cmp::Reverse(score), position(row)));
+    view.rows = scored.into_iter().map(|r| r.0).collect();
+    view.cursor.clamp(view.rows.len());
+}
+
+pub fn refresh_nodes(view: &mut TableView, rows: &[NodeRow], orders: &SortOrders) {
+    refresh(view, orders, &|i| rows[i].search.as_str());
+}
+
+pub fn refresh_pods(view: &mut TableView, rows: &[PodRow], orders: &SortOrders) {
+    refresh(view, orders, &|i| rows[i].search.as_str());
+}
+
+/// Indices of the `choices` matching `input` (fuzzy), best first; all, in
+/// order, when `input` is empty.
+pub fn fuzzy_rank_indices(choices: &[String], input: &str) -> Vec<usize> {
+    if input.is_empty() {
+        return (0..choices.len()).collect();
+    }
+    let matcher = SkimMatcherV2::default().ignore_case();
+    let mut scored: Vec<(i64, usize)> = choices
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| matcher.fuzzy_match(c, input).map(|s| (s, i)))
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, i)| i).collect()
+}

@@ -1,0 +1,213 @@
+//! Overview: zones and nodes with allocation bars; pending pods with the
+//! outcome the engine gives each, and the counts per outcome.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::derived::Usage;
+use crate::app::format;
+use crate::app::{App, Session};
+use crate::engine::Outcome;
+
+use super::bar::bar;
+use super::panel;
+
+const BAR: usize = 16;
+
+pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
+    let zones_height = s.loaded.derived.zones.len() as u16 + 2;
+    let [zones, nodes] = Layout::vertical([
+        Constraint::Length(zones_height.min(left.height / 2).max(3)),
+        Constraint::Min(3),
+    ])
+    .areas(left);
+    draw_zones(frame, app, s, zones);
+    draw_nodes(frame, app, s, nodes);
+    draw_pending(frame, app, s, right);
+}
+
+fn usage_spans(
+    app: &App,
+    label: &str,
+    u: Usage,
+    color: ratatui::style::Color,
+    width: usize,
+) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let mut spans = vec![Span::styled(format!("{label} "), t.fg(t.muted))];
+    spans.extend(bar(u.percent(), width, color, t.border));
+    spans.push(Span::styled(format!(" {:>3}%", u.percent()), t.fg(t.fg)));
+    spans
+}
+
+fn draw_zones(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let t = &app.theme;
+    let lines: Vec<Line> = s
+        .loaded
+        .derived
+        .zones
+        .iter()
+        .map(|z| {
+            let mut spans = vec![
+                Span::styled(
+                    format!("{:<16}", format::truncate(&z.name, 16)),
+                    Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(format!("{:>4} nodes ", z.nodes.len()), t.fg(t.fg)),
+            ];
+            spans.extend(usage_spans(app, "cpu", z.cpu, t.bar_cpu, BAR * 3 / 4));
+            spans.push(Span::raw(" "));
+            spans.extend(usage_spans(app, "mem", z.memory, t.bar_memory, BAR * 3 / 4));
+            let mut flags = Vec::new();
+            if z.cordoned > 0 {
+                flags.push(format!("{} cordoned", z.cordoned));
+            }
+            if z.tainted > 0 {
+                flags.push(format!("{} tainted", z.tainted));
+            }
+            if !flags.is_empty() {
+                spans.push(Span::styled(
+                    format!("  ({})", flags.join(", ")),
+                    t.fg(t.warn),
+                ));
+            }
+            Line::from(spans)
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(lines).block(panel(app, "Zones: requested / allocatable")),
+        area,
+    );
+}
+
+/// One row of the node list: a zone heading or a node.
+enum Row {
+    Zone(usize),
+    Node(usize),
+}
+
+fn draw_nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let t = &app.theme;
+    let d = &s.loaded.derived;
+    let rows: Vec<Row> = d
+        .zones
+        .iter()
+        .enumerate()
+        .flat_map(|(zi, z)| {
+            std::iter::once(Row::Zone(zi)).chain(z.nodes.iter().map(|&n| Row::Node(n as usize)))
+        })
+        .collect();
+    let height = area.height.saturating_sub(2) as usize;
+    let range = s.node_bars.visible(rows.len(), height);
+    let name_width = (area.width as usize)
+        .saturating_sub(2 + 2 * (BAR + 10) + 14)
+        .clamp(10, 30);
+    let lines: Vec<Line> = rows[range]
+        .iter()
+        .map(|r| match *r {
+            Row::Zone(zi) => Line::from(Span::styled(
+                format!("{} ({} nodes)", d.zones[zi].name, d.zones[zi].nodes.len()),
+                Style::new().fg(t.header).add_modifier(Modifier::BOLD),
+            )),
+            Row::Node(n) => {
+                let row = &d.node_rows[n];
+                let mut spans = vec![Span::styled(
+                    format!(
+                        "  {:<w$} ",
+                        format::truncate(&row.name, name_width),
+                        w = name_width
+                    ),
+                    t.fg(t.fg),
+                )];
+                spans.extend(usage_spans(app, "cpu", row.cpu, t.bar_cpu, BAR / 2));
+                spans.push(Span::raw(" "));
+                spans.extend(usage_spans(app, "mem", row.memory, t.bar_memory, BAR / 2));
+                if row.status != "Ready" {
+                    spans.push(Span::styled(" cordoned", t.fg(t.warn)));
+                } else if !row.taints.is_empty() {
+                    spans.push(Span::styled(" tainted", t.fg(t.warn)));
+                }
+                Line::from(spans)
+            }
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(lines).block(panel(app, "Nodes by zone")),
+        area,
+    );
+}
+
+fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let t = &app.theme;
+    let d = &s.loaded.derived;
+    let c = s.counts();
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("would schedule {}", c.scheduled), t.fg(t.good)),
+        Span::styled(" · ", t.fg(t.muted)),
+        Span::styled(format!("preempt {}", c.preempt), t.fg(t.warn)),
+        Span::styled(" · ", t.fg(t.muted)),
+        Span::styled(format!("unschedulable {}", c.unschedulable), t.fg(t.bad)),
+    ])];
+    if c.computing > 0 {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "computing… {} of {} pending pods left",
+                c.computing,
+                d.pending.len()
+            ),
+            t.fg(t.warn),
+        )));
+    } else {
+        lines.push(Line::from(Span::styled(
+            "enter: open the selected pod's Placement",
+            t.fg(t.muted),
+        )));
+    }
+    lines.push(Line::from(""));
+    let height = (area.height as usize).saturating_sub(2 + lines.len());
+    let range = s.pending_cursor.visible(d.pending.len(), height);
+    let width = (area.width as usize).saturating_sub(4);
+    for i in range {
+        let id = d.pending[i];
+        let key = s.cluster().pod_key(id);
+        let (text, color) = match s.outcomes.get(&id) {
+            None => ("computing…".to_string(), t.muted),
+            Some(o) => {
+                let color = match o.outcome {
+                    Outcome::Scheduled => t.good,
+                    Outcome::Preempt => t.warn,
+                    _ => t.bad,
+                };
+                let node = o
+                    .node
+                    .as_deref()
+                    .map(|n| format!(" → {n}"))
+                    .unwrap_or_default();
+                (format!("{}{node}", o.outcome.as_str()), color)
+            }
+        };
+        let name_width = width.saturating_sub(text.chars().count() + 1).max(8);
+        let selected = i == s.pending_cursor.selected;
+        let name_style = if selected { t.selected() } else { t.fg(t.fg) };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{:<w$}", format::truncate(&key, name_width), w = name_width),
+                name_style,
+            ),
+            Span::raw(" "),
+            Span::styled(text, Style::new().fg(color)),
+        ]));
+    }
+    if d.pending.is_empty() {
+        lines.push(Line::from(Span::styled("no pending pods", t.fg(t.muted))));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(panel(app, format!("Pending pods ({})", d.pending.len()))),
+        area,
+    );
+}

@@ -1,0 +1,163 @@
+//! Tiers: priority classes by value with their pods and requests per zone,
+//! and the headroom per zone for the selected priority.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::format;
+use crate::app::tiers::Split;
+use crate::app::{App, Session};
+
+use super::bar::stacked;
+use super::panel;
+
+pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let d = &s.loaded.derived;
+    let table_height = (d.tiers.len() as u16 + 4).min(area.height / 2).max(5);
+    let [top, bottom] =
+        Layout::vertical([Constraint::Length(table_height), Constraint::Min(3)]).areas(area);
+    draw_table(frame, app, s, top);
+    draw_headroom(frame, app, s, bottom);
+}
+
+fn draw_table(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let t = &app.theme;
+    let d = &s.loaded.derived;
+    let zone_cols: String = d
+        .zones
+        .iter()
+        .take(6)
+        .map(|z| format!(" {:>12}", format::truncate(&z.name, 12)))
+        .collect();
+    let header = format!(
+        "{:<30} {:>11} {:>8} {:>9} {:>6} {:>7} {:>8} {:>8}{zone_cols}",
+        "PRIORITY CLASS", "VALUE", "DEFAULT", "PREEMPT", "PODS", "PENDING", "CPU", "MEM"
+    );
+    let mut lines = vec![Line::from(Span::styled(
+        header,
+        Style::new().fg(t.header).add_modifier(Modifier::BOLD),
+    ))];
+    let height = (area.height as usize).saturating_sub(3);
+    let range = s.tier_cursor.visible(d.tiers.len(), height);
+    for i in range {
+        let r = &d.tiers[i];
+        let name = if r.classes.is_empty() {
+            "(no class)".to_string()
+        } else {
+            r.classes.clone()
+        };
+        let zones: String = r
+            .per_zone
+            .iter()
+            .take(6)
+            .map(|z| format!(" {:>12}", z.pods))
+            .collect();
+        let text = format!(
+            "{:<30} {:>11} {:>8} {:>9} {:>6} {:>7} {:>8} {:>8}{zones}",
+            format::truncate(&name, 30),
+            r.value,
+            if r.global_default { "default" } else { "" },
+            if r.never { "Never" } else { "" },
+            r.pods,
+            r.pending,
+            format::cpu(r.cpu),
+            format::memory(r.memory),
+        );
+        let style = if i == s.tier_cursor.selected {
+            t.selected()
+        } else {
+            t.fg(t.fg)
+        };
+        lines.push(Line::from(Span::styled(text, style)));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(panel(
+            app,
+            "Priority tiers (pods per zone on the right; ↑↓ picks P)",
+        )),
+        area,
+    );
+}
+
+fn split_line(
+    app: &App,
+    zone: &str,
+    label: &str,
+    s: Split,
+    fmt: fn(i64) -> String,
+    width: usize,
+) -> Line<'static> {
+    let t = &app.theme;
+    let mut spans = vec![Span::styled(
+        format!("{:<16} {label} ", format::truncate(zone, 16)),
+        t.fg(t.fg),
+    )];
+    spans.extend(stacked(
+        &[
+            (s.free, t.bar_free, "█"),
+            (s.preemptible, t.bar_preemptible, "▓"),
+            (s.protected, t.bar_protected, "▒"),
+            (s.out_of_reach(), t.border, "░"),
+        ],
+        s.allocatable,
+        width,
+    ));
+    spans.push(Span::styled(
+        format!(
+            " free {}  preemptible {}  PDB-protected {}  of {}",
+            fmt(s.free),
+            fmt(s.preemptible),
+            fmt(s.protected),
+            fmt(s.allocatable)
+        ),
+        t.fg(t.fg),
+    ));
+    Line::from(spans)
+}
+
+fn draw_headroom(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let t = &app.theme;
+    let Some(h) = &s.headroom else {
+        frame.render_widget(
+            Paragraph::new("no priority tiers").block(panel(app, "Headroom")),
+            area,
+        );
+        return;
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled("█ free", t.fg(t.bar_free)),
+        Span::raw("   "),
+        Span::styled(
+            "▓ held by lower priority, preemptible",
+            t.fg(t.bar_preemptible),
+        ),
+        Span::raw("   "),
+        Span::styled(
+            "▒ lower priority but PDB has no disruptions left",
+            t.fg(t.bar_protected),
+        ),
+        Span::raw("   "),
+        Span::styled("░ same or higher priority", t.fg(t.muted)),
+    ])];
+    if h.never {
+        lines.push(Line::from(Span::styled(
+            "this tier's preemptionPolicy is Never: its pods only get free capacity",
+            t.fg(t.warn),
+        )));
+    }
+    let width = (area.width as usize).saturating_sub(90).clamp(10, 50);
+    for z in &h.zones {
+        lines.push(split_line(app, &z.zone, "cpu", z.cpu, format::cpu, width));
+        lines.push(split_line(app, "", "mem", z.memory, format::memory, width));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(panel(
+            app,
+            format!("Headroom per zone for a pod at {}", h.label),
+        )),
+        area,
+    );
+}

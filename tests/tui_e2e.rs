@@ -1,0 +1,180 @@
+//! End to end: the real `kplace --demo` in a detached tmux session of fixed
+//! size, driven with keys; after each step the captured pane must show the
+//! expected text. Skipped (with a note) when tmux is not installed.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const WIDTH: u32 = 160;
+const HEIGHT: u32 = 48;
+const WAIT: Duration = Duration::from_secs(5);
+
+/// A tmux server of our own (private socket), killed on drop.
+struct Tmux {
+    socket: String,
+    session: &'static str,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    fn capture(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-t", self.session]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Literal text, typed.
+    fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", self.session, "-l", text]);
+    }
+
+    /// A named key (`Enter`, `Escape`).
+    fn press(&self, key: &str) {
+        self.run(&["send-keys", "-t", self.session, key]);
+    }
+
+    /// Polls the pane until it shows `needle` (up to [`WAIT`]).
+    fn expect(&self, step: &str, needle: &str) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let screen = self.capture();
+            if screen.contains(needle) {
+                return screen;
+            }
+            if Instant::now() >= deadline {
+                panic!("{step}: the pane never showed {needle:?}; it shows:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn demo_in_tmux_switches_views_searches_places_and_quits() {
+    if !tmux_available() {
+        eprintln!("skipping tui_e2e: tmux is not on PATH");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_kplace");
+    let tmux = Tmux {
+        socket: format!("kplace-e2e-{}", std::process::id()),
+        session: "kplace",
+    };
+    // After kplace exits the shell prints its status, on the restored screen.
+    let command =
+        format!("TERM=xterm-256color '{bin}' --demo; echo \"kplace exited with $?\"; sleep 60");
+    let started = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        tmux.session,
+        "-x",
+        &WIDTH.to_string(),
+        "-y",
+        &HEIGHT.to_string(),
+        "sh",
+        "-c",
+        &command,
+    ]);
+    assert!(
+        started.status.success(),
+        "tmux new-session: {}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+
+    let screen = tmux.expect("start", "Pending pods (5)");
+    assert!(screen.contains("eu-west-1a"), "{screen}");
+    assert!(screen.contains("1 Overview"), "{screen}");
+
+    // Resizing redraws: too small says so, back to full size shows the view.
+    tmux.run(&["resize-window", "-t", tmux.session, "-x", "50", "-y", "12"]);
+    tmux.expect("resized small", "terminal too small");
+    tmux.run(&[
+        "resize-window",
+        "-t",
+        tmux.session,
+        "-x",
+        &WIDTH.to_string(),
+        "-y",
+        &HEIGHT.to_string(),
+    ]);
+    tmux.expect("resized back", "Pending pods (5)");
+
+    tmux.type_text("2");
+    tmux.expect("skew view", "maxSkew 1 (DoNotSchedule)");
+    tmux.type_text("3");
+    tmux.expect(
+        "tiers view",
+        "Headroom per zone for a pod at standard (10000)",
+    );
+    tmux.type_text("4");
+    tmux.expect("nodes view", "Nodes (30)");
+    tmux.type_text("6");
+    tmux.expect("placement view", "No pod selected");
+    tmux.type_text("1");
+    tmux.expect(
+        "back to overview",
+        "would schedule 1 · preempt 1 · unschedulable 3",
+    );
+
+    tmux.type_text("?");
+    tmux.expect("help", "Help: keys");
+    tmux.press("Escape");
+    let deadline = Instant::now() + WAIT;
+    while tmux.capture().contains("Help: keys") {
+        assert!(Instant::now() < deadline, "esc did not close the help");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    tmux.type_text("5");
+    tmux.expect("pods view", "Pods (396)");
+    tmux.type_text("/ledger-migrate");
+    tmux.expect("search", "/ledger-migrate");
+    tmux.press("Enter");
+    tmux.press("Enter");
+    let screen = tmux.expect("placement of the searched pod", "PREEMPT → worker-b03");
+    assert!(
+        screen.contains("Placement: payments/ledger-migrate-x7k2p"),
+        "{screen}"
+    );
+    assert!(screen.contains("nominated node: worker-b03"), "{screen}");
+    // The report scrolls: a page down shows the victims' termination and the candidates.
+    tmux.press("PageDown");
+    let screen = tmux.expect("scrolled placement", "Candidate nodes (20), best first");
+    assert!(
+        screen.contains("earliest bind: 5s after the evictions"),
+        "{screen}"
+    );
+    assert!(screen.contains("more PDB violations"), "{screen}");
+
+    tmux.type_text(":tiers");
+    tmux.expect("palette", ":tiers");
+    tmux.press("Enter");
+    tmux.expect("palette ran", "Priority tiers");
+
+    tmux.type_text("q");
+    let screen = tmux.expect("quit", "kplace exited with 0");
+    assert!(
+        !screen.contains("Priority tiers"),
+        "the alternate screen was not left:\n{screen}"
+    );
+}

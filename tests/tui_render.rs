@@ -1,0 +1,534 @@
+//! The TUI drawn into ratatui's `TestBackend` on the built-in demo cluster:
+//! assertions on the text a person would read, and key-driven state changes.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use kplace::app::{App, Options, Overlay, View};
+use kplace::engine::{Outcome, place_existing};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const SETTLE: Duration = Duration::from_secs(60);
+
+fn demo_app() -> App {
+    let mut app = App::new(Options {
+        demo: true,
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "demo did not load and settle");
+    app
+}
+
+/// The screen as text, one string per row.
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal.draw(|f| kplace::ui::draw(f, app)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..height {
+        for x in 0..width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+    assert!(app.wait_until_idle(SETTLE), "engine did not answer in time");
+}
+
+fn keys(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn line_with<'a>(screen: &'a str, needle: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line contains {needle:?}:\n{screen}"))
+}
+
+#[test]
+fn demo_pending_pods_get_the_outcomes_their_story_says() {
+    let cluster = kplace::app::demo::load_demo().expect("demo loads");
+    assert_eq!(cluster.nodes.len(), 30);
+    assert!(
+        (350..=450).contains(&cluster.pods.len()),
+        "{} pods",
+        cluster.pods.len()
+    );
+    let user_classes = [
+        "best-effort",
+        "batch",
+        "standard",
+        "business-critical",
+        "system-cluster-critical",
+    ];
+    for name in user_classes {
+        assert!(
+            cluster.priority_class(name).is_some(),
+            "missing class {name}"
+        );
+    }
+    assert!(
+        cluster
+            .priority_class("standard")
+            .is_some_and(|c| c.global_default)
+    );
+    let outcome = |ns: &str, name: &str| {
+        let id = cluster
+            .find_pod(ns, name)
+            .unwrap_or_else(|| panic!("no pod {ns}/{name}"));
+        assert!(
+            cluster.pod(id).node.is_none(),
+            "{ns}/{name} should be pending"
+        );
+        place_existing(&cluster, id)
+    };
+
+    let spread = outcome("shop", "frontend-6b8f7c5d4-r6ndz");
+    assert_eq!(spread.outcome, Outcome::Unschedulable);
+    assert!(
+        spread
+            .message
+            .contains("didn't match pod topology spread constraints"),
+        "{}",
+        spread.message
+    );
+
+    let preempt = outcome("payments", "ledger-migrate-x7k2p");
+    assert_eq!(preempt.outcome, Outcome::Preempt);
+    let p = preempt.preemption.as_ref().expect("preemption answer");
+    assert!(!p.victims.is_empty());
+    assert!(
+        p.victims
+            .iter()
+            .all(|&v| cluster.pod(v).priority_value() < 100_000)
+    );
+
+    let never_fits = outcome("ml", "trainer-xl");
+    assert_eq!(never_fits.outcome, Outcome::Unschedulable);
+    assert!(
+        never_fits.message.contains("Insufficient cpu"),
+        "{}",
+        never_fits.message
+    );
+
+    let waits = outcome("batch", "reports-adhoc-q8w4n");
+    assert_eq!(waits.outcome, Outcome::Unschedulable);
+    assert!(
+        waits
+            .preemption
+            .as_ref()
+            .and_then(|p| p.ineligible_reason.as_deref())
+            .is_some_and(|r| r.contains("Never"))
+    );
+
+    assert_eq!(
+        outcome("shop", "cart-7c9f8d6b5-new01").outcome,
+        Outcome::Scheduled
+    );
+}
+
+#[test]
+fn overview_shows_zones_with_node_counts_and_outcome_counts() {
+    let app = demo_app();
+    let s = screen(&app, 160, 48);
+    assert!(line_with(&s, "eu-west-1a").contains("12 nodes"), "{s}");
+    assert!(line_with(&s, "eu-west-1b ").contains("12 nodes"), "{s}");
+    assert!(line_with(&s, "eu-west-1c ").contains("6 nodes"), "{s}");
+    assert!(
+        s.contains("would schedule 1 · preempt 1 · unschedulable 3"),
+        "{s}"
+    );
+    assert!(
+        line_with(&s, "ledger-migrate-x7k2p").contains("preempt → worker-b03"),
+        "{s}"
+    );
+    assert!(s.contains("Pending pods (5)"), "{s}");
+    // Tab bar lists every view with its number key.
+    let tabs = line_with(&s, "1 Overview");
+    for label in ["2 Skew", "3 Tiers", "4 Nodes", "5 Pods", "6 Placement"] {
+        assert!(tabs.contains(label), "{tabs}");
+    }
+}
+
+#[test]
+fn tiers_lists_classes_by_value_with_markers_and_headroom() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('3'));
+    assert_eq!(app.view, View::Tiers);
+    let s = screen(&app, 160, 48);
+    let order: Vec<usize> = [
+        "system-node-critical",
+        "system-cluster-critical",
+        "business-critical",
+        "standard ",
+        "batch ",
+        "best-effort",
+    ]
+    .iter()
+    .map(|name| {
+        s.find(name)
+            .unwrap_or_else(|| panic!("no tier {name}:\n{s}"))
+    })
+    .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "tiers not by value:\n{s}"
+    );
+    assert!(line_with(&s, "standard ").contains("default"), "{s}");
+    assert!(line_with(&s, "batch ").contains("Never"), "{s}");
+    // Default P is the globalDefault tier; zone c holds nothing it may preempt.
+    assert!(
+        s.contains("Headroom per zone for a pod at standard (10000)"),
+        "{s}"
+    );
+    assert!(
+        line_with(&s, "eu-west-1c       cpu").contains("preemptible 0 "),
+        "{s}"
+    );
+    // Picking a higher P changes the headroom title.
+    key(&mut app, KeyCode::Up);
+    let s = screen(&app, 160, 48);
+    assert!(
+        s.contains("Headroom per zone for a pod at business-critical (100000)"),
+        "{s}"
+    );
+}
+
+#[test]
+fn skew_shows_domain_counts_min_and_max_skew() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('2'));
+    let s = screen(&app, 160, 48);
+    assert!(
+        s.contains("Skew: ReplicaSet shop/frontend-6b8f7c5d4 over topology.kubernetes.io/zone"),
+        "{s}"
+    );
+    assert!(s.contains("global minimum 20"), "{s}");
+    assert!(s.contains("maxSkew 1 (DoNotSchedule)"), "{s}");
+    let a = line_with(&s, "eu-west-1a █");
+    assert!(
+        a.contains("21 pods") && a.contains("would violate: skew 2 > maxSkew 1"),
+        "{a}"
+    );
+    let c = line_with(&s, "eu-west-1c █");
+    assert!(
+        c.contains("20 pods") && c.contains("may take the next pod"),
+        "{c}"
+    );
+    // t cycles the key: hostname domains are the nodes.
+    key(&mut app, KeyCode::Char('t'));
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("over kubernetes.io/hostname"), "{s}");
+    assert!(s.contains("worker-a01"), "{s}");
+}
+
+#[test]
+fn placement_explains_the_spread_blocked_pod() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    keys(&mut app, "/frontend-6b8f7c5d4-r6ndz");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Placement);
+    let s = screen(&app, 160, 48);
+    assert!(
+        s.contains("Placement: shop/frontend-6b8f7c5d4-r6ndz"),
+        "{s}"
+    );
+    assert!(s.contains("UNSCHEDULABLE"), "{s}");
+    assert!(s.contains("0/30 nodes are available"), "{s}");
+    assert!(
+        line_with(&s, "didn't match pod topology spread constraints").contains("20"),
+        "{s}"
+    );
+    assert!(s.contains("PodTopologySpread · Unschedulable"), "{s}");
+}
+
+#[test]
+fn placement_shows_the_victims_of_the_preempting_pod() {
+    let mut app = demo_app();
+    // From the Overview's pending list: the third pending pod is the ledger job.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app, 160, 60);
+    assert!(
+        s.contains("PREEMPT → worker-b03 after evicting 8 pod(s)"),
+        "{s}"
+    );
+    assert!(s.contains("Victims on worker-b03 (8)"), "{s}");
+    let victims: Vec<&str> = s
+        .lines()
+        .filter(|l| {
+            l.trim_start_matches('│')
+                .starts_with("  lab/sandbox-b7c6d5f48-")
+        })
+        .collect();
+    assert_eq!(victims.len(), 8, "{s}");
+    assert!(
+        victims
+            .iter()
+            .all(|l| l.contains(" 100 ") && l.contains("5s")),
+        "{victims:?}"
+    );
+    // Scroll to the candidates: other nodes lose on PDB violations.
+    for _ in 0..3 {
+        key(&mut app, KeyCode::PageDown);
+    }
+    let s = screen(&app, 160, 60);
+    assert!(s.contains("more PDB violations"), "{s}");
+    assert!(s.contains("kplace evaluates all 30 nodes"), "{s}");
+}
+
+#[test]
+fn bound_pod_placement_says_where_it_would_go_if_rescheduled() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    keys(&mut app, "/postgres-0");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("Placement: data/postgres-0"), "{s}");
+    assert!(s.contains("The pod is bound"), "{s}");
+    assert!(s.contains("Ranked nodes"), "{s}");
+}
+
+#[test]
+fn number_keys_switch_views_and_esc_goes_back() {
+    let mut app = demo_app();
+    for (c, view, title) in [
+        ('4', View::Nodes, "Nodes (30)"),
+        ('5', View::Pods, "Pods (396)"),
+        ('6', View::Placement, "No pod selected"),
+        ('2', View::Skew, "Workloads (10)"),
+        ('1', View::Overview, "Pending pods (5)"),
+    ] {
+        key(&mut app, KeyCode::Char(c));
+        assert_eq!(app.view, view);
+        let s = screen(&app, 160, 48);
+        assert!(s.contains(title), "{c}: {s}");
+    }
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.view, View::Skew);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.view, View::Tiers);
+}
+
+#[test]
+fn slash_search_narrows_the_pods_table() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    let before = screen(&app, 160, 48);
+    assert!(before.contains("reports-67f9d8c4b-"), "{before}");
+    keys(&mut app, "/trainer-xl");
+    let s = screen(&app, 160, 48);
+    let title = line_with(&s, "/trainer-xl");
+    let shown: usize = title
+        .split("Pods (")
+        .nth(1)
+        .and_then(|t| t.split('/').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {title}"));
+    assert!((1..10).contains(&shown), "{title}");
+    // Best match first: the first data row is the pod typed.
+    assert!(s.lines().nth(4).unwrap_or("").contains("trainer-xl"), "{s}");
+    assert!(!s.contains("reports-67f9d8c4b-"), "{s}");
+    // Esc clears the filter; the table is whole again.
+    key(&mut app, KeyCode::Esc);
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("Pods (396)"), "{s}");
+}
+
+#[test]
+fn sort_key_cycles_the_nodes_sort_column() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('4'));
+    assert!(screen(&app, 160, 48).contains("sort: NAME↑"));
+    keys(&mut app, "ss");
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("sort: PODS↑"), "{s}");
+    key(&mut app, KeyCode::Char('S'));
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("sort: PODS↓"), "{s}");
+    // Most pods first: the first data row is a general worker, not a GPU node.
+    let first = s.lines().nth(4).unwrap_or("");
+    assert!(first.contains("worker-"), "{s}");
+}
+
+#[test]
+fn help_overlay_lists_the_keys() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('?'));
+    assert!(matches!(app.overlay, Overlay::Help));
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("Help: keys"), "{s}");
+    for k in ["1-6", "q / ctrl-c", "pgup/pgdn", "s / S", "esc", ":", "/"] {
+        assert!(s.contains(k), "help lacks {k:?}:\n{s}");
+    }
+    key(&mut app, KeyCode::Esc);
+    assert!(matches!(app.overlay, Overlay::None));
+}
+
+#[test]
+fn palette_completes_and_runs_commands() {
+    let mut app = demo_app();
+    keys(&mut app, ":tie");
+    let s = screen(&app, 160, 48);
+    assert!(s.contains(":tie"), "{s}");
+    assert!(s.contains(" tiers "), "{s}");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Tiers);
+    keys(&mut app, ":theme light");
+    key(&mut app, KeyCode::Enter);
+    if std::env::var_os("NO_COLOR").is_none() {
+        assert_eq!(app.theme.name, "light");
+        assert!(screen(&app, 160, 48).contains("theme light"));
+    }
+    keys(&mut app, ":theme nope");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("no theme named \"nope\""), "{s}");
+    keys(&mut app, ":q");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.should_quit);
+}
+
+#[test]
+fn too_small_terminal_says_so() {
+    let app = demo_app();
+    let s = screen(&app, 40, 10);
+    assert!(s.contains("terminal too small"), "{s}");
+    // A normal size draws the views again.
+    assert!(!screen(&app, 160, 48).contains("terminal too small"));
+}
+
+#[test]
+fn mouse_wheel_moves_the_selection() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    let wheel = MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: 10,
+        row: 10,
+        modifiers: KeyModifiers::NONE,
+    };
+    app.handle_mouse(wheel);
+    let selected = app.session().map(|s| s.pods.cursor.selected);
+    assert_eq!(selected, Some(3));
+}
+
+#[test]
+fn q_and_ctrl_c_quit() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('q'));
+    assert!(app.should_quit);
+    let mut app = demo_app();
+    app.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    assert!(app.should_quit);
+}
+
+#[test]
+fn load_errors_name_the_file_and_can_be_quit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("broken.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: default\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n",
+    )
+    .expect("write");
+    let mut app = App::new(Options {
+        snapshot: Some(path.clone()),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("Could not load"), "{s}");
+    // The error names the file, the object and the field.
+    let error = line_with(&s, "broken.yaml: ");
+    assert!(error.contains("Pod default/web"), "{error}");
+    assert!(
+        error.contains("spec.containers[0].resources.requests.cpu"),
+        "{error}"
+    );
+    key(&mut app, KeyCode::Char('q'));
+    assert!(app.should_quit);
+}
+
+#[test]
+fn pod_option_opens_its_placement_and_demo_reason_is_shown() {
+    let mut app = App::new(Options {
+        demo: true,
+        demo_reason: Some("connection refused".into()),
+        pod: Some("ml/trainer-xl".into()),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    assert_eq!(app.view, View::Placement);
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("Demo mode: connection refused"), "{s}");
+    assert!(s.contains("Placement: ml/trainer-xl"), "{s}");
+    assert!(s.contains("Insufficient cpu"), "{s}");
+}
+
+#[test]
+fn bad_theme_option_falls_back_with_a_message() {
+    let app = App::new(Options {
+        demo: true,
+        theme: Some("no-such-theme".into()),
+        ..Default::default()
+    });
+    if std::env::var_os("NO_COLOR").is_none() {
+        assert_eq!(app.theme.name, "dark");
+        let s = screen(&app, 160, 48);
+        assert!(s.contains("no theme named \"no-such-theme\""), "{s}");
+    }
+}
+
+#[test]
+fn bad_user_theme_file_is_named_in_the_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("mine.toml"), "good = \"chartreuse-ish\"\n").expect("write");
+    std::fs::write(dir.path().join("ok.toml"), "accent = \"#ff8800\"\n").expect("write");
+    let mut catalog = kplace::app::theme::ThemeCatalog::built_in();
+    catalog.add_dir(dir.path());
+    let err = catalog.resolve("mine").expect_err("bad colour");
+    assert!(
+        err.contains("mine.toml") && err.contains("good") && err.contains("using dark"),
+        "{err}"
+    );
+    let ok = catalog.resolve("ok").expect("partial theme");
+    assert_eq!(ok.accent, ratatui::style::Color::Rgb(0xff, 0x88, 0x00));
+    // Unset colours come from the default theme.
+    assert_eq!(ok.bad, kplace::app::theme::Theme::default_theme().bad);
+}
+
+#[test]
+fn loading_screen_names_the_file_until_loaded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cluster.json");
+    let mut json = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(kplace::app::demo::DEMO_SNAPSHOT_GZ),
+        &mut json,
+    )
+    .expect("gunzip");
+    std::fs::write(&path, json).expect("write");
+    let mut app = App::new(Options {
+        snapshot: Some(path),
+        ..Default::default()
+    });
+    // Nothing has been pumped yet: the loading screen shows.
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("Loading") && s.contains("cluster.json"), "{s}");
+    assert!(s.contains("elapsed"), "{s}");
+    assert!(app.wait_until_idle(SETTLE));
+    assert!(screen(&app, 160, 48).contains("Pending pods (5)"));
+}
