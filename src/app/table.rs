@@ -129,21 +129,13 @@ fn refresh<'r>(
         return;
     }
     let filter = view.filter.as_str();
-    let matcher = SkimMatcherV2::default().ignore_case();
-    let score = |i: u32| {
-        matcher
-            .fuzzy_match(search(i as usize), filter)
-            .map(|s| (i, s))
-    };
     let narrowing = !view.matched_for.is_empty() && filter.starts_with(view.matched_for.as_str());
-    let mut scored: Vec<(u32, i64)> = if narrowing {
-        view.matched.par_iter().filter_map(|&i| score(i)).collect()
+    let candidates: Vec<u32> = if narrowing {
+        view.matched.clone()
     } else {
-        (0..order.len() as u32)
-            .into_par_iter()
-            .filter_map(score)
-            .collect()
+        (0..order.len() as u32).collect()
     };
+    let mut scored = rank_matches(&candidates, filter, search);
     view.matched = scored.iter().map(|r| r.0).collect();
     view.matched_for = filter.to_string();
     // Letters scattered over a long row (name, node, labels) match almost
@@ -157,6 +149,68 @@ fn refresh<'r>(
     scored.par_sort_unstable_by_key(|&(row, score)| (std::cmp::Reverse(score), position(row)));
     view.rows = scored.into_iter().map(|r| r.0).collect();
     view.cursor.clamp(view.rows.len());
+}
+
+/// Above this many rows containing the text, fuzzy scores are not worth
+/// their cost: the rows keep the sort column's order.
+const FUZZY_RANK_LIMIT: usize = 5_000;
+
+/// The rows matching `filter` with a score (higher is better). Rows that
+/// contain the text (ignoring ASCII case) come first and are cheap to find
+/// in 150,000 rows; only when none does is every row fuzzy-matched, after a
+/// quick in-order character check.
+fn rank_matches<'r>(
+    candidates: &[u32],
+    filter: &str,
+    search: &(dyn Fn(usize) -> &'r str + Sync),
+) -> Vec<(u32, i64)> {
+    let needle = filter.to_ascii_lowercase();
+    let contains: Vec<u32> = candidates
+        .par_iter()
+        .copied()
+        .filter(|&i| contains_ignore_ascii_case(search(i as usize), &needle))
+        .collect();
+    let matcher = SkimMatcherV2::default().ignore_case();
+    let fuzzy = |i: u32| {
+        matcher
+            .fuzzy_match(search(i as usize), filter)
+            .map(|s| (i, s))
+    };
+    if contains.len() > FUZZY_RANK_LIMIT {
+        return contains.into_iter().map(|i| (i, 0)).collect();
+    }
+    if !contains.is_empty() {
+        return contains.par_iter().filter_map(|&i| fuzzy(i)).collect();
+    }
+    candidates
+        .par_iter()
+        .copied()
+        .filter(|&i| in_order_ignore_ascii_case(search(i as usize), &needle))
+        .filter_map(fuzzy)
+        .collect()
+}
+
+fn contains_ignore_ascii_case(haystack: &str, lower_needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), lower_needle.as_bytes());
+    n.is_empty()
+        || h.windows(n.len())
+            .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
+}
+
+/// Every character of the needle appears in the haystack, in order: a
+/// necessary condition for a fuzzy match, and much cheaper.
+fn in_order_ignore_ascii_case(haystack: &str, lower_needle: &str) -> bool {
+    let mut wanted = lower_needle.chars().peekable();
+    for c in haystack.chars() {
+        match wanted.peek() {
+            None => return true,
+            Some(&w) if c.to_ascii_lowercase() == w => {
+                wanted.next();
+            }
+            _ => {}
+        }
+    }
+    wanted.peek().is_none()
 }
 
 pub fn refresh_nodes(view: &mut TableView, rows: &[NodeRow], orders: &SortOrders) {
@@ -181,4 +235,46 @@ pub fn fuzzy_rank_indices(choices: &[String], input: &str) -> Vec<usize> {
         .collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     scored.into_iter().map(|(_, i)| i).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> Vec<String> {
+        vec![
+            "shop/frontend-abc worker-a01 ReplicaSet app=frontend".into(),
+            "payments/ledger-migrate worker-b03 Job app=ledger".into(),
+            "ml/trainer-xl <pending> app=trainer".into(),
+        ]
+    }
+
+    fn matches(filter: &str) -> Vec<u32> {
+        let rows = rows();
+        let search = |i: usize| rows[i].as_str();
+        let mut m: Vec<u32> = rank_matches(&[0, 1, 2], filter, &search)
+            .into_iter()
+            .map(|r| r.0)
+            .collect();
+        m.sort();
+        m
+    }
+
+    #[test]
+    fn substring_matches_ignore_case() {
+        assert_eq!(matches("LEDGER"), vec![1]);
+        assert_eq!(matches("worker-"), vec![0, 1]);
+    }
+
+    #[test]
+    fn fuzzy_matches_when_no_row_contains_the_text() {
+        assert_eq!(matches("trnxl"), vec![2], "letters in order, not adjacent");
+        assert!(matches("zzz").is_empty());
+    }
+
+    #[test]
+    fn in_order_check() {
+        assert!(in_order_ignore_ascii_case("Trainer-XL", "trxl"));
+        assert!(!in_order_ignore_ascii_case("trainer", "xt"));
+    }
 }
