@@ -481,8 +481,17 @@ fn a_huge_file_is_refused_without_reading_it() {
     let dir = tempfile::tempdir().unwrap();
     let huge = dir.path().join("huge.json");
     // Sparse: takes no disk, but reports 5 GiB.
-    std::fs::File::create(&huge).unwrap().set_len(5 << 30).unwrap();
-    let out = kplace(&["place", "--snapshot", huge.to_str().unwrap(), "--pod", "default/x"]);
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(5 << 30)
+        .unwrap();
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        huge.to_str().unwrap(),
+        "--pod",
+        "default/x",
+    ]);
     assert_bad_input(&out, &["huge.json", "larger than the", "MiB kplace reads"]);
 }
 
