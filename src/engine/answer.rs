@@ -3,8 +3,8 @@
 use super::framework::NodeScore;
 use super::preemption::PreemptionAnswer;
 use super::status::Rejection;
-use crate::model::NodeId;
 use crate::model::pod::PreemptionPolicy;
+use crate::model::{NodeId, Pod};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -70,4 +70,26 @@ pub struct Placement {
     pub preemption: Option<PreemptionAnswer>,
     /// Things the operator should know about how this answer was computed.
     pub notes: Vec<String>,
+}
+
+impl Placement {
+    /// An answer with nothing decided yet: unschedulable, no nodes.
+    pub fn new(pod_key: String, pod: &Pod) -> Self {
+        Placement {
+            pod: pod_key,
+            priority: Some(pod.priority_value()),
+            preemption_policy: pod.preemption_policy.unwrap_or_default(),
+            priority_class: pod.priority_class_name.as_deref().map(str::to_string),
+            outcome: Outcome::Unschedulable,
+            rejection: None,
+            feasible: vec![],
+            failures: vec![],
+            scores: vec![],
+            best: vec![],
+            node: None,
+            message: String::new(),
+            preemption: None,
+            notes: vec![],
+        }
+    }
 }

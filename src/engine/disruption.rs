@@ -4,7 +4,7 @@
 //! fork of the snapshot; the snapshot itself is never changed.
 
 use super::replicas::{DomainCounts, domain_counts};
-use super::{Outcome, Placement, schedule};
+use super::{Placement, carry_out, schedule};
 use crate::model::pod::PodPhase;
 use crate::model::{Cluster, NodeId, Pod, PodId};
 
@@ -165,20 +165,7 @@ pub fn simulate(cluster: &Cluster, disruption: &Disruption) -> DisruptionPlan {
             pod.phase = PodPhase::Pending;
             pod.nominated_node_name = None;
             let placement = schedule(&fork, &pod);
-            let landed = match placement.outcome {
-                Outcome::Scheduled => placement.node,
-                Outcome::Preempt => {
-                    let pre = placement
-                        .preemption
-                        .as_ref()
-                        .expect("preempt has an answer");
-                    for &victim in &pre.victims {
-                        fork.unbind_pod(victim);
-                    }
-                    pre.node
-                }
-                _ => None,
-            };
+            let landed = carry_out(&mut fork, &placement);
             if let Some(node) = landed {
                 fork.bind_pod(id, node);
             }

@@ -25,20 +25,10 @@ use status::{Code, Plugin, Rejection};
 pub fn place(cluster: &Cluster, pod: &Pod) -> Placement {
     match admission::admit(cluster, pod) {
         Err(rejection) => Placement {
-            pod: pod_key(cluster, pod),
-            priority: None,
-            preemption_policy: pod.preemption_policy.unwrap_or_default(),
-            priority_class: pod.priority_class_name.as_deref().map(str::to_string),
             outcome: Outcome::Rejected,
             rejection: Some(rejection),
-            feasible: vec![],
-            failures: vec![],
-            scores: vec![],
-            best: vec![],
-            node: None,
-            message: String::new(),
-            preemption: None,
-            notes: vec![],
+            priority: None,
+            ..Placement::new(pod_key(cluster, pod), pod)
         },
         Ok(admitted) => {
             let mut admitted_pod = pod.clone();
@@ -54,22 +44,7 @@ pub fn place(cluster: &Cluster, pod: &Pod) -> Placement {
 /// Answers for a pod already admitted (its `spec.priority` is resolved), such
 /// as a pending pod of the snapshot. The pod must not be counted in `cluster`.
 pub fn schedule(cluster: &Cluster, pod: &Pod) -> Placement {
-    let mut answer = Placement {
-        pod: pod_key(cluster, pod),
-        priority: Some(pod.priority_value()),
-        preemption_policy: pod.preemption_policy.unwrap_or_default(),
-        priority_class: pod.priority_class_name.as_deref().map(str::to_string),
-        outcome: Outcome::Unschedulable,
-        rejection: None,
-        feasible: vec![],
-        failures: vec![],
-        scores: vec![],
-        best: vec![],
-        node: None,
-        message: String::new(),
-        preemption: None,
-        notes: vec![],
-    };
+    let mut answer = Placement::new(pod_key(cluster, pod), pod);
     answer.notes.extend(plugins::volumes::note(pod));
     if !pod.scheduling_gates.is_empty() {
         answer.notes.push(format!(
@@ -155,6 +130,23 @@ pub fn schedule(cluster: &Cluster, pod: &Pod) -> Placement {
     }
     answer.preemption = Some(preemption);
     answer
+}
+
+/// Carries out an answer on a fork, as the scheduler would: a preempting
+/// pod's victims leave the fork. Returns the node the pod lands on (the
+/// caller binds it there), or `None` when it cannot be placed.
+pub fn carry_out(fork: &mut Cluster, placement: &Placement) -> Option<NodeId> {
+    match placement.outcome {
+        Outcome::Scheduled => placement.node,
+        Outcome::Preempt => {
+            let pre = placement.preemption.as_ref()?;
+            for &victim in &pre.victims {
+                fork.unbind_pod(victim);
+            }
+            pre.node
+        }
+        Outcome::Unschedulable | Outcome::Rejected => None,
+    }
 }
 
 fn pod_key(cluster: &Cluster, pod: &Pod) -> String {

@@ -6,7 +6,7 @@
 use super::plugins::podtopologyspread::common::{
     Constraint, counts_per_node, matches_inclusion_policies,
 };
-use super::{Outcome, Placement, place};
+use super::{Placement, carry_out, place};
 use crate::model::pod::{PodPhase, SpreadConstraint};
 use crate::model::{Cluster, Pod};
 
@@ -71,20 +71,7 @@ pub fn place_replicas(cluster: &Cluster, pod: &Pod, n: usize) -> ReplicaPlan {
         let mut replica = pod.clone();
         replica.name = replica_name(pod, i).into();
         let placement = place(&fork, &replica);
-        let landed = match placement.outcome {
-            Outcome::Scheduled => placement.node,
-            Outcome::Preempt => {
-                let pre = placement
-                    .preemption
-                    .as_ref()
-                    .expect("preempt has an answer");
-                for &victim in &pre.victims {
-                    fork.unbind_pod(victim);
-                }
-                pre.node
-            }
-            Outcome::Unschedulable | Outcome::Rejected => None,
-        };
+        let landed = carry_out(&mut fork, &placement);
         if let Some(node) = landed {
             replica.priority = placement.priority;
             replica.node_name = Some(fork.node(node).name.clone());
@@ -117,7 +104,7 @@ pub fn domain_counts(cluster: &Cluster, pod: &Pod) -> Vec<DomainCounts> {
         .map(|c| {
             let per_node = counts_per_node(cluster, &c.selector, pod.namespace);
             let mut domains: std::collections::BTreeMap<String, i64> = Default::default();
-            let prepared = &pod_constraints_of(pod, c);
+            let prepared = &Constraint::from_spec(c);
             for (n, node) in cluster.nodes.iter().enumerate() {
                 if !matches_inclusion_policies(prepared, pod, node, &cluster.interner) {
                     continue;
@@ -134,15 +121,4 @@ pub fn domain_counts(cluster: &Cluster, pod: &Pod) -> Vec<DomainCounts> {
             }
         })
         .collect()
-}
-
-fn pod_constraints_of(_pod: &Pod, c: &SpreadConstraint) -> Constraint {
-    Constraint {
-        max_skew: c.max_skew,
-        topology_key: c.topology_key,
-        selector: c.selector.clone(),
-        min_domains: c.min_domains.unwrap_or(1),
-        node_affinity_policy: c.node_affinity_policy,
-        node_taints_policy: c.node_taints_policy,
-    }
 }

@@ -5,7 +5,7 @@ use crate::engine::plugins::node_affinity::required_matches;
 use crate::engine::plugins::taint_toleration::first_untolerated;
 use crate::model::intern::{Interner, Sym};
 use crate::model::labels::{LabelSelector, Requirement};
-use crate::model::pod::{InclusionPolicy, Pod, WhenUnsatisfiable};
+use crate::model::pod::{InclusionPolicy, Pod, SpreadConstraint, WhenUnsatisfiable};
 use crate::model::policy::SelectorOwnerKind;
 use crate::model::{Cluster, Node};
 
@@ -31,15 +31,22 @@ pub fn pod_constraints(pod: &Pod, action: WhenUnsatisfiable) -> Vec<Constraint> 
     pod.spread_constraints
         .iter()
         .filter(|c| c.when_unsatisfiable == action)
-        .map(|c| Constraint {
+        .map(Constraint::from_spec)
+        .collect()
+}
+
+impl Constraint {
+    /// Defaults applied: `minDomains` 1 when unset.
+    pub fn from_spec(c: &SpreadConstraint) -> Self {
+        Constraint {
             max_skew: c.max_skew,
             topology_key: c.topology_key,
             selector: c.selector.clone(),
             min_domains: c.min_domains.unwrap_or(1),
             node_affinity_policy: c.node_affinity_policy,
             node_taints_policy: c.node_taints_policy,
-        })
-        .collect()
+        }
+    }
 }
 
 /// `helper.DefaultSelector`: the selectors of the Services selecting the pod,
