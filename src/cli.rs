@@ -49,6 +49,10 @@ pub enum Command {
     Place(PlaceArgs),
     /// Write a synthetic cluster (5,000 nodes and 150,000 pods by default) as a List.
     Synth(SynthArgs),
+    /// Save a live cluster as a snapshot, or as a timeline with --duration (read-only: get, list, watch).
+    Record(crate::cli_live::RecordArgs),
+    /// Compare kplace's answers with the bindings a recorded timeline saw.
+    Verify(crate::cli_live::VerifyArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

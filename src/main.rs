@@ -2,6 +2,7 @@
 //! statuses (2 bad input, 3 `--fail-on`, 1 anything else).
 
 mod cli;
+mod cli_live;
 
 use std::process::ExitCode;
 
@@ -17,6 +18,8 @@ fn main() -> ExitCode {
     let result = match &args.command {
         Some(cli::Command::Place(place)) => cli::place(place),
         Some(cli::Command::Synth(synth)) => cli::synth(synth),
+        Some(cli::Command::Record(a)) => cli_live::record(a),
+        Some(cli::Command::Verify(a)) => cli_live::verify(a),
         None => cli::tui(args.tui),
     };
     match result {

@@ -1,1 +1,4 @@
 pub mod file;
+pub mod live;
+pub mod record;
+pub mod timeline;

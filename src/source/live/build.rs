@@ -1,0 +1,199 @@
+//! Objects of the kinds kplace reads → a [`Cluster`], shared by the live
+//! source, recordings and timelines. Mirrors what the snapshot file loader
+//! does, except that an invalid object is skipped (and reported) rather than
+//! failing the whole cluster: one odd object must not blind a live view.
+
+use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::policy::v1 as policy;
+use k8s_openapi::api::scheduling::v1 as scheduling;
+use rustc_hash::FxHashMap;
+use serde::de::DeserializeOwned;
+
+use super::kind::Kind;
+use crate::model::Cluster;
+use crate::model::convert::{self, pod::labels_of, policy as pconv};
+use crate::model::intern::{Interner, Sym};
+use crate::model::labels::Labels;
+use crate::model::node::Node;
+use crate::model::pod::Pod;
+use crate::model::policy::{DisruptionBudget, PriorityClass, SelectorOwner};
+
+/// One object, converted into the model with some interner.
+#[derive(Clone, Debug)]
+pub enum ModelObject {
+    Node(Node),
+    /// Boxed: pods are far larger than the other variants.
+    Pod(Box<Pod>),
+    PriorityClass(PriorityClass),
+    Pdb(DisruptionBudget),
+    Owner(SelectorOwner),
+    Namespace(Sym, Labels),
+}
+
+/// A typed `k8s-openapi` object of one of the kinds in [`Kind`].
+pub trait Typed {
+    const KIND: Kind;
+    fn to_model(&self, interner: &mut Interner) -> Result<ModelObject, String>;
+}
+
+macro_rules! typed {
+    ($ty:ty, $kind:expr, |$o:ident, $i:ident| $body:expr) => {
+        impl Typed for $ty {
+            const KIND: Kind = $kind;
+            fn to_model(&self, $i: &mut Interner) -> Result<ModelObject, String> {
+                let $o = self;
+                $body
+            }
+        }
+    };
+}
+
+typed!(core::Node, Kind::Node, |o, i| convert::convert_node(o, i)
+    .map(ModelObject::Node)
+    .map_err(|e| e.to_string()));
+typed!(core::Pod, Kind::Pod, |o, i| convert::convert_pod(o, i)
+    .map(|p| ModelObject::Pod(Box::new(p)))
+    .map_err(|e| e.to_string()));
+typed!(scheduling::PriorityClass, Kind::PriorityClass, |o, _i| {
+    pconv::convert_priority_class(o)
+        .map(ModelObject::PriorityClass)
+        .map_err(|e| e.to_string())
+});
+typed!(
+    policy::PodDisruptionBudget,
+    Kind::PodDisruptionBudget,
+    |o, i| pconv::convert_pdb(o, i)
+        .map(ModelObject::Pdb)
+        .map_err(|e| e.to_string())
+);
+typed!(core::Service, Kind::Service, |o, i| Ok(ModelObject::Owner(
+    pconv::convert_service(o, i)
+)));
+typed!(
+    core::ReplicationController,
+    Kind::ReplicationController,
+    |o, i| Ok(ModelObject::Owner(pconv::convert_rc(o, i)))
+);
+typed!(apps::ReplicaSet, Kind::ReplicaSet, |o, i| {
+    pconv::convert_replica_set(o, i)
+        .map(ModelObject::Owner)
+        .map_err(|e| e.to_string())
+});
+typed!(apps::StatefulSet, Kind::StatefulSet, |o, i| {
+    pconv::convert_stateful_set(o, i)
+        .map(ModelObject::Owner)
+        .map_err(|e| e.to_string())
+});
+typed!(core::Namespace, Kind::Namespace, |o, i| {
+    let name = i.intern(o.metadata.name.as_deref().unwrap_or(""));
+    Ok(ModelObject::Namespace(
+        name,
+        labels_of(o.metadata.labels.as_ref(), i),
+    ))
+});
+
+/// Collects converted objects and assembles the [`Cluster`] (what the file
+/// loader's `Collector` does).
+#[derive(Default)]
+pub struct ClusterBuilder {
+    pub interner: Interner,
+    nodes: Vec<Node>,
+    pods: Vec<Pod>,
+    priority_classes: Vec<PriorityClass>,
+    pdbs: Vec<DisruptionBudget>,
+    owners: Vec<SelectorOwner>,
+    namespaces: FxHashMap<Sym, Labels>,
+    /// `Kind ns/name: why` for each object that failed to convert.
+    pub invalid: Vec<String>,
+}
+
+impl ClusterBuilder {
+    pub fn with_interner(interner: Interner) -> Self {
+        ClusterBuilder {
+            interner,
+            ..Default::default()
+        }
+    }
+
+    pub fn push(&mut self, object: ModelObject) {
+        match object {
+            ModelObject::Node(n) => self.nodes.push(n),
+            ModelObject::Pod(p) => self.pods.push(*p),
+            ModelObject::PriorityClass(pc) => self.priority_classes.push(pc),
+            ModelObject::Pdb(p) => self.pdbs.push(p),
+            ModelObject::Owner(o) => self.owners.push(o),
+            ModelObject::Namespace(name, labels) => {
+                self.namespaces.insert(name, labels);
+            }
+        }
+    }
+
+    /// Converts and adds a typed object; an invalid one is noted and skipped.
+    pub fn add<T: Typed>(&mut self, object: &T) {
+        match object.to_model(&mut self.interner) {
+            Ok(o) => self.push(o),
+            Err(e) => self.invalid.push(e),
+        }
+    }
+
+    pub fn finish(self) -> (Cluster, Vec<String>) {
+        let cluster = Cluster::new(
+            self.interner,
+            self.nodes,
+            self.pods,
+            self.priority_classes,
+            self.pdbs,
+            self.owners,
+            self.namespaces,
+        );
+        (cluster, self.invalid)
+    }
+}
+
+/// A parsed object of any kind kplace reads, before conversion; parsing is
+/// pure (parallelizable), converting needs the shared interner.
+pub enum AnyObject {
+    Node(Box<core::Node>),
+    Pod(Box<core::Pod>),
+    Pdb(Box<policy::PodDisruptionBudget>),
+    PriorityClass(Box<scheduling::PriorityClass>),
+    Service(Box<core::Service>),
+    ReplicaSet(Box<apps::ReplicaSet>),
+    StatefulSet(Box<apps::StatefulSet>),
+    ReplicationController(Box<core::ReplicationController>),
+    Namespace(Box<core::Namespace>),
+}
+
+impl AnyObject {
+    pub fn parse(kind: Kind, json: &str) -> Result<AnyObject, String> {
+        fn p<T: DeserializeOwned>(json: &str, kind: Kind) -> Result<Box<T>, String> {
+            serde_json::from_str(json).map_err(|e| format!("{kind}: {e}"))
+        }
+        Ok(match kind {
+            Kind::Node => AnyObject::Node(p(json, kind)?),
+            Kind::Pod => AnyObject::Pod(p(json, kind)?),
+            Kind::PodDisruptionBudget => AnyObject::Pdb(p(json, kind)?),
+            Kind::PriorityClass => AnyObject::PriorityClass(p(json, kind)?),
+            Kind::Service => AnyObject::Service(p(json, kind)?),
+            Kind::ReplicaSet => AnyObject::ReplicaSet(p(json, kind)?),
+            Kind::StatefulSet => AnyObject::StatefulSet(p(json, kind)?),
+            Kind::ReplicationController => AnyObject::ReplicationController(p(json, kind)?),
+            Kind::Namespace => AnyObject::Namespace(p(json, kind)?),
+        })
+    }
+
+    pub fn to_model(&self, interner: &mut Interner) -> Result<ModelObject, String> {
+        match self {
+            AnyObject::Node(o) => o.to_model(interner),
+            AnyObject::Pod(o) => o.to_model(interner),
+            AnyObject::Pdb(o) => o.to_model(interner),
+            AnyObject::PriorityClass(o) => o.to_model(interner),
+            AnyObject::Service(o) => o.to_model(interner),
+            AnyObject::ReplicaSet(o) => o.to_model(interner),
+            AnyObject::StatefulSet(o) => o.to_model(interner),
+            AnyObject::ReplicationController(o) => o.to_model(interner),
+            AnyObject::Namespace(o) => o.to_model(interner),
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Trimming objects before they are stored.
+//!
+//! Two levels: [`StripMode::Engine`] keeps only what the model converters and
+//! the UI read, so a live store of 150,000 pods stays small;
+//! [`StripMode::Redact`] keeps objects whole (a recording must stay a faithful
+//! `kubectl` snapshot) but removes what must not leave the cluster.
+
+use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::policy::v1 as policy;
+use k8s_openapi::api::scheduling::v1 as scheduling;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+/// The annotation `kubectl apply` leaves; it holds the whole manifest,
+/// secrets in env values included.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// Annotations the UI shows or the termination estimate reads; all others
+/// are dropped from live stores.
+const KEPT_ANNOTATIONS: [&str; 4] = [
+    "cluster-autoscaler.kubernetes.io/safe-to-evict",
+    "controller.kubernetes.io/pod-deletion-cost",
+    "kubernetes.io/config.mirror",
+    "scheduler.alpha.kubernetes.io/critical-pod",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StripMode {
+    /// Keep only what the engine and UI use (live UI).
+    Engine,
+    /// Keep everything except secrets-in-waiting (recordings).
+    Redact,
+}
+
+/// Objects that can be stripped in place.
+pub trait Strip {
+    fn strip(&mut self, mode: StripMode);
+}
+
+fn strip_meta(meta: &mut ObjectMeta, mode: StripMode) {
+    meta.managed_fields = None;
+    if let Some(a) = meta.annotations.as_mut() {
+        match mode {
+            StripMode::Engine => a.retain(|k, _| KEPT_ANNOTATIONS.contains(&k.as_str())),
+            StripMode::Redact => {
+                a.remove(LAST_APPLIED);
+            }
+        }
+        if a.is_empty() {
+            meta.annotations = None;
+        }
+    }
+    if mode == StripMode::Engine {
+        meta.finalizers = None;
+        meta.self_link = None;
+    }
+}
+
+/// Env var names stay (they say what a container is configured with);
+/// values and references go.
+fn redact_env(c: &mut core::Container) {
+    for e in c.env.iter_mut().flatten() {
+        e.value = None;
+        e.value_from = None;
+    }
+}
+
+/// The container fields the converters read: requests/limits, host ports,
+/// the image, preStop presence, the sidecar restart policy.
+fn engine_container(c: &core::Container) -> core::Container {
+    core::Container {
+        name: c.name.clone(),
+        image: c.image.clone(),
+        resources: c.resources.clone(),
+        ports: c.ports.as_ref().map(|ports| {
+            ports
+                .iter()
+                .filter(|p| p.host_port.is_some_and(|h| h > 0) || p.host_ip.is_some())
+                .cloned()
+                .collect()
+        }),
+        lifecycle: c
+            .lifecycle
+            .as_ref()
+            .filter(|l| l.pre_stop.is_some())
+            .map(|l| core::Lifecycle {
+                pre_stop: l.pre_stop.clone(),
+                ..Default::default()
+            }),
+        restart_policy: c.restart_policy.clone(),
+        ..Default::default()
+    }
+}
+
+fn strip_pod_spec(spec: &mut core::PodSpec, mode: StripMode) {
+    match mode {
+        StripMode::Redact => {
+            for c in spec
+                .containers
+                .iter_mut()
+                .chain(spec.init_containers.iter_mut().flatten())
+            {
+                redact_env(c);
+            }
+            for c in spec.ephemeral_containers.iter_mut().flatten() {
+                for e in c.env.iter_mut().flatten() {
+                    e.value = None;
+                    e.value_from = None;
+                }
+            }
+        }
+        StripMode::Engine => {
+            // Host-network pods use container ports as host ports: keep them all.
+            let host_network = spec.host_network.unwrap_or(false);
+            spec.containers = spec
+                .containers
+                .iter()
+                .map(|c| {
+                    let mut s = engine_container(c);
+                    if host_network {
+                        s.ports = c.ports.clone();
+                    }
+                    s
+                })
+                .collect();
+            spec.init_containers = spec
+                .init_containers
+                .as_ref()
+                .map(|cs| cs.iter().map(engine_container).collect());
+            spec.ephemeral_containers = None;
+            spec.volumes = spec.volumes.as_ref().map(|vs| {
+                vs.iter()
+                    .filter(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some())
+                    .map(|v| core::Volume {
+                        name: v.name.clone(),
+                        persistent_volume_claim: v.persistent_volume_claim.clone(),
+                        ephemeral: v.ephemeral.as_ref().map(|_| Default::default()),
+                        ..Default::default()
+                    })
+                    .collect()
+            });
+            spec.image_pull_secrets = None;
+            spec.security_context = None;
+            spec.dns_config = None;
+            spec.host_aliases = None;
+            spec.readiness_gates = None;
+            spec.resource_claims = None;
+        }
+    }
+}
+
+impl Strip for core::Pod {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if let Some(spec) = self.spec.as_mut() {
+            strip_pod_spec(spec, mode);
+        }
+        if mode == StripMode::Engine
+            && let Some(status) = self.status.as_mut()
+        {
+            *status = core::PodStatus {
+                phase: status.phase.take(),
+                start_time: status.start_time.take(),
+                nominated_node_name: status.nominated_node_name.take(),
+                conditions: status.conditions.take().map(|cs| {
+                    cs.into_iter()
+                        .filter(|c| c.type_ == "Ready" || c.type_ == "DisruptionTarget")
+                        .map(|c| core::PodCondition { message: None, ..c })
+                        .collect()
+                }),
+                ..Default::default()
+            };
+        }
+    }
+}
+
+impl Strip for core::Node {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if mode == StripMode::Engine
+            && let Some(status) = self.status.as_mut()
+        {
+            status.config = None;
+            status.daemon_endpoints = None;
+            status.volumes_attached = None;
+            status.volumes_in_use = None;
+            status.addresses = None;
+            status.conditions = status.conditions.take().map(|cs| {
+                cs.into_iter()
+                    .filter(|c| c.type_ == "Ready")
+                    .map(|c| core::NodeCondition { message: None, ..c })
+                    .collect()
+            });
+        }
+    }
+}
+
+/// A workload's pod template: the engine never reads it; a recording keeps
+/// it with env values redacted.
+fn strip_template(t: &mut core::PodTemplateSpec, mode: StripMode) {
+    match mode {
+        StripMode::Engine => *t = Default::default(),
+        StripMode::Redact => {
+            if let Some(meta) = t.metadata.as_mut() {
+                strip_meta(meta, mode);
+            }
+            if let Some(spec) = t.spec.as_mut() {
+                strip_pod_spec(spec, mode);
+            }
+        }
+    }
+}
+
+impl Strip for apps::ReplicaSet {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if let Some(t) = self.spec.as_mut().and_then(|s| s.template.as_mut()) {
+            strip_template(t, mode);
+        }
+        if mode == StripMode::Engine {
+            self.status = None;
+        }
+    }
+}
+
+impl Strip for apps::StatefulSet {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if let Some(spec) = self.spec.as_mut() {
+            strip_template(&mut spec.template, mode);
+            if mode == StripMode::Engine {
+                spec.volume_claim_templates = None;
+            }
+        }
+        if mode == StripMode::Engine {
+            self.status = None;
+        }
+    }
+}
+
+impl Strip for core::ReplicationController {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if let Some(t) = self.spec.as_mut().and_then(|s| s.template.as_mut()) {
+            strip_template(t, mode);
+        }
+        if mode == StripMode::Engine {
+            self.status = None;
+        }
+    }
+}
+
+impl Strip for core::Service {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if mode == StripMode::Engine {
+            self.status = None;
+            if let Some(spec) = self.spec.as_mut() {
+                *spec = core::ServiceSpec {
+                    selector: spec.selector.take(),
+                    type_: spec.type_.take(),
+                    ..Default::default()
+                };
+            }
+        }
+    }
+}
+
+impl Strip for policy::PodDisruptionBudget {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if mode == StripMode::Engine
+            && let Some(status) = self.status.as_mut()
+        {
+            status.conditions = None;
+        }
+    }
+}
+
+impl Strip for scheduling::PriorityClass {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+    }
+}
+
+impl Strip for core::Namespace {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if mode == StripMode::Engine {
+            self.spec = None;
+            self.status = None;
+        }
+    }
+}

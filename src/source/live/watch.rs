@@ -1,0 +1,227 @@
+//! One list-then-watch loop per kind: kube's `watcher` (relists on 410 Gone,
+//! resumes dropped watches from the last resourceVersion) feeding a
+//! reflector store, with our own exponential backoff so the state can say
+//! when a retry is pending and when it has recovered.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::reflector::store::Writer;
+use kube::runtime::watcher::{self, Event};
+use kube::{Api, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::build::Typed;
+use super::config::error_chain;
+use super::kind::Kind;
+use super::state::Shared;
+use super::strip::{Strip, StripMode};
+
+/// A change as the watcher saw it, for recorders. Objects are JSON, already
+/// stripped or redacted.
+#[derive(Clone, Debug)]
+pub enum TapChange {
+    /// A (re)list starts; `InitApply` objects follow, then `InitDone`.
+    Init,
+    InitApply(serde_json::Value),
+    InitDone,
+    Apply(serde_json::Value),
+    Delete(serde_json::Value),
+    /// The kind cannot be read (403); it will send nothing more.
+    Forbidden,
+    /// The source has stopped for good.
+    Failed(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct TapEvent {
+    pub kind: Kind,
+    pub at: Instant,
+    pub change: TapChange,
+}
+
+/// Everything a kind's loop needs besides its API handle and store.
+#[derive(Clone)]
+pub struct KindCtx {
+    pub shared: Arc<Shared>,
+    pub mode: StripMode,
+    /// Before the first full list, treat errors as fatal (for `record`).
+    pub fail_fast: bool,
+    pub tap: Option<Sender<TapEvent>>,
+    pub server: String,
+}
+
+/// Retry delays: 250 ms doubling to 30 s, reset by any success.
+struct Backoff(Duration);
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(250);
+    const MAX: Duration = Duration::from_secs(30);
+
+    fn next(&mut self) -> Duration {
+        let d = self.0;
+        self.0 = (self.0 * 2).min(Self::MAX);
+        d
+    }
+}
+
+/// A retry that has produced no error for this long is taken as connected:
+/// a working watch is silent until something changes.
+const QUIET_MEANS_CONNECTED: Duration = Duration::from_secs(2);
+
+enum Verdict {
+    /// 410 Gone: the watcher relists by itself; not a connection problem.
+    Relist,
+    Forbidden,
+    Fatal(String),
+    Retry(String),
+}
+
+fn api_status(e: &watcher::Error) -> Option<&kube::core::Status> {
+    match e {
+        watcher::Error::InitialListFailed(kube::Error::Api(s))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+        | watcher::Error::WatchFailed(kube::Error::Api(s)) => Some(s),
+        watcher::Error::WatchError(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn classify(e: &watcher::Error, kind: Kind, server: &str) -> Verdict {
+    match api_status(e).map(|s| s.code) {
+        Some(410) => Verdict::Relist,
+        Some(403) => Verdict::Forbidden,
+        Some(401) => Verdict::Fatal(format!(
+            "the API server at {server} rejected the credentials (401 Unauthorized): the token is expired or invalid; log in again or refresh the kubeconfig"
+        )),
+        Some(code) => Verdict::Retry(format!(
+            "{} {}: {} ({code})",
+            verb(e),
+            kind.resource(),
+            api_status(e).map(|s| s.message.as_str()).unwrap_or("")
+        )),
+        None => Verdict::Retry(format!(
+            "cannot reach the API server at {server} ({} {}): {}",
+            verb(e),
+            kind.resource(),
+            error_chain(e)
+        )),
+    }
+}
+
+fn verb(e: &watcher::Error) -> &'static str {
+    match e {
+        watcher::Error::InitialListFailed(_) => "list",
+        _ => "watch",
+    }
+}
+
+fn tap_json<K: Serialize>(o: &K) -> serde_json::Value {
+    serde_json::to_value(o).unwrap_or(serde_json::Value::Null)
+}
+
+/// Lists and watches one kind until the runtime shuts down, a 403, or a
+/// fatal error.
+pub async fn run_kind<K>(api: Api<K>, mut writer: Writer<K>, ctx: KindCtx)
+where
+    K: Resource<DynamicType = ()>
+        + Typed
+        + Strip
+        + Clone
+        + Debug
+        + DeserializeOwned
+        + Serialize
+        + Send
+        + Sync
+        + 'static,
+{
+    let kind = K::KIND;
+    let mode = ctx.mode;
+    let mut stream = watcher::watcher(api, watcher::Config::default())
+        .modify(move |o: &mut K| o.strip(mode))
+        .boxed();
+    let mut backoff = Backoff(Backoff::FIRST);
+    let mut synced = false;
+    let mut quiet_deadline: Option<tokio::time::Instant> = None;
+    let tap = |change: TapChange| {
+        if let Some(tx) = &ctx.tap {
+            let _ = tx.send(TapEvent {
+                kind,
+                at: Instant::now(),
+                change,
+            });
+        }
+    };
+    loop {
+        let item = match quiet_deadline {
+            Some(deadline) => tokio::select! {
+                item = stream.next() => item,
+                _ = tokio::time::sleep_until(deadline) => {
+                    quiet_deadline = None;
+                    ctx.shared.recovered(kind);
+                    continue;
+                }
+            },
+            None => stream.next().await,
+        };
+        let Some(item) = item else { return };
+        match item {
+            Ok(event) => {
+                quiet_deadline = None;
+                backoff = Backoff(Backoff::FIRST);
+                if ctx.tap.is_some() {
+                    tap(match &event {
+                        Event::Init => TapChange::Init,
+                        Event::InitApply(o) => TapChange::InitApply(tap_json(o)),
+                        Event::InitDone => TapChange::InitDone,
+                        Event::Apply(o) => TapChange::Apply(tap_json(o)),
+                        Event::Delete(o) => TapChange::Delete(tap_json(o)),
+                    });
+                }
+                writer.apply_watcher_event(&event);
+                match event {
+                    Event::InitDone => {
+                        synced = true;
+                        ctx.shared.event(kind, true);
+                    }
+                    Event::Apply(_) | Event::Delete(_) => ctx.shared.event(kind, false),
+                    Event::Init | Event::InitApply(_) => {}
+                }
+            }
+            Err(e) => match classify(&e, kind, &ctx.server) {
+                Verdict::Relist => {}
+                Verdict::Forbidden => {
+                    ctx.shared.forbidden(kind);
+                    tap(TapChange::Forbidden);
+                    if kind.essential() {
+                        tap(TapChange::Failed(format!(
+                            "list/watch on {} is forbidden",
+                            kind.resource()
+                        )));
+                    }
+                    return;
+                }
+                Verdict::Fatal(message) => {
+                    ctx.shared.fail(kind, message.clone());
+                    tap(TapChange::Failed(message));
+                    return;
+                }
+                Verdict::Retry(message) if ctx.fail_fast && !synced => {
+                    ctx.shared.fail(kind, message.clone());
+                    tap(TapChange::Failed(message));
+                    return;
+                }
+                Verdict::Retry(message) => {
+                    ctx.shared.error(kind, message);
+                    tokio::time::sleep(backoff.next()).await;
+                    quiet_deadline = Some(tokio::time::Instant::now() + QUIET_MEANS_CONNECTED);
+                }
+            },
+        }
+    }
+}

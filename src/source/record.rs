@@ -1,0 +1,402 @@
+//! Recordings: a snapshot file (a kubectl-readable `v1` `List`), or a
+//! timeline (the initial state plus every watch event, with timestamps).
+//!
+//! Timeline format (gzip-compressed JSON lines):
+//!
+//! ```text
+//! {"kplaceTimeline":1,"recordedAt":"…","context":"…","server":"…","initialObjects":N,"limitations":[…]}
+//! {"t":0,"type":"ADDED","object":{…}}            ← N lines: the state when recording started
+//! {"t":1520,"type":"MODIFIED","object":{…}}      ← then every event, t = ms since start
+//! {"t":1733,"type":"DELETED","object":{…}}
+//! {"t":600000,"type":"END"}                      ← optional: when recording stopped
+//! ```
+//!
+//! Objects carry `kind` and `apiVersion`. Replay builds checkpoints of the
+//! object sets in memory when it loads the file (see `timeline`), so the file
+//! needs no index. Both files are redacted: container env values,
+//! `managedFields` and the last-applied annotation never leave the cluster
+//! (see `live::strip`), and Secrets are never fetched.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::live::{Kind, TapChange, TapEvent};
+
+/// The header line's marker field; [`super::timeline::is_timeline`] looks for it.
+pub const TIMELINE_MARKER: &str = "kplaceTimeline";
+pub const ANNOTATION_RECORDED_AT: &str = "kplace.io/recorded-at";
+pub const ANNOTATION_CONTEXT: &str = "kplace.io/context";
+pub const ANNOTATION_SERVER: &str = "kplace.io/server";
+
+/// One change to write to a timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub kind: Kind,
+    /// `ADDED`, `MODIFIED` or `DELETED`.
+    pub type_: &'static str,
+    pub object: Value,
+}
+
+fn key(object: &Value) -> String {
+    super::live::kind::object_key(
+        object["metadata"]["namespace"].as_str(),
+        object["metadata"]["name"].as_str().unwrap_or(""),
+    )
+}
+
+fn resource_version(object: &Value) -> &str {
+    object["metadata"]["resourceVersion"].as_str().unwrap_or("")
+}
+
+/// The recorded objects, kept up to date from the watchers' tap. A relist
+/// (after 410 Gone) becomes the events that turn the old set into the new.
+#[derive(Default)]
+pub struct Recorder {
+    objects: BTreeMap<Kind, BTreeMap<String, Value>>,
+    /// Objects of a (re)list in progress.
+    listing: BTreeMap<Kind, BTreeMap<String, Value>>,
+    /// Kinds with a first complete list, or forbidden.
+    pub done: BTreeMap<Kind, bool>,
+    /// Set when the source failed for good.
+    pub failed: Option<String>,
+    pub forbidden: Vec<Kind>,
+}
+
+impl Recorder {
+    /// Every kind listed (or forbidden): the initial state is complete.
+    pub fn synced(&self) -> bool {
+        Kind::ALL.iter().all(|k| self.done.contains_key(k))
+    }
+
+    /// Applies a tap event; returns the timeline changes it makes.
+    pub fn apply(&mut self, ev: TapEvent) -> Vec<Change> {
+        let kind = ev.kind;
+        let mut out = Vec::new();
+        match ev.change {
+            TapChange::Init => {
+                self.listing.insert(kind, BTreeMap::new());
+            }
+            TapChange::InitApply(o) => {
+                self.listing.entry(kind).or_default().insert(key(&o), o);
+            }
+            TapChange::InitDone => {
+                let new = self.listing.remove(&kind).unwrap_or_default();
+                let old = self.objects.entry(kind).or_default();
+                for (k, o) in old.iter() {
+                    if !new.contains_key(k) {
+                        out.push(Change {
+                            kind,
+                            type_: "DELETED",
+                            object: o.clone(),
+                        });
+                    }
+                }
+                for (k, o) in &new {
+                    match old.get(k) {
+                        None => out.push(Change {
+                            kind,
+                            type_: "ADDED",
+                            object: o.clone(),
+                        }),
+                        Some(prev) if resource_version(prev) != resource_version(o) => {
+                            out.push(Change {
+                                kind,
+                                type_: "MODIFIED",
+                                object: o.clone(),
+                            })
+                        }
+                        Some(_) => {}
+                    }
+                }
+                *old = new;
+                self.done.insert(kind, true);
+            }
+            TapChange::Apply(o) => {
+                let map = self.objects.entry(kind).or_default();
+                let type_ = if map.insert(key(&o), o.clone()).is_some() {
+                    "MODIFIED"
+                } else {
+                    "ADDED"
+                };
+                out.push(Change {
+                    kind,
+                    type_,
+                    object: o,
+                });
+            }
+            TapChange::Delete(o) => {
+                self.objects.entry(kind).or_default().remove(&key(&o));
+                out.push(Change {
+                    kind,
+                    type_: "DELETED",
+                    object: o,
+                });
+            }
+            TapChange::Forbidden => {
+                self.forbidden.push(kind);
+                self.done.insert(kind, false);
+            }
+            TapChange::Failed(message) => {
+                self.failed.get_or_insert(message);
+            }
+        }
+        out
+    }
+
+    /// Every object, kinds in snapshot order, each kind in API list order.
+    pub fn items(&self) -> impl Iterator<Item = &Value> {
+        self.objects.values().flat_map(|m| m.values())
+    }
+}
+
+/// Where and when a recording was made.
+#[derive(Clone, Debug)]
+pub struct RecordingMeta {
+    pub context: String,
+    pub server: String,
+    pub recorded_at: String,
+    pub limitations: Vec<String>,
+}
+
+impl RecordingMeta {
+    pub fn now(context: &str, server: &str, limitations: Vec<String>) -> Self {
+        RecordingMeta {
+            context: context.to_string(),
+            server: server.to_string(),
+            recorded_at: k8s_openapi::jiff::Timestamp::now().to_string(),
+            limitations,
+        }
+    }
+}
+
+/// A file writer, gzip-compressed when `gz`.
+pub fn create_writer(path: &Path, gz: bool) -> std::io::Result<Box<dyn Write>> {
+    let file = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(path)?);
+    Ok(if gz {
+        Box::new(flate2::write::GzEncoder::new(
+            file,
+            flate2::Compression::default(),
+        ))
+    } else {
+        Box::new(file)
+    })
+}
+
+fn is_gz(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "gz")
+}
+
+/// Writes a snapshot: a `v1` `List` whose annotations say when and where it
+/// was taken; `.gz` names are compressed.
+pub fn write_snapshot<'a>(
+    path: &Path,
+    items: impl Iterator<Item = &'a Value>,
+    meta: &RecordingMeta,
+) -> std::io::Result<()> {
+    let mut annotations = json!({
+        ANNOTATION_RECORDED_AT: meta.recorded_at,
+        ANNOTATION_CONTEXT: meta.context,
+        ANNOTATION_SERVER: meta.server,
+    });
+    if !meta.limitations.is_empty() {
+        annotations["kplace.io/limitations"] = json!(meta.limitations.join("; "));
+    }
+    let mut w = create_writer(path, is_gz(path))?;
+    let head =
+        json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}});
+    let head = head.to_string();
+    // `{"apiVersion":…,"metadata":{…}}` → open it again to append the items.
+    w.write_all(&head.as_bytes()[..head.len() - 1])?;
+    w.write_all(b",\"items\":[\n")?;
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            w.write_all(b",\n")?;
+        }
+        serde_json::to_writer(&mut w, item)?;
+    }
+    w.write_all(b"\n]}\n")?;
+    w.flush()
+}
+
+/// Writes a timeline as events arrive.
+pub struct TimelineWriter {
+    w: Box<dyn Write>,
+    started: Instant,
+    pub events: u64,
+}
+
+impl TimelineWriter {
+    /// Writes the header and the initial state; `started` is t = 0.
+    pub fn create<'a>(
+        path: &Path,
+        meta: &RecordingMeta,
+        initial: impl ExactSizeIterator<Item = &'a Value>,
+        started: Instant,
+    ) -> std::io::Result<Self> {
+        let mut w = create_writer(path, true)?;
+        let header = json!({
+            TIMELINE_MARKER: 1,
+            "recordedAt": meta.recorded_at,
+            "context": meta.context,
+            "server": meta.server,
+            "initialObjects": initial.len(),
+            "limitations": meta.limitations,
+        });
+        writeln!(w, "{header}")?;
+        for o in initial {
+            writeln!(w, "{}", json!({"t": 0, "type": "ADDED", "object": o}))?;
+        }
+        Ok(TimelineWriter {
+            w,
+            started,
+            events: 0,
+        })
+    }
+
+    pub fn write(&mut self, at: Instant, change: &Change) -> std::io::Result<()> {
+        let t = at.saturating_duration_since(self.started).as_millis() as u64;
+        writeln!(
+            self.w,
+            "{}",
+            json!({"t": t, "type": change.type_, "object": change.object})
+        )?;
+        self.events += 1;
+        Ok(())
+    }
+
+    pub fn finish(mut self, at: Instant) -> std::io::Result<()> {
+        let t = at.saturating_duration_since(self.started).as_millis() as u64;
+        writeln!(self.w, "{}", json!({"t": t, "type": "END"}))?;
+        self.w.flush()?;
+        drop(self.w);
+        Ok(())
+    }
+}
+
+/// What `kplace record` does, as a library call (tests drive it directly).
+#[derive(Clone, Debug)]
+pub struct RecordOptions {
+    pub target: super::live::Target,
+    pub output: std::path::PathBuf,
+    /// `None`: a snapshot; `Some(0)`: a timeline until `stop`; else a timeline this long.
+    pub duration: Option<std::time::Duration>,
+    /// Give up when the first full list takes longer.
+    pub sync_timeout: std::time::Duration,
+    /// Set (by ctrl-c) to stop recording.
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// What was recorded.
+#[derive(Clone, Debug, Default)]
+pub struct RecordSummary {
+    pub context: String,
+    pub objects: usize,
+    pub events: u64,
+    pub limitations: Vec<String>,
+    pub elapsed: std::time::Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{0}")]
+    Live(#[from] super::live::LiveError),
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Stopped(String),
+}
+
+/// Connects (read-only, redacting), waits for the first full list, and
+/// writes a snapshot or a timeline.
+pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
+    use std::sync::atomic::Ordering;
+    use std::sync::mpsc::RecvTimeoutError;
+    use std::time::Duration;
+
+    use super::live::{LiveOptions, LiveSource, StripMode};
+
+    let io = |source| RecordError::Io {
+        file: options.output.display().to_string(),
+        source,
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let live = LiveSource::connect(
+        LiveOptions {
+            target: options.target.clone(),
+            strip: StripMode::Redact,
+            fail_fast: true,
+        },
+        Some(tx),
+    )?;
+    let mut rec = Recorder::default();
+    let deadline = Instant::now() + options.sync_timeout;
+    while !rec.synced() {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(ev) => {
+                rec.apply(ev);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(RecordError::Stopped("the live source stopped".into()));
+            }
+        }
+        if let Some(message) = &rec.failed {
+            return Err(RecordError::Stopped(message.clone()));
+        }
+        if options.stop.load(Ordering::SeqCst) {
+            return Err(RecordError::Stopped(
+                "interrupted before the first full list".into(),
+            ));
+        }
+        if Instant::now() > deadline {
+            return Err(RecordError::Stopped(format!(
+                "no complete list after {} s: {}",
+                options.sync_timeout.as_secs(),
+                super::live::describe(&live.state())
+            )));
+        }
+    }
+    let limitations: Vec<String> = live.limitations().into_iter().map(|l| l.message).collect();
+    let meta = RecordingMeta::now(live.context(), live.server(), limitations.clone());
+    let mut summary = RecordSummary {
+        context: live.context().to_string(),
+        objects: rec.items().count(),
+        limitations,
+        ..Default::default()
+    };
+    let Some(duration) = options.duration else {
+        write_snapshot(&options.output, rec.items(), &meta).map_err(io)?;
+        return Ok(summary);
+    };
+    let started = Instant::now();
+    let items: Vec<&Value> = rec.items().collect();
+    let mut writer =
+        TimelineWriter::create(&options.output, &meta, items.into_iter(), started).map_err(io)?;
+    let until = (!duration.is_zero()).then(|| started + duration);
+    while until.is_none_or(|u| Instant::now() < u) && !options.stop.load(Ordering::SeqCst) {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(ev) => {
+                let at = ev.at;
+                for change in rec.apply(ev) {
+                    writer.write(at, &change).map_err(io)?;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if rec.failed.is_some() {
+            break;
+        }
+    }
+    summary.events = writer.events;
+    writer.finish(Instant::now()).map_err(io)?;
+    summary.elapsed = started.elapsed();
+    Ok(summary)
+}

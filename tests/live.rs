@@ -1,0 +1,437 @@
+//! Live mode against a loopback fake API server (tests/support): the real
+//! kube client, watchers and reflectors run; nothing leaves 127.0.0.1.
+
+mod support;
+
+use std::time::Duration;
+
+use kplace::source::live::{ConnectionState, Kind, LiveOptions, LiveSource, Target};
+use serde_json::{Value, json};
+use support::{FakeServer, synth_objects, wait_for};
+
+fn options(server: &FakeServer, dir: &std::path::Path) -> LiveOptions {
+    LiveOptions {
+        target: Target {
+            kubeconfig: Some(server.kubeconfig(dir)),
+            context: None,
+        },
+        ..Default::default()
+    }
+}
+
+fn connect(server: &FakeServer, dir: &std::path::Path) -> LiveSource {
+    let live = LiveSource::connect(options(server, dir), None).expect("connect");
+    live.wait_synced(Duration::from_secs(10)).expect("synced");
+    live
+}
+
+fn pod_node(live: &LiveSource, ns: &str, name: &str) -> Option<Option<String>> {
+    let (cluster, _) = live.cluster();
+    let id = cluster.find_pod(ns, name)?;
+    Some(cluster.pod(id).node_name.as_deref().map(str::to_string))
+}
+
+fn test_pod(name: &str, node: Option<&str>) -> Value {
+    let mut pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}")},
+        "spec": {"containers": [{"name": "c", "image": "nginx",
+                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
+                 "env": [{"name": "PASSWORD", "value": "hunter2"}]}]},
+        "status": {"phase": "Pending"}
+    });
+    if let Some(node) = node {
+        pod["spec"]["nodeName"] = json!(node);
+        pod["status"]["phase"] = json!("Running");
+    }
+    pod
+}
+
+fn first_node(objects: &[Value]) -> String {
+    let mut names: Vec<&str> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Node")
+        .filter_map(|o| o["metadata"]["name"].as_str())
+        .collect();
+    names.sort();
+    names[0].to_string()
+}
+
+#[test]
+fn initial_sync_builds_the_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = synth_objects(6, 40);
+    let server = FakeServer::start(objects.clone());
+    let live = connect(&server, dir.path());
+    assert_eq!(live.state(), ConnectionState::Live);
+    assert_eq!(live.context(), "fake");
+    assert!(live.limitations().is_empty());
+    let (cluster, invalid) = live.cluster();
+    assert!(invalid.is_empty(), "{invalid:?}");
+    let nodes = objects.iter().filter(|o| o["kind"] == "Node").count();
+    let pods = objects.iter().filter(|o| o["kind"] == "Pod").count();
+    assert_eq!(cluster.nodes.len(), nodes);
+    assert_eq!(cluster.pods.len(), pods);
+    assert!(live.last_event().is_some());
+    // Read-only by construction: only GETs reached the server.
+    assert!(server.requests().iter().all(|r| r.starts_with("GET ")));
+}
+
+#[test]
+fn events_apply_in_order_and_notify() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = synth_objects(4, 20);
+    let node = first_node(&objects);
+    let server = FakeServer::start(objects);
+    let live = connect(&server, dir.path());
+    let mut changes = live.changes();
+    changes.changed();
+    server.apply(test_pod("late", None));
+    server.apply(test_pod("late", Some(&node)));
+    server.apply(test_pod("gone", None));
+    server.delete("Pod", Some("default"), "gone");
+    assert!(wait_for(5, || pod_node(&live, "default", "late")
+        == Some(Some(node.clone()))));
+    assert!(wait_for(5, || pod_node(&live, "default", "gone").is_none()));
+    assert!(changes.changed());
+}
+
+#[test]
+fn dropped_watch_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(4, 20));
+    let live = connect(&server, dir.path());
+    assert!(wait_for(5, || server.open_watches() >= 9));
+    server.drop_watches();
+    server.apply(test_pod("after-drop", None));
+    assert!(wait_for(5, || pod_node(&live, "default", "after-drop").is_some()));
+    assert!(wait_for(5, || live.state() == ConnectionState::Live));
+    assert_eq!(
+        live.relists(),
+        0,
+        "a dropped watch resumes without a relist"
+    );
+}
+
+#[test]
+fn gone_leads_to_relist() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(4, 20));
+    let live = connect(&server, dir.path());
+    assert!(wait_for(5, || server.open_watches() >= 9));
+    server.compact();
+    server.drop_watches();
+    server.apply(test_pod("after-gone", None));
+    assert!(wait_for(8, || pod_node(&live, "default", "after-gone").is_some()));
+    assert!(live.relists() >= 1);
+    assert!(wait_for(5, || live.state() == ConnectionState::Live));
+}
+
+#[test]
+fn forbidden_pdbs_are_a_named_limitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = synth_objects(4, 20);
+    let node = first_node(&objects);
+    let server = FakeServer::start(objects);
+    server.forbid("PodDisruptionBudget");
+    let live = connect(&server, dir.path());
+    let limits = live.limitations();
+    assert_eq!(limits.len(), 1);
+    assert_eq!(limits[0].kind, Kind::PodDisruptionBudget);
+    assert_eq!(
+        limits[0].message,
+        "list/watch on poddisruptionbudgets.policy is forbidden: preemption ignores PDBs"
+    );
+    let (cluster, _) = live.cluster();
+    assert!(cluster.pdbs.is_empty());
+    assert!(!cluster.nodes.is_empty());
+    server.apply(test_pod("still-works", Some(&node)));
+    assert!(wait_for(5, || pod_node(&live, "default", "still-works").is_some()));
+}
+
+#[test]
+fn server_going_away_is_a_clear_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = FakeServer::start(synth_objects(4, 20));
+    let live = connect(&server, dir.path());
+    server.stop();
+    assert!(wait_for(8, || matches!(
+        live.state(),
+        ConnectionState::Reconnecting { .. }
+    )));
+    let ConnectionState::Reconnecting { error, .. } = live.state() else {
+        unreachable!()
+    };
+    assert!(error.contains("cannot reach the API server"), "{error}");
+    // The last good state is still there.
+    assert!(!live.cluster().0.nodes.is_empty());
+}
+
+#[test]
+fn unreachable_server_fails_fast_for_one_shot_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = FakeServer::start(vec![]);
+    let mut opts = options(&server, dir.path());
+    server.stop();
+    opts.fail_fast = true;
+    let live = LiveSource::connect(opts, None).expect("config is fine");
+    let err = live.wait_synced(Duration::from_secs(10)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("cannot reach the API server at http://127.0.0.1:"),
+        "{err}"
+    );
+}
+
+#[test]
+fn invalid_token_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(2, 4));
+    server.reject_token();
+    let live = LiveSource::connect(options(&server, dir.path()), None).unwrap();
+    let err = live.wait_synced(Duration::from_secs(10)).unwrap_err();
+    assert!(err.to_string().contains("401 Unauthorized"), "{err}");
+}
+
+#[test]
+fn bad_kubeconfig_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kubeconfig");
+    std::fs::write(&path, "this: [is not: a kubeconfig").unwrap();
+    let opts = LiveOptions {
+        target: Target {
+            kubeconfig: Some(path),
+            context: None,
+        },
+        ..Default::default()
+    };
+    let err = LiveSource::connect(opts, None).err().expect("an error");
+    assert!(err.to_string().starts_with("kubeconfig: "), "{err}");
+    let server = FakeServer::start(vec![]);
+    let opts = LiveOptions {
+        target: Target {
+            kubeconfig: Some(server.kubeconfig(dir.path())),
+            context: Some("nope".into()),
+        },
+        ..Default::default()
+    };
+    let err = LiveSource::connect(opts, None).err().expect("an error");
+    assert!(err.to_string().contains("no context \"nope\""), "{err}");
+}
+
+mod recording {
+    use super::*;
+    use kplace::source::record::{RecordOptions, record};
+    use kplace::source::timeline::{Timeline, is_timeline};
+    use std::collections::BTreeMap;
+    use std::io::Read;
+    use std::path::Path;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    fn record_options(
+        server: &FakeServer,
+        dir: &Path,
+        out: &str,
+        duration: Option<Duration>,
+    ) -> RecordOptions {
+        RecordOptions {
+            target: Target {
+                kubeconfig: Some(server.kubeconfig(dir)),
+                context: None,
+            },
+            output: dir.join(out),
+            duration,
+            sync_timeout: Duration::from_secs(10),
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn place_json(snapshot: &Path, pod: &Path) -> Value {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
+            .args(["place", "--snapshot"])
+            .arg(snapshot)
+            .arg("--pod")
+            .arg(pod)
+            .args(["-o", "json"])
+            .output()
+            .expect("run kplace");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn read_text(path: &Path) -> String {
+        let raw = std::fs::read(path).unwrap();
+        let mut text = String::new();
+        if raw.starts_with(&[0x1f, 0x8b]) {
+            flate2::read::MultiGzDecoder::new(&raw[..])
+                .read_to_string(&mut text)
+                .unwrap();
+        } else {
+            text = String::from_utf8(raw).unwrap();
+        }
+        text
+    }
+
+    #[test]
+    fn recorded_snapshot_answers_like_the_servers_objects() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut objects = synth_objects(6, 40);
+        let mut secret_pod = test_pod("with-secret", None);
+        secret_pod["metadata"]["managedFields"] =
+            json!([{"manager": "kubectl", "operation": "Apply"}]);
+        secret_pod["metadata"]["annotations"] = json!({
+            "kubectl.kubernetes.io/last-applied-configuration": "{\"secret\":\"hunter2\"}",
+            "team": "payments"});
+        objects.push(secret_pod);
+        let server = FakeServer::start(objects);
+        for out in ["snap.json", "snap.json.gz"] {
+            let opts = record_options(&server, dir.path(), out, None);
+            let summary = record(&opts).expect("record");
+            assert!(summary.objects > 40);
+            let text = read_text(&opts.output);
+            assert!(
+                !text.contains("hunter2"),
+                "env value or last-applied leaked"
+            );
+            assert!(!text.contains("managedFields"));
+            assert!(text.contains("\"PASSWORD\""), "env names are kept");
+            assert!(text.contains("\"team\""), "other annotations are kept");
+            let list: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(list["kind"], "List");
+            let ann = &list["metadata"]["annotations"];
+            assert_eq!(ann["kplace.io/context"], "fake");
+            assert!(
+                ann["kplace.io/recorded-at"]
+                    .as_str()
+                    .is_some_and(|s| s.len() > 10)
+            );
+        }
+        let plain = dir.path().join("plain.json");
+        std::fs::write(&plain, server.list_json().to_string()).unwrap();
+        let pod = dir.path().join("pod.json");
+        std::fs::write(&pod, test_pod("incoming", None).to_string()).unwrap();
+        let expected = place_json(&plain, &pod);
+        assert_eq!(place_json(&dir.path().join("snap.json"), &pod), expected);
+        assert_eq!(place_json(&dir.path().join("snap.json.gz"), &pod), expected);
+        assert!(!is_timeline(&dir.path().join("snap.json.gz")));
+    }
+
+    /// The state by hand: initial objects, then each event applied in order.
+    fn by_hand(text: &str, n: usize) -> (Vec<String>, Vec<(String, Option<String>)>) {
+        let mut lines = text.lines();
+        let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        let initial = header["initialObjects"].as_u64().unwrap() as usize;
+        let mut objects: BTreeMap<(String, String, String), Value> = BTreeMap::new();
+        for (i, line) in lines.enumerate() {
+            if i >= initial + n {
+                break;
+            }
+            let l: Value = serde_json::from_str(line).unwrap();
+            let o = &l["object"];
+            let key = (
+                o["kind"].as_str().unwrap_or("").to_string(),
+                o["metadata"]["namespace"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+                o["metadata"]["name"].as_str().unwrap_or("").to_string(),
+            );
+            match l["type"].as_str() {
+                Some("DELETED") => {
+                    objects.remove(&key);
+                }
+                Some("END") => {}
+                _ => {
+                    objects.insert(key, o.clone());
+                }
+            }
+        }
+        let mut nodes = Vec::new();
+        let mut pods = Vec::new();
+        for ((kind, ns, name), o) in &objects {
+            match kind.as_str() {
+                "Node" => nodes.push(name.clone()),
+                "Pod" => pods.push((
+                    format!("{ns}/{name}"),
+                    o["spec"]["nodeName"].as_str().map(str::to_string),
+                )),
+                _ => {}
+            }
+        }
+        (nodes, pods)
+    }
+
+    fn from_cluster(c: &kplace::model::Cluster) -> (Vec<String>, Vec<(String, Option<String>)>) {
+        let mut nodes: Vec<String> = c.nodes.iter().map(|n| n.name.to_string()).collect();
+        nodes.sort();
+        let mut pods: Vec<(String, Option<String>)> = (0..c.pods.len() as u32)
+            .map(|id| {
+                (
+                    c.pod_key(id),
+                    c.pod(id).node_name.as_deref().map(str::to_string),
+                )
+            })
+            .collect();
+        pods.sort();
+        (nodes, pods)
+    }
+
+    #[test]
+    fn timeline_replays_to_any_moment() {
+        let dir = tempfile::tempdir().unwrap();
+        let objects = synth_objects(4, 20);
+        let node = first_node(&objects);
+        let server = Arc::new(FakeServer::start(objects));
+        let opts = record_options(
+            &server,
+            dir.path(),
+            "tl.jsonl.gz",
+            Some(Duration::from_millis(2500)),
+        );
+        let driver = {
+            let server = server.clone();
+            let node = node.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(700));
+                for i in 0..5 {
+                    server.apply(test_pod(&format!("p{i}"), None));
+                    std::thread::sleep(Duration::from_millis(30));
+                    server.apply(test_pod(&format!("p{i}"), Some(&node)));
+                }
+                server.delete("Pod", Some("default"), "p0");
+                server.compact();
+                server.drop_watches();
+                server.apply(test_pod("after-relist", None));
+            })
+        };
+        let summary = record(&opts).expect("record timeline");
+        driver.join().unwrap();
+        assert!(summary.events >= 11, "events: {}", summary.events);
+        assert!(is_timeline(&opts.output));
+        let timeline = Timeline::load(&opts.output).expect("load");
+        assert!(timeline.invalid.is_empty(), "{:?}", timeline.invalid);
+        let text = read_text(&opts.output);
+        assert!(!text.contains("hunter2"));
+        for n in 0..=timeline.len() {
+            assert_eq!(
+                from_cluster(&timeline.state_after(n)),
+                by_hand(&text, n),
+                "after {n} events"
+            );
+        }
+        let d = timeline.diff(0, timeline.len());
+        assert!(d.added.contains(&"default/p1".to_string()));
+        assert!(d.added.contains(&"default/after-relist".to_string()));
+        assert!(!d.added.contains(&"default/p0".to_string()));
+        // Moments by time: the end is the final state.
+        assert_eq!(
+            from_cluster(&timeline.state_at(timeline.end_ms)),
+            by_hand(&text, timeline.len())
+        );
+    }
+}
