@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kplace::app::whatif::draft::Draft;
+use kplace::app::whatif::form::{self, Target};
 use kplace::app::{App, Options, View};
 use kplace::synth::{SynthSpec, write_cluster_json};
 use ratatui::Terminal;
@@ -97,6 +99,34 @@ fn draw_views(c: &mut Criterion) {
     });
     group.bench_function("pods_sort_cycle", |b| {
         b.iter(|| press(&mut app, KeyCode::Char('s')))
+    });
+    group.finish();
+
+    // What-if: a form edit (the CPU request) → YAML → parse → engine::place
+    // for the synth fitting pod, as the What-if worker runs it. Target ≤ 16 ms.
+    let cluster = app.session().expect("ready").cluster();
+    let mut interner = cluster.interner.clone();
+    let mut draft = Draft::new(serde_json::json!({}));
+    draft
+        .set_yaml(&kplace::synth::fitting_pod_yaml(&spec()), &mut interner)
+        .expect("fitting pod YAML");
+    assert!(draft.valid, "{:?}", draft.error);
+    let cpu = Target::Request("cpu");
+    let mut group = c.benchmark_group("whatif");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(5))
+        .warm_up_time(Duration::from_millis(500));
+    let mut flip = false;
+    group.bench_function("form_edit_parse_place", |b| {
+        b.iter(|| {
+            flip = !flip;
+            let mut doc = draft.doc.clone();
+            form::apply(&mut doc, &cpu, if flip { "101m" } else { "100m" });
+            draft.set_doc(doc, &mut interner);
+            let pod = draft.pod.as_ref().expect("valid draft");
+            kplace::engine::place(cluster, pod)
+        });
     });
     group.finish();
 }

@@ -166,6 +166,37 @@ fn demo_in_tmux_switches_views_searches_places_and_quits() {
     );
     assert!(screen.contains("more PDB violations"), "{screen}");
 
+    // What-if: draft the pending pod, lower its priority class in the form,
+    // and see the preemption answer disappear.
+    let cluster = kplace::app::demo::load_demo().expect("demo loads");
+    let classes = kplace::app::whatif::class_choices(&cluster);
+    let pod = cluster
+        .find_pod("payments", "ledger-migrate-x7k2p")
+        .expect("pending pod");
+    let current = cluster
+        .pod(pod)
+        .priority_class_name
+        .as_deref()
+        .unwrap_or("");
+    let from = classes.iter().position(|c| c.0 == current).unwrap_or(0);
+    let to = classes
+        .iter()
+        .position(|c| c.0 == "best-effort")
+        .expect("best-effort class");
+    tmux.type_text("e");
+    let screen = tmux.expect("draft", "Draft payments/ledger-migrate-x7k2p (valid)");
+    tmux.expect("draft answer", "PREEMPT → worker-b03");
+    assert!(screen.contains("7 What-if"), "{screen}");
+    tmux.press("Enter");
+    tmux.expect("class chooser", "enter: choose");
+    for _ in from..to {
+        tmux.press("Down");
+    }
+    tmux.press("Enter");
+    let screen = tmux.expect("answer changed", "outcome PREEMPT → ");
+    assert!(screen.contains("best-effort"), "{screen}");
+    assert!(!screen.contains("PREEMPT → worker-b03"), "{screen}");
+
     tmux.type_text(":tiers");
     tmux.expect("palette", ":tiers");
     tmux.press("Enter");

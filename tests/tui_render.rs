@@ -370,7 +370,7 @@ fn help_overlay_lists_the_keys() {
     assert!(matches!(app.overlay, Overlay::Help));
     let s = screen(&app, 160, 48);
     assert!(s.contains("Help: keys"), "{s}");
-    for k in ["1-6", "q / ctrl-c", "pgup/pgdn", "s / S", "esc", ":", "/"] {
+    for k in ["1-7", "q / ctrl-c", "pgup/pgdn", "s / S", "esc", ":", "/"] {
         assert!(s.contains(k), "help lacks {k:?}:\n{s}");
     }
     key(&mut app, KeyCode::Esc);

@@ -9,6 +9,7 @@ pub enum Scope {
     Tables,
     Skew,
     Tiers,
+    WhatIf,
     Input,
 }
 
@@ -20,6 +21,7 @@ impl Scope {
             Scope::Tables => "Nodes / Pods",
             Scope::Skew => "Skew",
             Scope::Tiers => "Tiers",
+            Scope::WhatIf => "What-if (7)",
             Scope::Input => "Filter and palette input",
         }
     }
@@ -38,8 +40,8 @@ const fn bind(scope: Scope, keys: &'static str, does: &'static str) -> Binding {
 pub const BINDINGS: &[Binding] = &[
     bind(
         Scope::Global,
-        "1-6",
-        "switch view (Overview, Skew, Tiers, Nodes, Pods, Placement)",
+        "1-7",
+        "switch view (Overview, Skew, Tiers, Nodes, Pods, Placement, What-if)",
     ),
     bind(Scope::Global, "tab / shift-tab", "next / previous view"),
     bind(Scope::Global, "?", "show or hide this help"),
@@ -74,6 +76,47 @@ pub const BINDINGS: &[Binding] = &[
         Scope::Tiers,
         "up/down",
         "choose the priority whose headroom is shown",
+    ),
+    bind(
+        Scope::WhatIf,
+        "e",
+        "draft the selected pod (Overview, Pods, Placement) or workload (Skew)",
+    ),
+    bind(
+        Scope::WhatIf,
+        "d",
+        "Nodes: what draining the selected node would do",
+    ),
+    bind(
+        Scope::WhatIf,
+        "up/down, enter",
+        "pick a form field, edit or toggle it",
+    ),
+    bind(
+        Scope::WhatIf,
+        "x",
+        "remove the label, toleration or constraint",
+    ),
+    bind(
+        Scope::WhatIf,
+        "y / E",
+        "edit the YAML in the app (ctrl-s applies) / in $EDITOR",
+    ),
+    bind(
+        Scope::WhatIf,
+        "r, + / -",
+        "place N replicas (default 5), change N",
+    ),
+    bind(
+        Scope::WhatIf,
+        "a, pgup/pgdn",
+        "back to the answer, scroll it",
+    ),
+    bind(Scope::WhatIf, "w", "save the draft as NAME.yaml here"),
+    bind(
+        Scope::WhatIf,
+        ":draft [new]",
+        ":cordon ZONE  :lose ZONE  :save [PATH]  :load PATH  :replicas",
     ),
     bind(
         Scope::Input,

@@ -17,6 +17,7 @@ pub mod terminal;
 pub mod theme;
 pub mod tiers;
 pub mod view;
+pub mod whatif;
 pub mod worker;
 
 use std::time::Duration;
@@ -65,6 +66,11 @@ fn event_loop(terminal: &mut terminal::Term, app: &mut App) -> anyhow::Result<()
         }
         if app.should_quit {
             return Ok(());
+        }
+        if app.take_external_edit() {
+            app.run_external_editor(terminal);
+            dirty = true;
+            continue;
         }
         if event::poll(FRAME)? {
             // Drain everything queued so a burst of keys costs one frame.

@@ -10,6 +10,8 @@ pub enum Command {
     Theme(String),
     Help,
     Quit,
+    /// Drafts, replicas, disruptions, save and load.
+    WhatIf(super::whatif::Cmd),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -24,7 +26,13 @@ pub struct Palette {
 
 impl Palette {
     pub fn open(theme_names: &[String]) -> Palette {
+        Palette::open_with(theme_names, &[])
+    }
+
+    /// With more commands offered for completion (the what-if family).
+    pub fn open_with(theme_names: &[String], extra: &[String]) -> Palette {
         let mut commands: Vec<String> = View::ALL.iter().map(|v| v.command().to_string()).collect();
+        commands.extend(extra.iter().cloned());
         commands.extend(theme_names.iter().map(|t| format!("theme {t}")));
         commands.extend(["help".to_string(), "quit".to_string()]);
         let mut p = Palette {
@@ -88,6 +96,9 @@ pub fn parse(s: &str) -> Option<Command> {
     if let Some(name) = s.strip_prefix("theme ") {
         return Some(Command::Theme(name.trim().to_string()));
     }
+    if let Some(c) = super::whatif::parse_command(s) {
+        return Some(Command::WhatIf(c));
+    }
     Some(match s {
         "overview" | "ov" => Command::Show(View::Overview),
         "skew" | "sk" => Command::Show(View::Skew),
@@ -95,6 +106,7 @@ pub fn parse(s: &str) -> Option<Command> {
         "nodes" | "node" | "no" => Command::Show(View::Nodes),
         "pods" | "pod" | "po" => Command::Show(View::Pods),
         "placement" | "place" => Command::Show(View::Placement),
+        "whatif" | "what-if" | "wi" => Command::Show(View::WhatIf),
         "help" | "?" => Command::Help,
         "quit" | "q" | "q!" | "exit" => Command::Quit,
         _ => return None,

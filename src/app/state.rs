@@ -84,6 +84,8 @@ pub struct Session {
     pub placement: Option<Arc<PlacementReport>>,
     pub placement_scroll: Cursor,
     placement_cache: FxHashMap<PodId, Arc<PlacementReport>>,
+    /// The What-if view: draft, answers, replicas, disruptions.
+    pub whatif: super::whatif::WhatIf,
 }
 
 impl Session {
@@ -107,6 +109,7 @@ impl Session {
             placement: None,
             placement_scroll: Cursor::default(),
             placement_cache: FxHashMap::default(),
+            whatif: Default::default(),
             loaded,
         };
         s.refresh_nodes();
@@ -217,6 +220,7 @@ impl Session {
             self.apply(event);
             changed = true;
         }
+        changed |= self.whatif.pump();
         changed
     }
 
@@ -237,13 +241,14 @@ impl Session {
     fn busy(&self) -> bool {
         let tallying = !self.workers.background_stopped()
             && self.outcomes.len() < self.loaded.derived.pending.len();
-        self.placement_computing() || tallying
+        self.placement_computing() || tallying || self.whatif.busy()
     }
 
     /// The pod under the selection of the current list, if it is a pod list.
-    fn selected_pod(&self, view: View) -> Option<PodId> {
+    pub(crate) fn selected_pod(&self, view: View) -> Option<PodId> {
         match view {
             View::Pods => self.pods.selected_row(),
+            View::Placement => self.placement_pod,
             View::Overview => self
                 .loaded
                 .derived
@@ -343,7 +348,7 @@ impl App {
         }
     }
 
-    fn session_mut(&mut self) -> Option<&mut Session> {
+    pub(crate) fn session_mut(&mut self) -> Option<&mut Session> {
         match &mut self.phase {
             Phase::Ready(s) => Some(s),
             _ => None,
@@ -444,14 +449,14 @@ impl App {
         self.tick = self.tick.wrapping_add(1);
     }
 
-    fn set_error(&mut self, text: impl Into<String>) {
+    pub(crate) fn set_error(&mut self, text: impl Into<String>) {
         self.status = Some(Status {
             text: text.into(),
             is_error: true,
         });
     }
 
-    fn set_info(&mut self, text: impl Into<String>) {
+    pub(crate) fn set_info(&mut self, text: impl Into<String>) {
         self.status = Some(Status {
             text: text.into(),
             is_error: false,
@@ -566,11 +571,17 @@ impl App {
             return;
         }
         self.status = None;
+        if self.view == View::WhatIf && self.whatif_key(key) {
+            return;
+        }
         match key.code {
             KeyCode::Char('q') => self.should_quit = true,
+            KeyCode::Char('e') => self.draft_from_selection(),
+            KeyCode::Char('d') if self.view == View::Nodes => self.drain_selected(),
             KeyCode::Char('?') => self.overlay = Overlay::Help,
             KeyCode::Char(':') => {
-                self.overlay = Overlay::Palette(Palette::open(&self.themes.names()))
+                let extra = self.whatif_palette_commands();
+                self.overlay = Overlay::Palette(Palette::open_with(&self.themes.names(), &extra))
             }
             KeyCode::Char('/') => {
                 if self.filter_text().is_some() {
@@ -653,6 +664,7 @@ impl App {
             Command::Theme(name) => self.set_theme(&name),
             Command::Help => self.overlay = Overlay::Help,
             Command::Quit => self.should_quit = true,
+            Command::WhatIf(c) => self.whatif_command(c),
         }
     }
 
@@ -759,6 +771,7 @@ impl App {
                 let len = s.placement.as_ref().map(|p| p.lines.len()).unwrap_or(0);
                 m.apply_scroll(&mut s.placement_scroll, len);
             }
+            View::WhatIf => {}
         }
     }
 }

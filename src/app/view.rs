@@ -8,17 +8,19 @@ pub enum View {
     Nodes,
     Pods,
     Placement,
+    WhatIf,
 }
 
 impl View {
     /// In tab-bar order; the number key of a view is its index + 1.
-    pub const ALL: [View; 6] = [
+    pub const ALL: [View; 7] = [
         View::Overview,
         View::Skew,
         View::Tiers,
         View::Nodes,
         View::Pods,
         View::Placement,
+        View::WhatIf,
     ];
 
     pub fn title(self) -> &'static str {
@@ -29,6 +31,7 @@ impl View {
             View::Nodes => "Nodes",
             View::Pods => "Pods",
             View::Placement => "Placement",
+            View::WhatIf => "What-if",
         }
     }
 
@@ -41,6 +44,7 @@ impl View {
             View::Nodes => "nodes",
             View::Pods => "pods",
             View::Placement => "placement",
+            View::WhatIf => "whatif",
         }
     }
 
@@ -48,7 +52,7 @@ impl View {
         View::ALL.iter().position(|&v| v == self).unwrap_or(0)
     }
 
-    /// The view for a number key `1`..`6`.
+    /// The view for a number key `1`..`7`.
     pub fn from_digit(c: char) -> Option<View> {
         let n = c.to_digit(10)? as usize;
         View::ALL.get(n.checked_sub(1)?).copied()

@@ -11,6 +11,7 @@ mod placement;
 mod skew;
 mod tables;
 mod tiers;
+mod whatif;
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
@@ -53,6 +54,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             View::Nodes => tables::nodes(frame, app, s, body),
             View::Pods => tables::pods(frame, app, s, body),
             View::Placement => placement::draw(frame, app, s, body),
+            View::WhatIf => whatif::draw(frame, app, s, body),
         },
     }
     chrome::status_line(frame, app, status);

@@ -12,7 +12,7 @@ use crate::app::{App, Session};
 
 use super::panel;
 
-fn style(t: &Theme, tone: Tone) -> Style {
+pub(super) fn style(t: &Theme, tone: Tone) -> Style {
     match tone {
         Tone::Heading => Style::new().fg(t.title).add_modifier(Modifier::BOLD),
         Tone::TableHeader => Style::new().fg(t.header).add_modifier(Modifier::BOLD),
@@ -24,7 +24,7 @@ fn style(t: &Theme, tone: Tone) -> Style {
     }
 }
 
-fn lines<'a>(t: &Theme, src: &'a [report::Line]) -> Vec<Line<'a>> {
+pub(super) fn lines<'a>(t: &Theme, src: &'a [report::Line]) -> Vec<Line<'a>> {
     src.iter()
         .map(|l| Line::from(Span::styled(l.text.as_str(), style(t, l.tone))))
         .collect()

@@ -1,0 +1,488 @@
+//! A draft: a full Pod manifest kept as a structured document (which the
+//! form edits and which renders to YAML), the YAML text, and the last pod
+//! that parsed. Parsing goes through `source::file::load_pod_bytes`, so an
+//! invalid draft gets the API server's message naming the field.
+
+use serde_json::{Map, Value, json};
+
+use crate::model::labels::{LabelSelector, SetOperator};
+use crate::model::pod::{
+    AffinityTerm, InclusionPolicy, NodeSelectorOperator, NodeSelectorTerm, TolerationOperator,
+    WhenUnsatisfiable,
+};
+use crate::model::{Cluster, Interner, Pod};
+use crate::source::file::load_pod_bytes;
+
+/// How parse errors name the draft (stripped before showing them).
+pub const DRAFT_FILE: &str = "draft";
+
+/// Shown in the view: the draft is rebuilt from the engine model.
+pub const FIELDS_NOTE: &str = "The draft holds the scheduling-relevant fields the model keeps (one container with the pod's total requests).";
+
+#[derive(Clone, Debug)]
+pub struct Draft {
+    /// The manifest; the form edits it, the YAML is rendered from it.
+    pub doc: Value,
+    pub yaml: String,
+    /// The last draft that parsed.
+    pub pod: Option<Pod>,
+    /// Why the current draft does not parse (the API server's words).
+    pub error: Option<String>,
+    /// Whether `pod` is the current draft (no error since).
+    pub valid: bool,
+}
+
+impl Draft {
+    pub fn new(doc: Value) -> Draft {
+        let yaml = render_yaml(&doc);
+        Draft {
+            doc,
+            yaml,
+            pod: None,
+            error: None,
+            valid: false,
+        }
+    }
+
+    /// `metadata.name`.
+    pub fn name(&self) -> String {
+        self.doc
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("draft")
+            .to_string()
+    }
+
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        let ns = self
+            .doc
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or("default");
+        format!("{ns}/{}", self.name())
+    }
+
+    /// Replaces the document (form edit, YAML edit) and re-parses.
+    pub fn set_doc(&mut self, doc: Value, interner: &mut Interner) {
+        self.doc = doc;
+        self.yaml = render_yaml(&self.doc);
+        self.reparse(interner);
+    }
+
+    /// Parses `yaml`; on success the pod becomes the last valid one.
+    pub fn reparse(&mut self, interner: &mut Interner) {
+        match load_pod_bytes(self.yaml.as_bytes(), DRAFT_FILE, interner) {
+            Ok(pod) => {
+                self.pod = Some(pod);
+                self.error = None;
+                self.valid = true;
+            }
+            Err(e) => {
+                self.error = Some(clean_error(&e.to_string()));
+                self.valid = false;
+            }
+        }
+    }
+
+    /// Takes edited YAML text: a syntax error is returned (the document is
+    /// kept as it was); otherwise the text becomes the draft.
+    pub fn set_yaml(&mut self, text: &str, interner: &mut Interner) -> Result<(), String> {
+        let doc: Value = serde_saphyr::from_str(text)
+            .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string())?;
+        if !doc.is_object() {
+            return Err("the draft must be one Pod object (a YAML mapping)".into());
+        }
+        self.set_doc(doc, interner);
+        Ok(())
+    }
+}
+
+/// The error without the `draft: ` file prefix and the `Pod ns/name: ` object.
+pub fn clean_error(text: &str) -> String {
+    let t = text
+        .strip_prefix(&format!("{DRAFT_FILE}: "))
+        .or_else(|| text.strip_prefix(&format!("{DRAFT_FILE}:")))
+        .unwrap_or(text);
+    match t.strip_prefix("Pod ").and_then(|r| r.split_once(": ")) {
+        Some((_, rest)) => rest.to_string(),
+        None => t.to_string(),
+    }
+}
+
+pub fn render_yaml(doc: &Value) -> String {
+    serde_saphyr::to_string(doc).unwrap_or_else(|e| format!("# cannot render: {e}\n"))
+}
+
+/// `500m`, `2`: the API's canonical CPU form.
+pub fn cpu_quantity(milli: i64) -> String {
+    if milli % 1000 == 0 {
+        (milli / 1000).to_string()
+    } else {
+        format!("{milli}m")
+    }
+}
+
+/// `256Mi`, `1Gi`: binary suffixes when exact, else bytes.
+pub fn bytes_quantity(bytes: i64) -> String {
+    const UNITS: [(&str, i64); 4] = [
+        ("Ti", 1 << 40),
+        ("Gi", 1 << 30),
+        ("Mi", 1 << 20),
+        ("Ki", 1 << 10),
+    ];
+    for (suffix, size) in UNITS {
+        if bytes != 0 && bytes % size == 0 {
+            return format!("{}{suffix}", bytes / size);
+        }
+    }
+    bytes.to_string()
+}
+
+fn selector_json(sel: &LabelSelector, interner: &Interner, skip_keys: &[String]) -> Option<Value> {
+    let reqs = match sel {
+        LabelSelector::Nothing => return None,
+        LabelSelector::Requirements(r) => r,
+    };
+    let mut labels = Map::new();
+    let mut exprs = Vec::new();
+    for r in reqs.iter() {
+        let key = interner.resolve(r.key).to_string();
+        if skip_keys.contains(&key) {
+            continue;
+        }
+        let values: Vec<Value> = r
+            .values
+            .iter()
+            .map(|v| Value::String(interner.resolve(*v).to_string()))
+            .collect();
+        if r.op == SetOperator::In && values.len() == 1 {
+            labels.insert(key, values[0].clone());
+            continue;
+        }
+        let op = match r.op {
+            SetOperator::In => "In",
+            SetOperator::NotIn => "NotIn",
+            SetOperator::Exists => "Exists",
+            SetOperator::DoesNotExist => "DoesNotExist",
+        };
+        let mut e = json!({"key": key, "operator": op});
+        if !values.is_empty() {
+            e["values"] = Value::Array(values);
+        }
+        exprs.push(e);
+    }
+    let mut out = Map::new();
+    if !labels.is_empty() {
+        out.insert("matchLabels".into(), Value::Object(labels));
+    }
+    if !exprs.is_empty() {
+        out.insert("matchExpressions".into(), Value::Array(exprs));
+    }
+    Some(Value::Object(out))
+}
+
+fn node_term_json(t: &NodeSelectorTerm, interner: &Interner) -> Value {
+    let mut out = Map::new();
+    let exprs: Vec<Value> = t
+        .expressions
+        .iter()
+        .map(|e| {
+            let op = match e.op {
+                NodeSelectorOperator::In => "In",
+                NodeSelectorOperator::NotIn => "NotIn",
+                NodeSelectorOperator::Exists => "Exists",
+                NodeSelectorOperator::DoesNotExist => "DoesNotExist",
+                NodeSelectorOperator::Gt => "Gt",
+                NodeSelectorOperator::Lt => "Lt",
+            };
+            let mut v = json!({"key": interner.resolve(e.key), "operator": op});
+            if !e.values.is_empty() {
+                v["values"] = e
+                    .values
+                    .iter()
+                    .map(|s| Value::String(interner.resolve(*s).to_string()))
+                    .collect();
+            }
+            v
+        })
+        .collect();
+    if !exprs.is_empty() {
+        out.insert("matchExpressions".into(), Value::Array(exprs));
+    }
+    let fields: Vec<Value> = t
+        .fields
+        .iter()
+        .map(|f| {
+            json!({"key": "metadata.name", "operator": if f.not_in { "NotIn" } else { "In" },
+                   "values": [f.name.to_string()]})
+        })
+        .collect();
+    if !fields.is_empty() {
+        out.insert("matchFields".into(), Value::Array(fields));
+    }
+    Value::Object(out)
+}
+
+fn affinity_term_json(t: &AffinityTerm, own_ns: crate::model::Sym, interner: &Interner) -> Value {
+    let mut out = Map::new();
+    if let Some(sel) = selector_json(&t.selector, interner, &[]) {
+        out.insert("labelSelector".into(), sel);
+    }
+    let default_ns = t.namespaces.len() == 1
+        && t.namespaces[0] == own_ns
+        && t.namespace_selector == LabelSelector::Nothing;
+    if !default_ns && !t.namespaces.is_empty() {
+        out.insert(
+            "namespaces".into(),
+            t.namespaces
+                .iter()
+                .map(|n| Value::String(interner.resolve(*n).to_string()))
+                .collect(),
+        );
+    }
+    if let Some(sel) = selector_json(&t.namespace_selector, interner, &[]) {
+        out.insert("namespaceSelector".into(), sel);
+    }
+    out.insert(
+        "topologyKey".into(),
+        Value::String(interner.resolve(t.topology_key).to_string()),
+    );
+    Value::Object(out)
+}
+
+/// The manifest of a model pod: the fields the engine reads. `name`
+/// replaces the pod's name; node, status and uid are left out.
+pub fn pod_doc(cluster: &Cluster, pod: &Pod, name: &str) -> Value {
+    let i = &cluster.interner;
+    let mut meta = Map::new();
+    meta.insert("name".into(), name.into());
+    meta.insert("namespace".into(), i.resolve(pod.namespace).into());
+    if !pod.labels.is_empty() {
+        let labels: Map<String, Value> = pod
+            .labels
+            .to_strings(i)
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        meta.insert("labels".into(), Value::Object(labels));
+    }
+    if let Some(c) = &pod.controller {
+        meta.insert(
+            "ownerReferences".into(),
+            json!([{"apiVersion": c.api_version.to_string(), "kind": c.kind.to_string(),
+                    "name": c.name.to_string(), "uid": "", "controller": true}]),
+        );
+    }
+    let mut spec = Map::new();
+    if let Some(pc) = &pod.priority_class_name {
+        spec.insert("priorityClassName".into(), pc.to_string().into());
+    }
+    if &*pod.scheduler_name != "default-scheduler" && !pod.scheduler_name.is_empty() {
+        spec.insert(
+            "schedulerName".into(),
+            pod.scheduler_name.to_string().into(),
+        );
+    }
+    if let Some(ns) = &pod.node_selector {
+        let m: Map<String, Value> = ns
+            .iter()
+            .map(|(k, v)| {
+                (
+                    i.resolve(*k).to_string(),
+                    Value::String(i.resolve(*v).to_string()),
+                )
+            })
+            .collect();
+        spec.insert("nodeSelector".into(), Value::Object(m));
+    }
+    let mut affinity = Map::new();
+    if let Some(na) = &pod.node_affinity {
+        let mut m = Map::new();
+        if let Some(req) = &na.required {
+            let terms: Vec<Value> = req.iter().map(|t| node_term_json(t, i)).collect();
+            m.insert(
+                "requiredDuringSchedulingIgnoredDuringExecution".into(),
+                json!({ "nodeSelectorTerms": terms }),
+            );
+        }
+        if !na.preferred.is_empty() {
+            let prefs: Vec<Value> = na
+                .preferred
+                .iter()
+                .map(|(w, t)| json!({"weight": w, "preference": node_term_json(t, i)}))
+                .collect();
+            m.insert(
+                "preferredDuringSchedulingIgnoredDuringExecution".into(),
+                Value::Array(prefs),
+            );
+        }
+        affinity.insert("nodeAffinity".into(), Value::Object(m));
+    }
+    if let Some(pa) = &pod.pod_affinity {
+        let group = |req: &[AffinityTerm], pref: &[crate::model::pod::WeightedAffinityTerm]| {
+            let mut m = Map::new();
+            if !req.is_empty() {
+                m.insert(
+                    "requiredDuringSchedulingIgnoredDuringExecution".into(),
+                    req.iter()
+                        .map(|t| affinity_term_json(t, pod.namespace, i))
+                        .collect(),
+                );
+            }
+            if !pref.is_empty() {
+                m.insert(
+                    "preferredDuringSchedulingIgnoredDuringExecution".into(),
+                    pref.iter()
+                        .map(|w| {
+                            json!({"weight": w.weight,
+                                   "podAffinityTerm": affinity_term_json(&w.term, pod.namespace, i)})
+                        })
+                        .collect(),
+                );
+            }
+            m
+        };
+        let a = group(&pa.required_affinity, &pa.preferred_affinity);
+        if !a.is_empty() {
+            affinity.insert("podAffinity".into(), Value::Object(a));
+        }
+        let a = group(&pa.required_anti_affinity, &pa.preferred_anti_affinity);
+        if !a.is_empty() {
+            affinity.insert("podAntiAffinity".into(), Value::Object(a));
+        }
+    }
+    if !affinity.is_empty() {
+        spec.insert("affinity".into(), Value::Object(affinity));
+    }
+    if !pod.tolerations.is_empty() {
+        let t: Vec<Value> = pod
+            .tolerations
+            .iter()
+            .map(|t| {
+                let mut m = Map::new();
+                if !t.key.is_empty() {
+                    m.insert("key".into(), t.key.to_string().into());
+                }
+                let op = match t.operator {
+                    TolerationOperator::Exists => "Exists",
+                    _ => "Equal",
+                };
+                m.insert("operator".into(), op.into());
+                if !t.value.is_empty() {
+                    m.insert("value".into(), t.value.to_string().into());
+                }
+                if let Some(e) = t.effect {
+                    m.insert("effect".into(), e.as_str().into());
+                }
+                Value::Object(m)
+            })
+            .collect();
+        spec.insert("tolerations".into(), Value::Array(t));
+    }
+    if !pod.spread_constraints.is_empty() {
+        let c: Vec<Value> = pod
+            .spread_constraints
+            .iter()
+            .map(|c| {
+                let keys: Vec<String> = c
+                    .match_label_keys
+                    .iter()
+                    .map(|k| i.resolve(*k).to_string())
+                    .collect();
+                let mut m = Map::new();
+                m.insert("maxSkew".into(), c.max_skew.into());
+                m.insert("topologyKey".into(), i.resolve(c.topology_key).into());
+                let when = match c.when_unsatisfiable {
+                    WhenUnsatisfiable::DoNotSchedule => "DoNotSchedule",
+                    WhenUnsatisfiable::ScheduleAnyway => "ScheduleAnyway",
+                };
+                m.insert("whenUnsatisfiable".into(), when.into());
+                if let Some(sel) = selector_json(&c.selector, i, &keys) {
+                    m.insert("labelSelector".into(), sel);
+                }
+                if let Some(md) = c.min_domains {
+                    m.insert("minDomains".into(), md.into());
+                }
+                if c.node_affinity_policy == InclusionPolicy::Ignore {
+                    m.insert("nodeAffinityPolicy".into(), "Ignore".into());
+                }
+                if c.node_taints_policy == InclusionPolicy::Honor {
+                    m.insert("nodeTaintsPolicy".into(), "Honor".into());
+                }
+                if !keys.is_empty() {
+                    m.insert("matchLabelKeys".into(), keys.into());
+                }
+                Value::Object(m)
+            })
+            .collect();
+        spec.insert("topologySpreadConstraints".into(), Value::Array(c));
+    }
+    let mut requests = Map::new();
+    let r = &pod.requests;
+    if r.milli_cpu > 0 {
+        requests.insert("cpu".into(), cpu_quantity(r.milli_cpu).into());
+    }
+    if r.memory > 0 {
+        requests.insert("memory".into(), bytes_quantity(r.memory).into());
+    }
+    if r.ephemeral_storage > 0 {
+        requests.insert(
+            "ephemeral-storage".into(),
+            bytes_quantity(r.ephemeral_storage).into(),
+        );
+    }
+    for &(name, v) in &r.scalars {
+        let n = i.resolve(name);
+        let q = if n.starts_with("hugepages-") {
+            bytes_quantity(v)
+        } else {
+            v.to_string()
+        };
+        requests.insert(n.to_string(), q.into());
+    }
+    let image = pod
+        .images
+        .last()
+        .map(|s| i.resolve(*s).to_string())
+        .unwrap_or_else(|| "registry.k8s.io/pause:3.9".into());
+    spec.insert(
+        "containers".into(),
+        json!([{"name": "main", "image": image, "resources": {"requests": Value::Object(requests)}}]),
+    );
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": Value::Object(meta), "spec": Value::Object(spec)})
+}
+
+/// `:draft new`: a minimal valid pod.
+pub fn blank_doc() -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "draft", "namespace": "default", "labels": {"app": "draft"}},
+        "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.9",
+                 "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities_render_canonically() {
+        assert_eq!(cpu_quantity(500), "500m");
+        assert_eq!(cpu_quantity(2000), "2");
+        assert_eq!(bytes_quantity(256 << 20), "256Mi");
+        assert_eq!(bytes_quantity(1 << 30), "1Gi");
+        assert_eq!(bytes_quantity(1000), "1000");
+    }
+
+    #[test]
+    fn blank_draft_parses() {
+        let mut i = Interner::default();
+        let mut d = Draft::new(blank_doc());
+        d.reparse(&mut i);
+        assert!(d.valid, "{:?}\n{}", d.error, d.yaml);
+        assert_eq!(d.pod.as_ref().map(|p| p.requests.milli_cpu), Some(100));
+    }
+}

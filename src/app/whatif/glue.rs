@@ -1,0 +1,177 @@
+//! How the What-if state hooks into the app: keys, palette commands and
+//! the external editor.
+
+use crossterm::event::KeyEvent;
+
+use crate::engine::disruption::Disruption;
+
+use super::{Cmd, KeyResult, palette_commands};
+use crate::app::derived::NO_ZONE;
+use crate::app::terminal::Term;
+use crate::app::{App, View};
+
+impl App {
+    /// A key in the What-if view; `true` when it was a What-if key.
+    pub(crate) fn whatif_key(&mut self, key: KeyEvent) -> bool {
+        let Some(s) = self.session_mut() else {
+            return false;
+        };
+        let cluster = s.loaded.cluster.clone();
+        let result = s.whatif.key(&cluster, key);
+        self.key_result(result)
+    }
+
+    fn key_result(&mut self, result: KeyResult) -> bool {
+        match result {
+            KeyResult::Pass => false,
+            KeyResult::Done => true,
+            KeyResult::Info(t) => {
+                self.set_info(t);
+                true
+            }
+            KeyResult::Error(t) => {
+                self.set_error(t);
+                true
+            }
+        }
+    }
+
+    /// `e` / `:draft`: a draft from the selected pod (Overview, Pods,
+    /// Placement) or from the selected workload's pod (Skew).
+    pub(crate) fn draft_from_selection(&mut self) {
+        let view = self.view;
+        let Some(s) = self.session_mut() else { return };
+        let cluster = s.loaded.cluster.clone();
+        if let Some(pod) = s.selected_pod(view) {
+            s.whatif.open_pod(&cluster, pod, None);
+        } else if view == View::Skew
+            && let Some(w) = s.selected_workload()
+        {
+            let w = &s.loaded.derived.workloads[w];
+            let name = format!("{}-draft", cluster.owners[w.owner].name);
+            match w.sample_pod {
+                Some(pod) => s.whatif.open_pod(&cluster, pod, Some(name)),
+                None => {
+                    self.set_error("the workload has no pod in the snapshot to draft from");
+                    return;
+                }
+            }
+        } else {
+            self.set_info(
+                "e drafts the selected pod (Overview, Pods, Placement) or workload (Skew); :draft new starts a blank one",
+            );
+            return;
+        }
+        self.switch_to(View::WhatIf);
+    }
+
+    /// `d` in Nodes: what draining the selected node would do.
+    pub(crate) fn drain_selected(&mut self) {
+        let Some(s) = self.session_mut() else { return };
+        let Some(row) = s.nodes.selected_row() else {
+            return;
+        };
+        let cluster = s.loaded.cluster.clone();
+        let name = cluster.node(row).name.to_string();
+        s.whatif.disrupt(
+            &cluster,
+            Disruption::Drain(vec![row]),
+            format!("Drain {name}"),
+        );
+        self.switch_to(View::WhatIf);
+    }
+
+    pub(crate) fn whatif_palette_commands(&self) -> Vec<String> {
+        let zones: Vec<String> = self
+            .session()
+            .map(|s| {
+                s.loaded
+                    .derived
+                    .zones
+                    .iter()
+                    .map(|z| z.name.clone())
+                    .filter(|z| z != NO_ZONE)
+                    .collect()
+            })
+            .unwrap_or_default();
+        palette_commands(&zones)
+    }
+
+    pub(crate) fn whatif_command(&mut self, c: Cmd) {
+        let Some(s) = self.session_mut() else { return };
+        let cluster = s.loaded.cluster.clone();
+        let zone_known = |z: &str| s.loaded.derived.zones.iter().any(|x| x.name == z);
+        match c {
+            Cmd::Draft { blank: false } => return self.draft_from_selection(),
+            Cmd::Draft { blank: true } => s.whatif.open(&cluster, super::draft::blank_doc()),
+            Cmd::Replicas => {
+                if s.whatif.draft.is_none() {
+                    self.set_error("no draft: e on a pod, or :draft new");
+                    return;
+                }
+                s.whatif.key(
+                    &cluster,
+                    KeyEvent::from(crossterm::event::KeyCode::Char('r')),
+                );
+            }
+            Cmd::Cordon(z) | Cmd::Lose(z) if !zone_known(&z) => {
+                let zones: Vec<String> = s
+                    .loaded
+                    .derived
+                    .zones
+                    .iter()
+                    .map(|z| z.name.clone())
+                    .collect();
+                self.set_error(format!("no zone {z:?}; zones: {}", zones.join(", ")));
+                return;
+            }
+            Cmd::Cordon(z) => {
+                s.whatif.disrupt(
+                    &cluster,
+                    Disruption::CordonZone(z.clone()),
+                    format!("Cordon zone {z}"),
+                );
+            }
+            Cmd::Lose(z) => {
+                s.whatif.disrupt(
+                    &cluster,
+                    Disruption::LoseZone(z.clone()),
+                    format!("Lose zone {z}"),
+                );
+            }
+            Cmd::Save(path) => {
+                let r = s.whatif.save(path);
+                self.key_result(r);
+                return;
+            }
+            Cmd::Load(path) => {
+                let r = s.whatif.load(&cluster, &path);
+                self.key_result(r);
+            }
+        }
+        self.switch_to(View::WhatIf);
+    }
+
+    /// Whether `E` asked for the external editor (clears the request).
+    pub fn take_external_edit(&mut self) -> bool {
+        self.session_mut()
+            .is_some_and(|s| std::mem::take(&mut s.whatif.external_requested))
+    }
+
+    /// Runs `$EDITOR` on the draft with the TUI suspended, then applies it.
+    pub(crate) fn run_external_editor(&mut self, term: &mut Term) {
+        let Some(s) = self.session_mut() else { return };
+        let Some(d) = &s.whatif.draft else { return };
+        let (text, name) = (d.yaml.clone(), d.name());
+        let result = super::external::suspend_and_edit(term, &text, &name);
+        let cluster = s.loaded.cluster.clone();
+        match result {
+            Ok(edited) if edited == text => self.set_info("editor closed; the draft is unchanged"),
+            Ok(edited) => match s.whatif.apply_yaml(&cluster, &edited) {
+                Ok(()) => self.set_info("draft updated from the editor"),
+                Err(e) => self.set_error(format!("the edited YAML does not parse: {e}")),
+            },
+            Err(e) => self.set_error(e),
+        }
+    }
+}

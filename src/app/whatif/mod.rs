@@ -1,0 +1,592 @@
+//! What-if planning: edit a draft pod and see the answer change, place N
+//! replicas, drain a node or lose a zone. State and actions only; the
+//! What-if view in `crate::ui::whatif` draws it.
+
+pub mod draft;
+pub mod editor;
+pub mod external;
+pub mod form;
+mod glue;
+pub mod plans;
+pub mod worker;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use crate::engine::disruption::Disruption;
+use crate::model::{Cluster, Interner, PodId};
+
+use super::report::{Line, PlacementReport};
+use draft::Draft;
+use editor::{EditorAction, TextArea};
+use form::{Row, Target};
+use plans::Summary;
+use worker::{Answer, DraftPod, Job, Request, WhatIfWorker};
+
+/// Replicas asked for when `r` is first pressed.
+pub const DEFAULT_REPLICAS: usize = 5;
+
+/// What the right-hand side shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Panel {
+    #[default]
+    Answer,
+    Replicas,
+    Disruption,
+}
+
+/// A palette command of the what-if family.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cmd {
+    /// `:draft`: from the selection; `:draft new`: blank.
+    Draft {
+        blank: bool,
+    },
+    Replicas,
+    Cordon(String),
+    Lose(String),
+    Save(Option<String>),
+    Load(String),
+}
+
+/// Parses `draft`, `draft new`, `replicas`, `cordon Z`, `lose Z`, `save [P]`, `load P`.
+pub fn parse_command(s: &str) -> Option<Cmd> {
+    let s = s.trim();
+    let (head, rest) = s.split_once(' ').unwrap_or((s, ""));
+    let rest = rest.trim();
+    Some(match (head, rest) {
+        ("draft", "") => Cmd::Draft { blank: false },
+        ("draft", "new") => Cmd::Draft { blank: true },
+        ("replicas", "") => Cmd::Replicas,
+        ("cordon", z) if !z.is_empty() => Cmd::Cordon(z.to_string()),
+        ("lose", z) if !z.is_empty() => Cmd::Lose(z.to_string()),
+        ("save" | "w", "") => Cmd::Save(None),
+        ("save" | "w", p) => Cmd::Save(Some(p.to_string())),
+        ("load", p) if !p.is_empty() => Cmd::Load(p.to_string()),
+        _ => return None,
+    })
+}
+
+/// The palette entries of the what-if family (zones for completion).
+pub fn palette_commands(zones: &[String]) -> Vec<String> {
+    let mut c = vec![
+        "draft".to_string(),
+        "draft new".to_string(),
+        "replicas".to_string(),
+        "save".to_string(),
+        "load ".to_string(),
+    ];
+    for z in zones {
+        c.push(format!("cordon {z}"));
+        c.push(format!("lose {z}"));
+    }
+    c
+}
+
+#[derive(Default)]
+struct Seq {
+    sent: u64,
+    done: u64,
+}
+
+impl Seq {
+    fn next(&mut self) -> u64 {
+        self.sent += 1;
+        self.sent
+    }
+    fn busy(&self) -> bool {
+        self.done < self.sent
+    }
+    /// Whether an answer numbered `seq` is the latest.
+    fn accept(&mut self, seq: u64) -> bool {
+        if seq >= self.sent {
+            self.done = seq;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct WhatIf {
+    pub draft: Option<Draft>,
+    interner: Option<Interner>,
+    base_len: usize,
+    pub rows: Vec<Row>,
+    /// Index into `rows` (always a selectable row).
+    pub cursor: usize,
+    /// Text being typed into the selected row.
+    pub input: Option<String>,
+    /// Priority class chooser: highlighted index into `class_choices`.
+    pub chooser: Option<usize>,
+    pub editor: Option<TextArea>,
+    /// The row whose edit made the draft invalid.
+    pub error_at: Option<Target>,
+    pub panel: Panel,
+    pub answer: Option<Arc<PlacementReport>>,
+    pub summary: Option<Summary>,
+    /// What changed against the previous answer.
+    pub changes: Vec<Line>,
+    /// Engine time of the last answer.
+    pub took: Option<Duration>,
+    /// Top line of the right-hand panel.
+    pub scroll: usize,
+    pub replicas_n: usize,
+    pub replicas: Option<Vec<Line>>,
+    pub disruption_title: String,
+    pub disruption: Option<Vec<Line>>,
+    /// `E` was pressed: the event loop runs `$EDITOR` and hands the text back.
+    pub external_requested: bool,
+    worker: Option<WhatIfWorker>,
+    place_seq: Seq,
+    replicas_seq: Seq,
+    disrupt_seq: Seq,
+}
+
+/// A priority class the chooser offers: `(name, value, policy, default)`.
+pub type ClassChoice = (String, i32, &'static str, bool);
+
+/// The cluster's classes, highest value first, then "(none)".
+pub fn class_choices(cluster: &Cluster) -> Vec<ClassChoice> {
+    let mut v: Vec<ClassChoice> = cluster
+        .priority_classes
+        .iter()
+        .map(|pc| {
+            (
+                pc.name.to_string(),
+                pc.value,
+                pc.preemption_policy.as_str(),
+                pc.global_default,
+            )
+        })
+        .collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+impl WhatIf {
+    pub fn busy(&self) -> bool {
+        self.place_seq.busy() || self.replicas_seq.busy() || self.disrupt_seq.busy()
+    }
+
+    pub fn computing(&self) -> bool {
+        self.place_seq.busy()
+    }
+
+    pub fn replicas_computing(&self) -> bool {
+        self.replicas_seq.busy()
+    }
+
+    pub fn disruption_computing(&self) -> bool {
+        self.disrupt_seq.busy()
+    }
+
+    /// Whether the answer shown is for an older, valid draft.
+    pub fn stale(&self) -> bool {
+        self.draft.as_ref().is_some_and(|d| !d.valid) && self.answer.is_some()
+    }
+
+    fn worker(&mut self, cluster: &Arc<Cluster>) -> &WhatIfWorker {
+        self.worker
+            .get_or_insert_with(|| WhatIfWorker::start(cluster.clone()))
+    }
+
+    fn interner(&mut self, cluster: &Cluster) -> &mut Interner {
+        if self.interner.is_none() {
+            self.base_len = cluster.interner.len();
+        }
+        self.interner
+            .get_or_insert_with(|| cluster.interner.clone())
+    }
+
+    /// Applies worker answers; returns whether anything changed.
+    pub fn pump(&mut self) -> bool {
+        let mut changed = false;
+        while let Some(a) = self.worker.as_ref().and_then(WhatIfWorker::try_recv) {
+            changed = true;
+            match a {
+                Answer::Place {
+                    seq,
+                    report,
+                    summary,
+                    took,
+                } => {
+                    if self.place_seq.accept(seq) {
+                        self.changes = match &self.summary {
+                            Some(before) => plans::changes(before, &summary),
+                            None => Vec::new(),
+                        };
+                        self.summary = Some(summary);
+                        self.answer = Some(report);
+                        self.took = Some(took);
+                    }
+                }
+                Answer::Replicas { seq, lines } => {
+                    if self.replicas_seq.accept(seq) {
+                        self.replicas = Some(lines);
+                    }
+                }
+                Answer::Disrupt { seq, lines } => {
+                    if self.disrupt_seq.accept(seq) {
+                        self.disruption = Some(lines);
+                    }
+                }
+                Answer::Failed { seq, error } => {
+                    // Any kind: mark all as done up to seq and show the error.
+                    for s in [
+                        &mut self.place_seq,
+                        &mut self.replicas_seq,
+                        &mut self.disrupt_seq,
+                    ] {
+                        if s.sent == seq {
+                            s.done = seq;
+                        }
+                    }
+                    if let Some(d) = &mut self.draft {
+                        d.error = Some(error);
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    fn draft_pod(&self) -> Option<DraftPod> {
+        let d = self.draft.as_ref()?;
+        let pod = d.pod.clone()?;
+        let fresh = self.interner.as_ref().map(Interner::len) == Some(self.base_len);
+        Some(DraftPod {
+            pod,
+            yaml: d.yaml.clone(),
+            fresh,
+        })
+    }
+
+    /// Re-evaluates the draft after a change (if it is valid).
+    fn evaluate(&mut self, cluster: &Arc<Cluster>) {
+        if !self.draft.as_ref().is_some_and(|d| d.valid) {
+            return;
+        }
+        let Some(dp) = self.draft_pod() else { return };
+        let seq = self.place_seq.next();
+        self.worker(cluster).send(Request {
+            seq,
+            job: Job::Place(dp.clone()),
+        });
+        if self.replicas.is_some() || self.panel == Panel::Replicas {
+            self.request_replicas(cluster);
+        }
+    }
+
+    fn request_replicas(&mut self, cluster: &Arc<Cluster>) {
+        let Some(dp) = self.draft_pod() else { return };
+        if self.replicas_n == 0 {
+            self.replicas_n = DEFAULT_REPLICAS;
+        }
+        let seq = self.replicas_seq.next();
+        let n = self.replicas_n;
+        self.worker(cluster).send(Request {
+            seq,
+            job: Job::Replicas(dp, n),
+        });
+    }
+
+    /// Runs a disruption what-if and shows it.
+    pub fn disrupt(&mut self, cluster: &Arc<Cluster>, d: Disruption, title: String) {
+        let seq = self.disrupt_seq.next();
+        self.disruption_title = title.clone();
+        self.disruption = None;
+        self.panel = Panel::Disruption;
+        self.scroll = 0;
+        self.worker(cluster).send(Request {
+            seq,
+            job: Job::Disrupt(d, title),
+        });
+    }
+
+    /// Starts a new draft from a document.
+    pub fn open(&mut self, cluster: &Arc<Cluster>, doc: serde_json::Value) {
+        let mut d = Draft::new(doc);
+        d.reparse(self.interner(cluster));
+        self.draft = Some(d);
+        self.summary = None;
+        self.answer = None;
+        self.changes.clear();
+        self.replicas = None;
+        self.error_at = None;
+        self.input = None;
+        self.chooser = None;
+        self.editor = None;
+        self.panel = Panel::Answer;
+        self.scroll = 0;
+        self.refresh_rows();
+        self.cursor = self.first_selectable(0);
+        self.evaluate(cluster);
+    }
+
+    pub fn open_pod(&mut self, cluster: &Arc<Cluster>, pod: PodId, name: Option<String>) {
+        let p = cluster.pod(pod);
+        let name = name.unwrap_or_else(|| p.name.to_string());
+        let doc = draft::pod_doc(cluster, p, &name);
+        self.open(cluster, doc);
+    }
+
+    fn refresh_rows(&mut self) {
+        self.rows = self
+            .draft
+            .as_ref()
+            .map(|d| form::rows(&d.doc))
+            .unwrap_or_default();
+        if self.cursor >= self.rows.len() {
+            self.cursor = self.rows.len().saturating_sub(1);
+        }
+        if !self
+            .rows
+            .get(self.cursor)
+            .is_some_and(|r| r.target.selectable())
+        {
+            self.cursor = self.first_selectable(self.cursor);
+        }
+    }
+
+    fn first_selectable(&self, from: usize) -> usize {
+        (from..self.rows.len())
+            .chain(0..from)
+            .find(|&i| self.rows[i].target.selectable())
+            .unwrap_or(0)
+    }
+
+    fn move_cursor(&mut self, delta: isize) {
+        let n = self.rows.len() as isize;
+        let mut i = self.cursor as isize;
+        for _ in 0..n {
+            i += delta;
+            if i < 0 || i >= n {
+                return;
+            }
+            if self.rows[i as usize].target.selectable() {
+                self.cursor = i as usize;
+                return;
+            }
+        }
+    }
+
+    /// A form edit: rewrite the document, re-parse, re-evaluate.
+    fn edit(
+        &mut self,
+        cluster: &Arc<Cluster>,
+        target: &Target,
+        f: impl FnOnce(&mut serde_json::Value),
+    ) {
+        let Some(mut doc) = self.draft.as_ref().map(|d| d.doc.clone()) else {
+            return;
+        };
+        f(&mut doc);
+        self.interner(cluster);
+        let mut i = self.interner.take().unwrap_or_default();
+        if let Some(d) = self.draft.as_mut() {
+            d.set_doc(doc, &mut i);
+            self.error_at = if d.valid { None } else { Some(target.clone()) };
+        }
+        self.interner = Some(i);
+        self.refresh_rows();
+        self.evaluate(cluster);
+    }
+
+    /// Applies the whole YAML text; `Err` is a syntax error.
+    pub fn apply_yaml(&mut self, cluster: &Arc<Cluster>, text: &str) -> Result<(), String> {
+        self.interner(cluster);
+        let mut i = self.interner.take().unwrap_or_default();
+        let result = match self.draft.as_mut() {
+            Some(d) => d.set_yaml(text, &mut i),
+            None => {
+                let mut d = Draft::new(serde_json::json!({}));
+                let r = d.set_yaml(text, &mut i);
+                if r.is_ok() {
+                    self.draft = Some(d);
+                }
+                r
+            }
+        };
+        self.interner = Some(i);
+        if result.is_ok() {
+            self.error_at = None;
+            self.refresh_rows();
+            self.evaluate(cluster);
+        }
+        result
+    }
+
+    /// Handles a key in the What-if view; `false` lets the global keys have it.
+    pub fn key(&mut self, cluster: &Arc<Cluster>, key: KeyEvent) -> KeyResult {
+        if let Some(ed) = &mut self.editor {
+            match ed.key(key) {
+                EditorAction::Continue => {}
+                EditorAction::Cancel => self.editor = None,
+                EditorAction::Apply => {
+                    let text = ed.text();
+                    match self.apply_yaml(cluster, &text) {
+                        Ok(()) => {
+                            self.editor = None;
+                            return KeyResult::Info("YAML applied".into());
+                        }
+                        Err(e) => {
+                            if let Some(ed) = &mut self.editor {
+                                ed.error = Some(e);
+                            }
+                        }
+                    }
+                }
+            }
+            return KeyResult::Done;
+        }
+        if let Some(h) = self.chooser {
+            let classes = class_choices(cluster);
+            let n = classes.len() + 1;
+            match key.code {
+                KeyCode::Up | KeyCode::Char('k') => self.chooser = Some((h + n - 1) % n),
+                KeyCode::Down | KeyCode::Char('j') => self.chooser = Some((h + 1) % n),
+                KeyCode::Esc => self.chooser = None,
+                KeyCode::Enter => {
+                    self.chooser = None;
+                    let name = classes.get(h).map(|c| c.0.clone()).unwrap_or_default();
+                    self.edit(cluster, &Target::PriorityClass, |doc| {
+                        form::apply(doc, &Target::PriorityClass, &name)
+                    });
+                }
+                _ => {}
+            }
+            return KeyResult::Done;
+        }
+        if let Some(text) = &mut self.input {
+            match key.code {
+                KeyCode::Esc => self.input = None,
+                KeyCode::Enter => {
+                    let text = self.input.take().unwrap_or_default();
+                    if let Some(target) = self.rows.get(self.cursor).map(|r| r.target.clone()) {
+                        self.edit(cluster, &target, |doc| form::apply(doc, &target, &text));
+                    }
+                }
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Char(c) => text.push(c),
+                _ => {}
+            }
+            return KeyResult::Done;
+        }
+        if self.draft.is_none() && self.panel != Panel::Disruption {
+            return KeyResult::Pass;
+        }
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.move_cursor(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.move_cursor(1),
+            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            KeyCode::PageDown => self.scroll += 10,
+            KeyCode::Enter => {
+                let Some(r) = self.rows.get(self.cursor).cloned() else {
+                    return KeyResult::Done;
+                };
+                if r.target == Target::PriorityClass {
+                    let classes = class_choices(cluster);
+                    let at = classes.iter().position(|c| c.0 == r.value).unwrap_or(0);
+                    self.chooser = Some(at);
+                } else if r.target.is_toggle() {
+                    self.edit(cluster, &r.target, |doc| form::apply(doc, &r.target, ""));
+                } else if matches!(r.target, Target::AddSpread | Target::AddAnti) {
+                    // Added with defaults; the new rows are then edited.
+                    self.edit(cluster, &r.target, |doc| form::apply(doc, &r.target, ""));
+                } else {
+                    self.input = Some(form::initial_text(&r));
+                }
+            }
+            KeyCode::Char('x') | KeyCode::Delete => {
+                if let Some(r) = self.rows.get(self.cursor).cloned()
+                    && r.target.removable()
+                {
+                    self.edit(cluster, &r.target, |doc| form::remove(doc, &r.target));
+                }
+            }
+            KeyCode::Char('y') => {
+                if let Some(d) = &self.draft {
+                    self.editor = Some(TextArea::new(&d.yaml));
+                }
+            }
+            KeyCode::Char('E') => self.external_requested = self.draft.is_some(),
+            KeyCode::Char('r') => {
+                self.panel = Panel::Replicas;
+                self.scroll = 0;
+                if self.replicas_n == 0 {
+                    self.replicas_n = DEFAULT_REPLICAS;
+                }
+                self.request_replicas(cluster);
+            }
+            KeyCode::Char('+') | KeyCode::Char('=') if self.panel == Panel::Replicas => {
+                self.replicas_n = (self.replicas_n + 1).min(1000);
+                self.request_replicas(cluster);
+            }
+            KeyCode::Char('-') if self.panel == Panel::Replicas => {
+                self.replicas_n = self.replicas_n.saturating_sub(1).max(1);
+                self.request_replicas(cluster);
+            }
+            KeyCode::Char('a') => {
+                self.panel = Panel::Answer;
+                self.scroll = 0;
+            }
+            KeyCode::Char('w') => return self.save(None),
+            KeyCode::Esc if self.panel != Panel::Answer => {
+                self.panel = Panel::Answer;
+                self.scroll = 0;
+            }
+            _ => return KeyResult::Pass,
+        }
+        KeyResult::Done
+    }
+
+    /// Writes the draft's YAML to `path`, or `<name>.yaml` here.
+    pub fn save(&self, path: Option<String>) -> KeyResult {
+        let Some(d) = &self.draft else {
+            return KeyResult::Error("no draft to save (e on a pod, or :draft new)".into());
+        };
+        let path = PathBuf::from(path.unwrap_or_else(|| format!("{}.yaml", d.name())));
+        match std::fs::write(&path, &d.yaml) {
+            Ok(()) => KeyResult::Info(format!("draft saved to {}", path.display())),
+            Err(e) => KeyResult::Error(format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// Reads a draft from a file.
+    pub fn load(&mut self, cluster: &Arc<Cluster>, path: &str) -> KeyResult {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => return KeyResult::Error(format!("{path}: {e}")),
+        };
+        self.draft = None;
+        self.summary = None;
+        self.answer = None;
+        self.changes.clear();
+        self.replicas = None;
+        self.panel = Panel::Answer;
+        match self.apply_yaml(cluster, &text) {
+            Ok(()) => {
+                self.cursor = self.first_selectable(0);
+                KeyResult::Info(format!("draft loaded from {path}"))
+            }
+            Err(e) => KeyResult::Error(format!("{path}: {e}")),
+        }
+    }
+}
+
+/// What a What-if key did, for the status line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyResult {
+    /// Not a What-if key: the global table handles it.
+    Pass,
+    Done,
+    Info(String),
+    Error(String),
+}

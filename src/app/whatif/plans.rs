@@ -1,0 +1,376 @@
+//! Text for the What-if answers: what changed since the previous answer,
+//! the replica plan and the disruption plan, as styled report lines.
+
+use crate::engine::disruption::DisruptionPlan;
+use crate::engine::replicas::{DomainCounts, ReplicaPlan};
+use crate::engine::{Outcome, Placement};
+use crate::model::{Cluster, Pod};
+
+use crate::app::report::{Line, Tone, outcome_tone};
+
+/// What the change summary compares between two answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub outcome: Outcome,
+    pub node: Option<String>,
+    pub feasible: usize,
+    pub victims: Vec<String>,
+}
+
+pub fn summary(cluster: &Cluster, p: &Placement) -> Summary {
+    let victims = p
+        .preemption
+        .as_ref()
+        .filter(|_| p.outcome == Outcome::Preempt)
+        .map(|pre| pre.victims.iter().map(|&v| cluster.pod_key(v)).collect())
+        .unwrap_or_default();
+    Summary {
+        outcome: p.outcome,
+        node: p.node.map(|n| cluster.node(n).name.to_string()),
+        feasible: p.feasible.len(),
+        victims,
+    }
+}
+
+pub fn outcome_word(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Scheduled => "SCHEDULED",
+        Outcome::Preempt => "PREEMPT",
+        Outcome::Unschedulable => "UNSCHEDULABLE",
+        Outcome::Rejected => "REJECTED",
+    }
+}
+
+fn list(names: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let mut s = names
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        s.push_str(&format!(" +{} more", names.len() - SHOWN));
+    }
+    s
+}
+
+/// What changed from `before` to `after`, one line per difference.
+pub fn changes(before: &Summary, after: &Summary) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut push = |tone, text: String| out.push(Line { tone, text });
+    if before.outcome != after.outcome {
+        push(
+            outcome_tone(after.outcome),
+            format!(
+                "outcome {} → {}",
+                outcome_word(before.outcome),
+                outcome_word(after.outcome)
+            ),
+        );
+    }
+    if before.node != after.node {
+        let n = |n: &Option<String>| n.clone().unwrap_or_else(|| "(none)".into());
+        push(
+            Tone::Text,
+            format!("chosen node {} → {}", n(&before.node), n(&after.node)),
+        );
+    }
+    if before.feasible != after.feasible {
+        push(
+            Tone::Text,
+            format!("feasible nodes {} → {}", before.feasible, after.feasible),
+        );
+    }
+    let added: Vec<String> = after
+        .victims
+        .iter()
+        .filter(|v| !before.victims.contains(v))
+        .cloned()
+        .collect();
+    let removed: Vec<String> = before
+        .victims
+        .iter()
+        .filter(|v| !after.victims.contains(v))
+        .cloned()
+        .collect();
+    if !added.is_empty() {
+        push(
+            Tone::Bad,
+            format!("victims added ({}): {}", added.len(), list(&added)),
+        );
+    }
+    if !removed.is_empty() {
+        push(
+            Tone::Good,
+            format!("victims removed ({}): {}", removed.len(), list(&removed)),
+        );
+    }
+    if out.is_empty() {
+        out.push(Line {
+            tone: Tone::Muted,
+            text: "no change in outcome, node, feasible nodes or victims".into(),
+        });
+    }
+    out
+}
+
+fn domains_text(d: &DomainCounts) -> String {
+    d.counts
+        .iter()
+        .map(|(v, n)| format!("{v}={n}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn first_line(text: &str, width: usize) -> String {
+    let t = text.lines().next().unwrap_or("");
+    crate::app::format::truncate(t, width)
+}
+
+/// Why a placement did not land, in one line.
+fn why_not(p: &Placement) -> String {
+    if let Some(r) = &p.rejection {
+        return r.clone();
+    }
+    if !p.message.is_empty() {
+        return p.message.clone();
+    }
+    p.preemption
+        .as_ref()
+        .map(|pre| pre.message.clone())
+        .unwrap_or_default()
+}
+
+pub fn replica_lines(cluster: &Cluster, pod: &Pod, n: usize, plan: &ReplicaPlan) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut push = |tone, text: String| out.push(Line { tone, text });
+    let placed = plan
+        .steps
+        .iter()
+        .filter(|s| matches!(s.placement.outcome, Outcome::Scheduled | Outcome::Preempt))
+        .count();
+    push(
+        Tone::Heading,
+        format!(
+            "{n} replica(s) of {}/{} asked: {placed} placed (on a fork; the snapshot is unchanged)",
+            cluster.interner.resolve(pod.namespace),
+            pod.name
+        ),
+    );
+    push(
+        Tone::TableHeader,
+        format!(
+            "  {:>3}  {:<36} {:<14} {:<24} {}",
+            "#", "REPLICA", "OUTCOME", "NODE", "VICTIMS"
+        ),
+    );
+    for s in &plan.steps {
+        let p = &s.placement;
+        let node = p
+            .node
+            .map(|id| cluster.node(id).name.to_string())
+            .unwrap_or_else(|| "-".into());
+        let victims = p
+            .preemption
+            .as_ref()
+            .filter(|_| p.outcome == Outcome::Preempt)
+            .map(|pre| pre.victims.len().to_string())
+            .unwrap_or_else(|| "-".into());
+        push(
+            outcome_tone(p.outcome),
+            format!(
+                "  {:>3}  {:<36} {:<14} {:<24} {victims}",
+                s.replica,
+                crate::app::format::truncate(&s.name, 36),
+                outcome_word(p.outcome),
+                node
+            ),
+        );
+    }
+    push(Tone::Text, String::new());
+    match plan.first_unplaceable {
+        Some(i) => {
+            let why = plan
+                .steps
+                .get(i - 1)
+                .map(|s| why_not(&s.placement))
+                .unwrap_or_default();
+            push(
+                Tone::Bad,
+                format!("First replica that cannot be placed: #{i}"),
+            );
+            push(Tone::Bad, format!("  {}", first_line(&why, 160)));
+        }
+        None => push(Tone::Good, format!("All {n} replica(s) placed.")),
+    }
+    let preemptions: Vec<_> = plan
+        .steps
+        .iter()
+        .filter(|s| s.placement.outcome == Outcome::Preempt)
+        .collect();
+    if !preemptions.is_empty() {
+        push(Tone::Text, String::new());
+        push(Tone::Heading, "Preemptions on the way".into());
+        for s in preemptions {
+            let pre = s.placement.preemption.as_ref();
+            let node = s
+                .placement
+                .node
+                .map(|id| cluster.node(id).name.to_string())
+                .unwrap_or_default();
+            let victims: Vec<String> = pre
+                .map(|p| p.victims.iter().map(|&v| cluster.pod_key(v)).collect())
+                .unwrap_or_default();
+            push(
+                Tone::Warn,
+                format!(
+                    "  #{} on {node} evicts {}: {}",
+                    s.replica,
+                    victims.len(),
+                    victims.join(", ")
+                ),
+            );
+        }
+    }
+    if pod.spread_constraints.is_empty() {
+        push(Tone::Text, String::new());
+        push(
+            Tone::Muted,
+            "No topology spread constraint: add one in the form to see the counts per domain."
+                .into(),
+        );
+    } else {
+        push(Tone::Text, String::new());
+        push(
+            Tone::Heading,
+            "Matching pods per domain after each replica".into(),
+        );
+        for (ci, c) in pod.spread_constraints.iter().enumerate() {
+            push(
+                Tone::TableHeader,
+                format!(
+                    "  constraint [{ci}] {} maxSkew {} ({:?})",
+                    cluster.interner.resolve(c.topology_key),
+                    c.max_skew,
+                    c.when_unsatisfiable
+                ),
+            );
+            for (step, domains) in plan.domains_after.iter().enumerate() {
+                let Some(d) = domains.get(ci) else { continue };
+                let skew = d.skew();
+                let tone = if skew > c.max_skew as i64 {
+                    Tone::Bad
+                } else {
+                    Tone::Text
+                };
+                push(
+                    tone,
+                    format!(
+                        "    after #{}: {}   skew {skew} / maxSkew {}",
+                        step + 1,
+                        domains_text(d),
+                        c.max_skew
+                    ),
+                );
+            }
+        }
+    }
+    out
+}
+
+pub fn disruption_lines(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -> Vec<Line> {
+    let _ = cluster;
+    let mut out = Vec::new();
+    let mut push = |tone, text: String| out.push(Line { tone, text });
+    let landed = plan.displaced.iter().filter(|d| d.landed()).count();
+    push(
+        Tone::Heading,
+        format!(
+            "{title}: {} node(s), {} displaced pod(s), {landed} re-placed (on a fork; the snapshot is unchanged)",
+            plan.affected_nodes.len(),
+            plan.displaced.len()
+        ),
+    );
+    if !plan.displaced.is_empty() {
+        push(Tone::Heading, "Displaced pods, in queue order".into());
+        push(
+            Tone::TableHeader,
+            format!(
+                "  {:<48} {:>11}  {:<20} {}",
+                "POD", "PRIORITY", "FROM", "WHERE IT WOULD GO"
+            ),
+        );
+    }
+    for d in &plan.displaced {
+        let (tone, whither) = match (&d.not_recreated, &d.placement) {
+            (Some(why), _) => (Tone::Muted, format!("not recreated: {why}")),
+            (None, Some(p)) => {
+                let node = p
+                    .node
+                    .map(|id| plan.cluster.node(id).name.to_string())
+                    .unwrap_or_default();
+                match p.outcome {
+                    Outcome::Scheduled => (Tone::Good, format!("→ {node}")),
+                    Outcome::Preempt => {
+                        let n = p.preemption.as_ref().map(|x| x.victims.len()).unwrap_or(0);
+                        (Tone::Warn, format!("→ {node} after evicting {n} pod(s)"))
+                    }
+                    o => (
+                        Tone::Bad,
+                        format!("{}: {}", outcome_word(o), first_line(&why_not(p), 100)),
+                    ),
+                }
+            }
+            (None, None) => (Tone::Muted, "-".into()),
+        };
+        push(
+            tone,
+            format!(
+                "  {:<48} {:>11}  {:<20} {whither}",
+                crate::app::format::truncate(&d.pod, 48),
+                d.priority,
+                crate::app::format::truncate(&d.from_node, 20)
+            ),
+        );
+    }
+    push(Tone::Text, String::new());
+    if plan.broken_pdbs.is_empty() {
+        push(Tone::Good, "No PodDisruptionBudget would be broken.".into());
+    } else {
+        push(
+            Tone::Heading,
+            format!("PDBs this would break ({})", plan.broken_pdbs.len()),
+        );
+        for b in &plan.broken_pdbs {
+            push(
+                Tone::Bad,
+                format!(
+                    "  {}: allows {} disruption(s), loses {}",
+                    b.pdb, b.disruptions_allowed, b.evicted
+                ),
+            );
+        }
+    }
+    if !plan.workload_skew.is_empty() {
+        push(Tone::Text, String::new());
+        push(Tone::Heading, "Skew of each affected workload after".into());
+        for (w, domains) in &plan.workload_skew {
+            push(Tone::Text, format!("  {w}"));
+            for d in domains {
+                let skew = d.skew();
+                let over = skew > d.constraint.max_skew as i64;
+                push(
+                    if over { Tone::Bad } else { Tone::Muted },
+                    format!(
+                        "    {}: {}   skew {skew} / maxSkew {}",
+                        plan.cluster.interner.resolve(d.constraint.topology_key),
+                        domains_text(d),
+                        d.constraint.max_skew
+                    ),
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,182 @@
+//! What-if engine work off the UI thread: the draft's placement, its
+//! replicas, and disruption plans. Latest request of each kind wins.
+//!
+//! The draft is parsed on the UI thread with a copy of the cluster's
+//! interner. When it names no new string the parsed pod is valid against
+//! the shared snapshot as is; otherwise the worker takes a private copy of
+//! the snapshot once and re-parses the draft there, so the new strings are
+//! interned where the engine resolves them. The snapshot is never changed.
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use crate::engine::disruption::{Disruption, simulate};
+use crate::engine::replicas::place_replicas;
+use crate::engine::{Outcome, place};
+use crate::model::{Cluster, Pod};
+use crate::source::file::load_pod_bytes;
+
+use super::draft::{DRAFT_FILE, clean_error};
+use super::plans::{self, Summary};
+use crate::app::report::{self, Line, PlacementReport};
+
+/// A parsed draft and how to get it onto the worker's cluster.
+#[derive(Clone, Debug)]
+pub struct DraftPod {
+    pub pod: Pod,
+    pub yaml: String,
+    /// Parsed without new strings: valid against the shared snapshot.
+    pub fresh: bool,
+}
+
+pub enum Job {
+    Place(DraftPod),
+    Replicas(DraftPod, usize),
+    Disrupt(Disruption, String),
+}
+
+pub struct Request {
+    pub seq: u64,
+    pub job: Job,
+}
+
+pub enum Answer {
+    Place {
+        seq: u64,
+        report: Arc<PlacementReport>,
+        summary: Summary,
+        took: Duration,
+    },
+    Replicas {
+        seq: u64,
+        lines: Vec<Line>,
+    },
+    Disrupt {
+        seq: u64,
+        lines: Vec<Line>,
+    },
+    Failed {
+        seq: u64,
+        error: String,
+    },
+}
+
+pub struct WhatIfWorker {
+    requests: Sender<Request>,
+    answers: Receiver<Answer>,
+}
+
+struct Ctx {
+    shared: Arc<Cluster>,
+    owned: Option<Cluster>,
+}
+
+impl Ctx {
+    /// The cluster and pod to ask about.
+    fn resolve(&mut self, d: DraftPod) -> Result<(&Cluster, Pod), String> {
+        if self.owned.is_none() && d.fresh {
+            return Ok((&self.shared, d.pod));
+        }
+        let owned = self.owned.get_or_insert_with(|| (*self.shared).clone());
+        if d.fresh {
+            return Ok((owned, d.pod));
+        }
+        let pod = load_pod_bytes(d.yaml.as_bytes(), DRAFT_FILE, &mut owned.interner)
+            .map_err(|e| clean_error(&e.to_string()))?;
+        Ok((owned, pod))
+    }
+
+    fn cluster(&self) -> &Cluster {
+        self.owned.as_ref().unwrap_or(&self.shared)
+    }
+
+    fn run(&mut self, r: Request) -> Answer {
+        let seq = r.seq;
+        let started = Instant::now();
+        match r.job {
+            Job::Place(d) => match self.resolve(d) {
+                Ok((cluster, pod)) => {
+                    let answer = place(cluster, &pod);
+                    let took = started.elapsed();
+                    let summary = plans::summary(cluster, &answer);
+                    let report = Arc::new(report::build(cluster, &answer, false));
+                    Answer::Place {
+                        seq,
+                        report,
+                        summary,
+                        took,
+                    }
+                }
+                Err(error) => Answer::Failed { seq, error },
+            },
+            Job::Replicas(d, n) => match self.resolve(d) {
+                Ok((cluster, pod)) => {
+                    let plan = place_replicas(cluster, &pod, n);
+                    Answer::Replicas {
+                        seq,
+                        lines: plans::replica_lines(cluster, &pod, n, &plan),
+                    }
+                }
+                Err(error) => Answer::Failed { seq, error },
+            },
+            Job::Disrupt(d, title) => {
+                let cluster = self.cluster();
+                let plan = simulate(cluster, &d);
+                Answer::Disrupt {
+                    seq,
+                    lines: plans::disruption_lines(cluster, &title, &plan),
+                }
+            }
+        }
+    }
+}
+
+impl WhatIfWorker {
+    pub fn start(cluster: Arc<Cluster>) -> WhatIfWorker {
+        let (requests, rx) = mpsc::channel::<Request>();
+        let (tx, answers) = mpsc::channel();
+        let _ = std::thread::Builder::new()
+            .name("kplace-whatif".into())
+            .spawn(move || {
+                let mut ctx = Ctx {
+                    shared: cluster,
+                    owned: None,
+                };
+                while let Ok(first) = rx.recv() {
+                    // Only the latest request of each kind matters.
+                    let mut latest: [Option<Request>; 3] = [None, None, None];
+                    let slot = |r: &Request| match r.job {
+                        Job::Place(_) => 0,
+                        Job::Replicas(..) => 1,
+                        Job::Disrupt(..) => 2,
+                    };
+                    let i = slot(&first);
+                    latest[i] = Some(first);
+                    while let Ok(newer) = rx.try_recv() {
+                        let i = slot(&newer);
+                        latest[i] = Some(newer);
+                    }
+                    for r in latest.into_iter().flatten() {
+                        if tx.send(ctx.run(r)).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        WhatIfWorker { requests, answers }
+    }
+
+    pub fn send(&self, r: Request) {
+        let _ = self.requests.send(r);
+    }
+
+    pub fn try_recv(&self) -> Option<Answer> {
+        self.answers.try_recv().ok()
+    }
+}
+
+/// Whether an outcome means the pod lands somewhere.
+pub fn lands(o: Outcome) -> bool {
+    matches!(o, Outcome::Scheduled | Outcome::Preempt)
+}

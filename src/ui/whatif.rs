@@ -1,0 +1,355 @@
+//! What-if: the draft's form on the left, the live answer on the right
+//! (or the replica plan, or a disruption plan); the YAML editor and the
+//! priority class chooser over it.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use crate::app::report::{self, Tone};
+use crate::app::whatif::draft::FIELDS_NOTE;
+use crate::app::whatif::form::Target;
+use crate::app::whatif::{Panel, WhatIf, class_choices};
+use crate::app::{App, Session};
+
+use super::placement::{lines, style};
+use super::{centered, panel};
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let w = &s.whatif;
+    let t = &app.theme;
+    if let Some(ed) = &w.editor {
+        editor(frame, app, ed, area);
+        return;
+    }
+    if w.draft.is_none() && w.panel != Panel::Disruption {
+        let hint = vec![
+            Line::from(Span::styled("No draft yet.", t.fg(t.fg))),
+            Line::from(Span::styled(
+                "e on a pod (Overview 1, Pods 5, Placement 6) or a workload (Skew 2) drafts it; :draft new starts a blank pod; :load PATH reads one.",
+                t.fg(t.muted),
+            )),
+            Line::from(Span::styled(
+                "d on a node (Nodes 4) shows what draining it would do; :cordon ZONE and :lose ZONE do the same for a zone.",
+                t.fg(t.muted),
+            )),
+        ];
+        frame.render_widget(Paragraph::new(hint).block(panel(app, "What-if")), area);
+        return;
+    }
+    let [left, right] = if w.draft.is_some() {
+        Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(area)
+    } else {
+        [Rect::default(), area]
+    };
+    if w.draft.is_some() {
+        form(frame, app, w, left);
+    }
+    match w.panel {
+        Panel::Answer => answer(frame, app, w, right),
+        Panel::Replicas => plan(
+            frame,
+            app,
+            w,
+            right,
+            &format!(
+                "Replicas: {} (+/- to change, a: answer, esc: back)",
+                w.replicas_n
+            ),
+            w.replicas.as_deref(),
+            w.replicas_computing(),
+        ),
+        Panel::Disruption => plan(
+            frame,
+            app,
+            w,
+            right,
+            &format!("{} (esc: back)", w.disruption_title),
+            w.disruption.as_deref(),
+            w.disruption_computing(),
+        ),
+    }
+    if let Some(h) = w.chooser {
+        chooser(frame, app, s, h, left);
+    }
+}
+
+fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
+    let t = &app.theme;
+    let Some(d) = &w.draft else { return };
+    let mut out: Vec<Line> = vec![Line::from(Span::styled(FIELDS_NOTE, t.fg(t.muted)))];
+    let mut cursor_line = 0;
+    if let (Some(e), None) = (&d.error, &w.error_at) {
+        out.push(Line::from(Span::styled(format!("✗ {e}"), t.fg(t.bad))));
+    }
+    for (i, r) in w.rows.iter().enumerate() {
+        if r.target == Target::Header {
+            out.push(Line::from(Span::styled(
+                r.label.clone(),
+                Style::new().fg(t.title).add_modifier(Modifier::BOLD),
+            )));
+            continue;
+        }
+        let selected = i == w.cursor;
+        if selected {
+            cursor_line = out.len();
+        }
+        let value = match (&w.input, selected) {
+            (Some(text), true) => format!("{text}█"),
+            _ => r.value.clone(),
+        };
+        let label = if r.label.is_empty() {
+            String::new()
+        } else {
+            format!("{:<20} ", r.label)
+        };
+        let vstyle = if selected {
+            t.selected()
+        } else if value.starts_with('+') {
+            t.fg(t.muted)
+        } else {
+            t.fg(t.fg)
+        };
+        out.push(Line::from(vec![
+            Span::styled(if selected { "▶ " } else { "  " }, t.fg(t.accent)),
+            Span::styled(label, t.fg(t.header)),
+            Span::styled(value, vstyle),
+        ]));
+        if w.error_at.as_ref() == Some(&r.target)
+            && let Some(e) = &d.error
+        {
+            let width = (area.width as usize).saturating_sub(8).max(20);
+            for (k, chunk) in wrap_chars(&format!("✗ {e}"), width).into_iter().enumerate() {
+                let indent = if k == 0 { "    " } else { "      " };
+                out.push(Line::from(Span::styled(
+                    format!("{indent}{chunk}"),
+                    t.fg(t.bad),
+                )));
+            }
+        }
+    }
+    out.push(Line::from(""));
+    let hint = if w.input.is_some() {
+        "typing: enter applies · esc cancels"
+    } else {
+        "↑↓ field · enter edit/toggle · x remove · y YAML · E $EDITOR · r replicas · w save"
+    };
+    out.push(Line::from(Span::styled(hint, t.fg(t.muted))));
+    let height = area.height.saturating_sub(2) as usize;
+    let top = cursor_line.saturating_sub(height.saturating_sub(3));
+    let state = if d.valid { "valid" } else { "INVALID" };
+    frame.render_widget(
+        Paragraph::new(out.into_iter().skip(top).collect::<Vec<_>>())
+            .block(panel(app, format!("Draft {} ({state})", d.key()))),
+        area,
+    );
+}
+
+fn answer(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
+    let t = &app.theme;
+    let mut head: Vec<Line> = Vec::new();
+    if w.computing() {
+        let spin = SPINNER[(app.tick as usize) % SPINNER.len()];
+        head.push(Line::from(Span::styled(
+            format!("{spin} computing…"),
+            t.fg(t.warn),
+        )));
+    }
+    if w.stale() {
+        head.push(Line::from(Span::styled(
+            "STALE: the draft is invalid; this is the last valid answer",
+            Style::new().fg(t.bad).add_modifier(Modifier::BOLD),
+        )));
+    }
+    if !w.changes.is_empty() {
+        head.push(Line::from(Span::styled(
+            "Changed since the previous answer:",
+            style(t, Tone::Heading),
+        )));
+        for c in &w.changes {
+            head.push(Line::from(Span::styled(
+                format!("  {}", c.text),
+                style(t, c.tone),
+            )));
+        }
+    }
+    let Some(r) = &w.answer else {
+        if head.is_empty() {
+            head.push(Line::from(Span::styled(
+                "no answer yet: the draft has never been valid",
+                t.fg(t.muted),
+            )));
+        }
+        frame.render_widget(Paragraph::new(head).block(panel(app, "Answer")), area);
+        return;
+    };
+    head.extend(lines(t, &r.header));
+    let [top, body] = Layout::vertical([
+        Constraint::Length(head.len() as u16 + 2),
+        Constraint::Min(3),
+    ])
+    .areas(area);
+    let took = w
+        .took
+        .map(|d| format!(" · engine {:.1} ms", d.as_secs_f64() * 1000.0))
+        .unwrap_or_default();
+    frame.render_widget(
+        Paragraph::new(head).block(panel(app, format!("Answer: {}{took}", r.pod))),
+        top,
+    );
+    scrolled(frame, app, &r.lines, w.scroll, body, "pgup/pgdn scroll");
+}
+
+fn scrolled(
+    frame: &mut Frame,
+    app: &App,
+    src: &[report::Line],
+    scroll: usize,
+    area: Rect,
+    title: &str,
+) {
+    let height = area.height.saturating_sub(2) as usize;
+    let start = scroll.min(src.len().saturating_sub(height));
+    let end = (start + height).min(src.len());
+    frame.render_widget(
+        Paragraph::new(lines(&app.theme, &src[start..end])).block(panel(
+            app,
+            format!("{}-{} of {} lines ({title})", start + 1, end, src.len()),
+        )),
+        area,
+    );
+}
+
+fn plan(
+    frame: &mut Frame,
+    app: &App,
+    w: &WhatIf,
+    area: Rect,
+    title: &str,
+    src: Option<&[report::Line]>,
+    computing: bool,
+) {
+    let t = &app.theme;
+    match src {
+        Some(src) if !computing => scrolled(frame, app, src, w.scroll, area, title),
+        _ => {
+            let spin = SPINNER[(app.tick as usize) % SPINNER.len()];
+            frame.render_widget(
+                Paragraph::new(Span::styled(format!("{spin} computing…"), t.fg(t.warn)))
+                    .block(panel(app, title.to_string())),
+                area,
+            );
+        }
+    }
+}
+
+fn chooser(frame: &mut Frame, app: &App, s: &Session, highlighted: usize, area: Rect) {
+    let t = &app.theme;
+    let classes = class_choices(s.cluster());
+    let mut out = Vec::new();
+    for (i, (name, value, policy, default)) in classes.iter().enumerate() {
+        let text = format!(
+            " {name:<28} {value:>11}  {policy}{} ",
+            if *default { "  (default)" } else { "" }
+        );
+        let style = if i == highlighted {
+            t.selected()
+        } else if *policy == "Never" {
+            t.fg(t.warn)
+        } else {
+            t.fg(t.fg)
+        };
+        out.push(Line::from(Span::styled(text, style)));
+    }
+    let none = " (none: the global default applies) ";
+    out.push(Line::from(Span::styled(
+        none,
+        if highlighted == classes.len() {
+            t.selected()
+        } else {
+            t.fg(t.muted)
+        },
+    )));
+    out.push(Line::from(Span::styled(
+        "enter: choose · esc: cancel",
+        t.fg(t.muted),
+    )));
+    let rect = centered(area, 72, out.len() as u16 + 2);
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        Paragraph::new(out)
+            .style(t.base())
+            .block(panel(app, "priorityClassName")),
+        rect,
+    );
+}
+
+fn editor(frame: &mut Frame, app: &App, ed: &crate::app::whatif::editor::TextArea, area: Rect) {
+    let t = &app.theme;
+    let [top, body] = Layout::vertical([
+        Constraint::Length(u16::from(ed.error.is_some())),
+        Constraint::Min(3),
+    ])
+    .areas(area);
+    if let Some(e) = &ed.error {
+        frame.render_widget(
+            Paragraph::new(Span::styled(format!("✗ {e}"), t.fg(t.bad))),
+            top,
+        );
+    }
+    let height = body.height.saturating_sub(2) as usize;
+    let first = ed.row.saturating_sub(height.saturating_sub(1));
+    let mut out = Vec::new();
+    for (i, l) in ed.lines.iter().enumerate().skip(first).take(height) {
+        let num = Span::styled(format!("{:>4} ", i + 1), t.fg(t.muted));
+        if i == ed.row {
+            let chars: Vec<char> = l.chars().collect();
+            let before: String = chars[..ed.col.min(chars.len())].iter().collect();
+            let at: String = chars
+                .get(ed.col)
+                .map(|c| c.to_string())
+                .unwrap_or(" ".into());
+            let after: String = chars.iter().skip(ed.col + 1).collect();
+            out.push(Line::from(vec![
+                num,
+                Span::styled(before, t.fg(t.fg)),
+                Span::styled(at, Style::new().add_modifier(Modifier::REVERSED)),
+                Span::styled(after, t.fg(t.fg)),
+            ]));
+        } else {
+            out.push(Line::from(vec![num, Span::styled(l.clone(), t.fg(t.fg))]));
+        }
+    }
+    frame.render_widget(
+        Paragraph::new(out).block(panel(
+            app,
+            format!(
+                "YAML editor · line {}:{} · ctrl-s apply · esc cancel",
+                ed.row + 1,
+                ed.col + 1
+            ),
+        )),
+        body,
+    );
+}
+
+/// Splits `text` into lines of at most `width` characters, at spaces.
+fn wrap_chars(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    out.push(cur);
+    out
+}

@@ -1,0 +1,331 @@
+//! The What-if view on the built-in demo cluster, drawn into ratatui's
+//! `TestBackend` and driven with key events: drafts, form edits, inline
+//! errors, the in-app YAML editor, replicas and a drain.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kplace::app::whatif::class_choices;
+use kplace::app::whatif::form::{SpreadField, Target};
+use kplace::app::{App, Options, View};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const SETTLE: Duration = Duration::from_secs(60);
+
+fn demo_app() -> App {
+    let mut app = App::new(Options {
+        demo: true,
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "demo did not load and settle");
+    app
+}
+
+fn screen(app: &App) -> String {
+    let (width, height) = (200, 60);
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal.draw(|f| kplace::ui::draw(f, app)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..height {
+        for x in 0..width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
+    app.handle_key(KeyEvent::new(code, modifiers));
+    assert!(app.wait_until_idle(SETTLE), "engine did not answer in time");
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    press(app, code, KeyModifiers::NONE);
+}
+
+fn keys(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn whatif(app: &App) -> &kplace::app::whatif::WhatIf {
+    &app.session().expect("ready").whatif
+}
+
+/// Opens a draft of a pod found with the Pods filter.
+fn draft_of(app: &mut App, search: &str) {
+    key(app, KeyCode::Char('5'));
+    keys(app, &format!("/{search}"));
+    key(app, KeyCode::Enter);
+    key(app, KeyCode::Char('e'));
+    assert_eq!(app.view, View::WhatIf);
+}
+
+/// Moves the form cursor to the row editing `target`.
+fn select(app: &mut App, target: &Target) {
+    for _ in 0..200 {
+        let w = whatif(app);
+        if w.rows.get(w.cursor).map(|r| &r.target) == Some(target) {
+            return;
+        }
+        let above = w
+            .rows
+            .iter()
+            .position(|r| &r.target == target)
+            .expect("row")
+            < w.cursor;
+        key(app, if above { KeyCode::Up } else { KeyCode::Down });
+    }
+    panic!("no form row for {target:?}");
+}
+
+/// Replaces a text field's value.
+fn type_into(app: &mut App, target: &Target, text: &str) {
+    select(app, target);
+    key(app, KeyCode::Enter);
+    for _ in 0..40 {
+        key(app, KeyCode::Backspace);
+    }
+    keys(app, text);
+    key(app, KeyCode::Enter);
+}
+
+fn choose_class(app: &mut App, name: &str) {
+    select(app, &Target::PriorityClass);
+    key(app, KeyCode::Enter);
+    let classes = class_choices(app.session().expect("ready").cluster());
+    let want = classes.iter().position(|c| c.0 == name).expect("class");
+    for _ in 0..=classes.len() {
+        if whatif(app).chooser == Some(want) {
+            break;
+        }
+        key(app, KeyCode::Down);
+    }
+    key(app, KeyCode::Enter);
+}
+
+#[test]
+fn priority_class_change_turns_preemption_off_and_says_what_changed() {
+    let mut app = demo_app();
+    draft_of(&mut app, "ledger-migrate");
+    let s = screen(&app);
+    assert!(
+        s.contains("Draft payments/ledger-migrate-x7k2p (valid)"),
+        "{s}"
+    );
+    assert!(s.contains("PREEMPT → worker-b03"), "{s}");
+    assert!(s.contains("Victims on worker-b03"), "{s}");
+    assert!(s.contains("scheduling-relevant fields"), "{s}");
+
+    choose_class(&mut app, "best-effort");
+    let s = screen(&app);
+    assert!(s.contains("best-effort"), "{s}");
+    assert!(!s.contains("PREEMPT → worker-b03"), "{s}");
+    assert!(s.contains("Changed since the previous answer:"), "{s}");
+    assert!(s.contains("outcome PREEMPT → "), "{s}");
+    assert!(s.contains("victims removed ("), "{s}");
+    // The form rewrote the YAML.
+    let d = whatif(&app).draft.as_ref().expect("draft");
+    assert!(
+        d.yaml.contains("priorityClassName: best-effort"),
+        "{}",
+        d.yaml
+    );
+}
+
+#[test]
+fn invalid_cpu_shows_the_reason_inline_and_keeps_the_answer_stale() {
+    let mut app = demo_app();
+    draft_of(&mut app, "ledger-migrate");
+    type_into(&mut app, &Target::Request("cpu"), "lots");
+    let s = screen(&app);
+    let error = s
+        .lines()
+        .find(|l| l.contains("✗"))
+        .unwrap_or_else(|| panic!("no inline error:\n{s}"));
+    assert!(
+        error.contains("spec.containers[0].resources.requests.cpu"),
+        "{error}"
+    );
+    assert!(error.contains("quantities must match"), "{error}");
+    assert!(
+        s.contains("Draft payments/ledger-migrate-x7k2p (INVALID)"),
+        "{s}"
+    );
+    assert!(s.contains("STALE: the draft is invalid"), "{s}");
+    assert!(
+        s.contains("PREEMPT → worker-b03"),
+        "the last answer stays:\n{s}"
+    );
+
+    // Fixing it clears the error and the staleness.
+    type_into(&mut app, &Target::Request("cpu"), "100m");
+    let s = screen(&app);
+    assert!(!s.contains("STALE"), "{s}");
+    assert!(!s.contains("✗"), "{s}");
+}
+
+#[test]
+fn max_skew_zero_gets_the_api_servers_error() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "draft new");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::WhatIf);
+    select(&mut app, &Target::AddSpread);
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(s.contains("topology.kubernetes.io/zone"), "{s}");
+    type_into(&mut app, &Target::Spread(0, SpreadField::MaxSkew), "0");
+    let s = screen(&app);
+    let error = whatif(&app).draft.as_ref().and_then(|d| d.error.clone());
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            "spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero"
+        )
+    );
+    // Shown inline (wrapped to the form's width).
+    assert!(
+        s.contains("✗ spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0"),
+        "{s}"
+    );
+    assert!(s.contains("greater than zero"), "{s}");
+    assert!(s.contains("STALE"), "{s}");
+}
+
+#[test]
+fn yaml_editor_change_updates_the_answer() {
+    let mut app = demo_app();
+    draft_of(&mut app, "ledger-migrate");
+    assert!(screen(&app).contains("PREEMPT → worker-b03"));
+    key(&mut app, KeyCode::Char('y'));
+    let (row, len) = {
+        let ed = whatif(&app).editor.as_ref().expect("editor open");
+        let row = ed
+            .lines
+            .iter()
+            .position(|l| l.contains("cpu:"))
+            .expect("cpu line");
+        (row, ed.lines[row].trim_start().len() - "cpu: ".len())
+    };
+    assert!(screen(&app).contains("YAML editor"));
+    for _ in 0..row {
+        key(&mut app, KeyCode::Down);
+    }
+    key(&mut app, KeyCode::End);
+    for _ in 0..len {
+        key(&mut app, KeyCode::Backspace);
+    }
+    keys(&mut app, "10m");
+    press(&mut app, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert!(whatif(&app).editor.is_none(), "ctrl-s closes the editor");
+    let s = screen(&app);
+    assert!(s.contains("10m"), "{s}");
+    assert!(s.contains("SCHEDULED → "), "a tiny request fits:\n{s}");
+    assert!(s.contains("outcome PREEMPT → SCHEDULED"), "{s}");
+}
+
+#[test]
+fn replicas_show_each_landing_and_domain_counts() {
+    let mut app = demo_app();
+    draft_of(&mut app, "cart-7c9f8d6b5-new01");
+    // A zone spread constraint (maxSkew 1) so the counts per domain show.
+    select(&mut app, &Target::AddSpread);
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(whatif(&app).replicas_n, 5);
+    key(&mut app, KeyCode::Char('-'));
+    key(&mut app, KeyCode::Char('-'));
+    let s = screen(&app);
+    assert!(s.contains("Replicas: 3"), "{s}");
+    assert!(
+        s.contains("3 replica(s) of shop/cart-7c9f8d6b5-new01 asked"),
+        "{s}"
+    );
+    for n in 1..=3 {
+        assert!(
+            s.lines()
+                .any(|l| l.contains(&format!("  {n}  cart-7c9f8d6b5-new01"))),
+            "row {n}:\n{s}"
+        );
+    }
+    assert!(
+        !s.lines().any(|l| l.contains("  4  cart-7c9f8d6b5-new01")),
+        "{s}"
+    );
+    assert!(
+        s.contains("constraint [0] topology.kubernetes.io/zone maxSkew 1"),
+        "{s}"
+    );
+    let after3 = s
+        .lines()
+        .find(|l| l.contains("after #3: "))
+        .unwrap_or_else(|| panic!("no counts after #3:\n{s}"));
+    for zone in ["eu-west-1a=", "eu-west-1b=", "eu-west-1c="] {
+        assert!(after3.contains(zone), "{after3}");
+    }
+    assert!(after3.contains("/ maxSkew 1"), "{after3}");
+}
+
+#[test]
+fn draining_a_node_lists_the_displaced_pods() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('4'));
+    key(&mut app, KeyCode::Char('d'));
+    assert_eq!(app.view, View::WhatIf);
+    let s = screen(&app);
+    assert!(s.contains("Drain "), "{s}");
+    assert!(s.contains("Displaced pods, in queue order"), "{s}");
+    assert!(s.contains("displaced pod(s)"), "{s}");
+
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "lose eu-west-1c");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(s.contains("Lose zone eu-west-1c: 6 node(s)"), "{s}");
+}
+
+#[test]
+fn help_and_palette_list_the_what_if_keys() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('?'));
+    let s = screen(&app);
+    assert!(s.contains("What-if (7)"), "{s}");
+    assert!(s.contains("draft the selected pod"), "{s}");
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "cordon");
+    let s = screen(&app);
+    assert!(s.contains("cordon eu-west-1a"), "{s}");
+    assert!(s.lines().next().is_some());
+    let tabs = screen(&app);
+    assert!(tabs.contains("7 What-if"), "{tabs}");
+}
+
+#[test]
+fn save_and_load_round_trip() {
+    let mut app = demo_app();
+    draft_of(&mut app, "ledger-migrate");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("d.yaml");
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, &format!("save {}", path.display()));
+    key(&mut app, KeyCode::Enter);
+    let text = std::fs::read_to_string(&path).expect("saved");
+    assert!(text.contains("name: ledger-migrate-x7k2p"), "{text}");
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "draft new");
+    key(&mut app, KeyCode::Enter);
+    assert!(!screen(&app).contains("PREEMPT"));
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, &format!("load {}", path.display()));
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(s.contains("draft loaded from"), "{s}");
+    assert!(s.contains("PREEMPT → worker-b03"), "{s}");
+}
