@@ -251,7 +251,8 @@ impl Derived {
                     id: id as NodeId,
                     name: node.name.to_string(),
                     zone,
-                    search: format!("{} {zone_name} {status} {taints} {labels}", node.name),
+                    search: format!("{} {zone_name} {status} {taints} {labels}", node.name)
+                        .to_ascii_lowercase(),
                     status,
                     pods: info.pods.len(),
                     cpu: Usage {
@@ -291,6 +292,7 @@ impl Derived {
                 search.push('=');
                 search.push_str(cluster.interner.resolve(v));
             }
+            search.make_ascii_lowercase();
             self.pod_rows.push(PodRow {
                 id,
                 namespace,

@@ -135,9 +135,28 @@ fn refresh<'r>(
     } else {
         (0..order.len() as u32).collect()
     };
-    let mut scored = rank_matches(&candidates, filter, search);
+    let scored = rank_matches(&candidates, filter, search);
     view.matched = scored.iter().map(|r| r.0).collect();
     view.matched_for = filter.to_string();
+    if scored.len() > FUZZY_RANK_LIMIT && scored.iter().all(|r| r.1 == 0) {
+        // Too many rows contain the text to rank them: keep the sort
+        // column's order, filtering it rather than sorting again.
+        let mut keep = vec![false; order.len()];
+        for &(row, _) in &scored {
+            keep[row as usize] = true;
+        }
+        view.rows = order
+            .iter()
+            .copied()
+            .filter(|&r| keep[r as usize])
+            .collect();
+        if descending {
+            view.rows.reverse();
+        }
+        view.cursor.clamp(view.rows.len());
+        return;
+    }
+    let mut scored = scored;
     // Letters scattered over a long row (name, node, labels) match almost
     // anything; keep the rows that match about as well as the best.
     let best = scored.iter().map(|r| r.1).max().unwrap_or(0);
