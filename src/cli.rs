@@ -140,6 +140,9 @@ impl From<SourceError> for CliError {
 }
 
 pub fn exit_code(err: &anyhow::Error) -> ExitCode {
+    if err.downcast_ref::<kplace::app::LoadFailed>().is_some() {
+        return ExitCode::from(2);
+    }
     match err.downcast_ref::<CliError>() {
         Some(CliError::BadInput(_)) => ExitCode::from(2),
         Some(CliError::FailOn(_)) => ExitCode::from(3),

@@ -209,3 +209,37 @@ fn demo_in_tmux_switches_views_searches_places_and_quits() {
         "the alternate screen was not left:\n{screen}"
     );
 }
+
+#[test]
+fn a_snapshot_that_fails_to_load_is_shown_then_exits_2() {
+    if !tmux_available() {
+        eprintln!("tmux not found: skipping the terminal end-to-end test");
+        return;
+    }
+    let tmux = Tmux {
+        socket: format!("kplace-e2e-bad-{}", std::process::id()),
+        session: "bad",
+    };
+    let command = format!(
+        "{} --snapshot /no/such/snapshot.yaml; echo \"kplace exited with $?\"; sleep 30",
+        env!("CARGO_BIN_EXE_kplace")
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        tmux.session,
+        "-x",
+        "120",
+        "-y",
+        "30",
+        &command,
+    ]);
+    tmux.expect("load error screen", "Could not load /no/such/snapshot.yaml");
+    tmux.press("q");
+    let screen = tmux.expect("exit status", "kplace exited with 2");
+    assert!(
+        screen.contains("kplace: /no/such/snapshot.yaml"),
+        "the error is printed on the restored terminal:\n{screen}"
+    );
+}

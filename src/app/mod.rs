@@ -52,8 +52,19 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let mut guard = terminal::TerminalGuard::enter()?;
     let result = event_loop(&mut guard.terminal, &mut app);
     drop(guard);
-    result
+    result?;
+    // Quitting from the load-error screen still means the snapshot was bad:
+    // say so on the restored terminal and let the caller exit non-zero.
+    if let state::Phase::Failed { error, .. } = &app.phase {
+        return Err(LoadFailed(error.clone()).into());
+    }
+    Ok(())
 }
+
+/// The TUI was quit after its snapshot failed to load.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LoadFailed(pub String);
 
 fn event_loop(terminal: &mut terminal::Term, app: &mut App) -> anyhow::Result<()> {
     let mut dirty = true;
