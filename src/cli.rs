@@ -30,11 +30,19 @@ pub struct Cli {
 #[derive(Args, Debug, Default)]
 pub struct TuiArgs {
     /// Open the built-in demo cluster.
-    #[arg(long, conflicts_with = "snapshot")]
+    #[arg(long, conflicts_with_all = ["snapshot", "context", "kubeconfig"])]
     pub demo: bool,
-    /// Open a saved snapshot (kubectl get -o yaml|json output, a directory of them, or .gz).
-    #[arg(long, value_name = "FILE")]
+    /// Open a saved snapshot (kubectl get -o yaml|json output, a directory of them, or .gz)
+    /// or a recorded timeline (`kplace record --duration`), which opens with a timeline bar.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["context", "kubeconfig"])]
     pub snapshot: Option<PathBuf>,
+    /// Open this kubeconfig context live (read-only: get, list, watch). Without any
+    /// source option, kplace opens the current context, or the demo if it is unreachable.
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Read this kubeconfig instead of $KUBECONFIG or ~/.kube/config.
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
     /// Colour theme: dark, light, high-contrast, or a user theme.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
@@ -374,26 +382,17 @@ pub fn synth(args: &SynthArgs) -> Result<()> {
     Ok(())
 }
 
-/// Where the TUI opens when no option says: live mode is not available in
-/// this version, so the demo, with a note saying why.
-pub fn demo_reason() -> String {
-    let kubeconfig = std::env::var_os("KUBECONFIG")
-        .map(PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|h| h.join(".kube/config")));
-    match kubeconfig.filter(|p| p.exists()) {
-        Some(p) => format!(
-            "a kubeconfig was found ({}), but this version of kplace cannot connect to live clusters yet; showing the built-in demo (use --snapshot FILE for a saved cluster)",
-            p.display()
-        ),
-        None => "no kubeconfig found; showing the built-in demo cluster (use --snapshot FILE for a saved cluster)".to_string(),
-    }
-}
-
 pub fn tui(args: TuiArgs) -> Result<()> {
-    let demo_reason = (!args.demo && args.snapshot.is_none()).then(demo_reason);
+    let live = (args.context.is_some() || args.kubeconfig.is_some()).then(|| {
+        kplace::source::live::Target {
+            kubeconfig: args.kubeconfig.clone(),
+            context: args.context.clone(),
+        }
+    });
     kplace::app::run(kplace::app::Options {
-        demo: args.snapshot.is_none(),
-        demo_reason,
+        auto: !args.demo && args.snapshot.is_none() && live.is_none(),
+        demo: args.demo,
+        live,
         snapshot: args.snapshot,
         theme: args.theme,
         pod: args.pod,

@@ -370,7 +370,17 @@ fn help_overlay_lists_the_keys() {
     assert!(matches!(app.overlay, Overlay::Help));
     let s = screen(&app, 160, 48);
     assert!(s.contains("Help: keys"), "{s}");
-    for k in ["1-7", "q / ctrl-c", "pgup/pgdn", "s / S", "esc", ":", "/"] {
+    for k in [
+        "1-8",
+        "q / ctrl-c",
+        "space  + / -",
+        ":at TIME",
+        "pgup/pgdn",
+        "s / S",
+        "esc",
+        ":",
+        "/",
+    ] {
         assert!(s.contains(k), "help lacks {k:?}:\n{s}");
     }
     key(&mut app, KeyCode::Esc);
@@ -463,17 +473,15 @@ fn load_errors_name_the_file_and_can_be_quit() {
 }
 
 #[test]
-fn pod_option_opens_its_placement_and_demo_reason_is_shown() {
+fn pod_option_opens_its_placement() {
     let mut app = App::new(Options {
         demo: true,
-        demo_reason: Some("connection refused".into()),
         pod: Some("ml/trainer-xl".into()),
         ..Default::default()
     });
     assert!(app.wait_until_idle(SETTLE));
     assert_eq!(app.view, View::Placement);
     let s = screen(&app, 160, 48);
-    assert!(s.contains("Demo mode: connection refused"), "{s}");
     assert!(s.contains("Placement: ml/trainer-xl"), "{s}");
     assert!(s.contains("Insufficient cpu"), "{s}");
 }

@@ -10,6 +10,7 @@ pub enum Scope {
     Skew,
     Tiers,
     WhatIf,
+    Replay,
     Input,
 }
 
@@ -22,6 +23,7 @@ impl Scope {
             Scope::Skew => "Skew",
             Scope::Tiers => "Tiers",
             Scope::WhatIf => "What-if (7)",
+            Scope::Replay => "Replay (recordings; view 8)",
             Scope::Input => "Filter and palette input",
         }
     }
@@ -40,8 +42,8 @@ const fn bind(scope: Scope, keys: &'static str, does: &'static str) -> Binding {
 pub const BINDINGS: &[Binding] = &[
     bind(
         Scope::Global,
-        "1-7",
-        "switch view (Overview, Skew, Tiers, Nodes, Pods, Placement, What-if)",
+        "1-8",
+        "switch view (the numbers in the tab bar)",
     ),
     bind(Scope::Global, "tab / shift-tab", "next / previous view"),
     bind(Scope::Global, "?", "show or hide this help"),
@@ -117,6 +119,21 @@ pub const BINDINGS: &[Binding] = &[
         Scope::WhatIf,
         ":draft [new]",
         ":cordon ZONE  :lose ZONE  :save [PATH]  :load PATH  :replicas",
+    ),
+    bind(
+        Scope::Replay,
+        "space  + / -",
+        "play or pause; faster / slower (1x to 600x)",
+    ),
+    bind(
+        Scope::Replay,
+        "[ ]  { }",
+        "step one event back / forward; 10 s back / forward",
+    ),
+    bind(
+        Scope::Replay,
+        "m  :at TIME",
+        "mark this moment to compare with (view 8); jump to 1:30, +30s, end",
     ),
     bind(
         Scope::Input,

@@ -1,21 +1,35 @@
-//! Loads the snapshot on a background thread, so the UI can show progress
-//! and stay responsive (and quittable) while a large file is read.
+//! Opens the TUI's source on a background thread, so the UI can show
+//! progress and stay responsive (and quittable) while a large file is read
+//! or a live cluster is listed.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::model::Cluster;
 use crate::source::file::load_snapshot;
+use crate::source::live::{ConnectionState, LiveError, LiveOptions, LiveSource, describe};
+use crate::source::timeline::{self, Timeline};
 
 use super::demo::{DEMO_NAME, load_demo};
 use super::derived::Derived;
+use super::feed::Feed;
+use super::live::LiveFeed;
+use super::replay::Replay;
 
+/// Where the TUI's cluster comes from.
 #[derive(Clone, Debug)]
 pub enum Source {
     Demo,
+    /// A snapshot file, or a timeline recording (detected by its header).
     File(PathBuf),
+    /// A live cluster. With `fallback`, an absent kubeconfig or an
+    /// unreachable server opens the demo with a note instead (plain `kplace`).
+    Live {
+        options: LiveOptions,
+        fallback: bool,
+    },
 }
 
 impl Source {
@@ -23,6 +37,10 @@ impl Source {
         match self {
             Source::Demo => DEMO_NAME.to_string(),
             Source::File(p) => p.display().to_string(),
+            Source::Live { options, .. } => match &options.target.context {
+                Some(c) => format!("context {c}"),
+                None => "the current kubeconfig context".to_string(),
+            },
         }
     }
 }
@@ -47,13 +65,34 @@ impl Loaded {
     }
 }
 
+/// What a finished load hands the app: the first cluster, and for live
+/// clusters and recordings the feed that produces the next ones.
+pub struct Opened {
+    pub loaded: Loaded,
+    pub feed: Option<Feed>,
+    /// Shown as a note line: why the demo opened instead of a cluster.
+    pub note: Option<String>,
+}
+
+impl Opened {
+    fn plain(loaded: Loaded) -> Opened {
+        Opened {
+            loaded,
+            feed: None,
+            note: None,
+        }
+    }
+}
+
 /// A load in progress.
 pub struct Loading {
     pub name: String,
     /// File size in bytes, when known (shown next to the spinner).
     pub size: Option<u64>,
     pub started: Instant,
-    rx: Receiver<Result<Loaded, String>>,
+    /// What the loading thread is doing now ("listing pods (3/9 kinds)…").
+    progress: Arc<Mutex<String>>,
+    rx: Receiver<Result<Opened, String>>,
 }
 
 impl Loading {
@@ -61,23 +100,15 @@ impl Loading {
         let name = source.name();
         let size = match &source {
             Source::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            Source::Demo => None,
+            _ => None,
         };
+        let progress = Arc::new(Mutex::new(initial_progress(&source)));
         let (tx, rx) = mpsc::channel();
-        let thread_name = name.clone();
+        let thread_progress = progress.clone();
         let spawned = std::thread::Builder::new()
             .name("kplace-load".into())
             .spawn(move || {
-                let started = Instant::now();
-                let result = match &source {
-                    Source::Demo => load_demo(),
-                    Source::File(path) => load_snapshot(path)
-                        .map(|(c, _)| c)
-                        .map_err(|e| e.to_string()),
-                };
-                let _ = tx.send(
-                    result.map(|cluster| Loaded::new(cluster, thread_name, started.elapsed())),
-                );
+                let _ = tx.send(open(source, &thread_progress));
             });
         let rx = match spawned {
             Ok(_) => rx,
@@ -91,12 +122,18 @@ impl Loading {
             name,
             size,
             started: Instant::now(),
+            progress,
             rx,
         }
     }
 
+    /// One line on what is happening now.
+    pub fn progress(&self) -> String {
+        self.progress.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+
     /// The result, once there is one.
-    pub fn poll(&self) -> Option<Result<Loaded, String>> {
+    pub fn poll(&self) -> Option<Result<Opened, String>> {
         match self.rx.try_recv() {
             Ok(r) => Some(r),
             Err(TryRecvError::Empty) => None,
@@ -108,7 +145,7 @@ impl Loading {
     }
 
     /// Blocks up to `timeout` for the result (tests and start-up).
-    pub fn wait(&self, timeout: Duration) -> Option<Result<Loaded, String>> {
+    pub fn wait(&self, timeout: Duration) -> Option<Result<Opened, String>> {
         match self.rx.recv_timeout(timeout) {
             Ok(r) => Some(r),
             Err(mpsc::RecvTimeoutError::Timeout) => None,
@@ -118,4 +155,110 @@ impl Loading {
             ))),
         }
     }
+}
+
+fn initial_progress(source: &Source) -> String {
+    match source {
+        Source::Live { .. } => "reading the kubeconfig".into(),
+        _ => "reading, parsing and indexing the snapshot".into(),
+    }
+}
+
+fn set(progress: &Mutex<String>, text: String) {
+    if let Ok(mut p) = progress.lock() {
+        *p = text;
+    }
+}
+
+fn open(source: Source, progress: &Mutex<String>) -> Result<Opened, String> {
+    let started = Instant::now();
+    let name = source.name();
+    match source {
+        Source::Demo => load_demo().map(|c| Opened::plain(Loaded::new(c, name, started.elapsed()))),
+        Source::File(path) if timeline::is_timeline(&path) => {
+            set(
+                progress,
+                "reading the recording and indexing its events".into(),
+            );
+            let t = Timeline::load(&path).map_err(|e| e.to_string())?;
+            Ok(open_timeline(t, name))
+        }
+        Source::File(path) => load_snapshot(&path)
+            .map(|(c, _)| Opened::plain(Loaded::new(c, name, started.elapsed())))
+            .map_err(|e| e.to_string()),
+        Source::Live { options, fallback } => open_live(options, fallback, progress),
+    }
+}
+
+/// A recording opens at its first moment, paused.
+pub fn open_timeline(t: Timeline, name: String) -> Opened {
+    let started = Instant::now();
+    let cluster = t.state_after(0);
+    let loaded = Loaded::new(cluster, name, started.elapsed());
+    Opened {
+        loaded,
+        feed: Some(Feed::Replay(Box::new(Replay::new(Arc::new(t))))),
+        note: None,
+    }
+}
+
+/// The demo, with a note saying why it opened.
+fn demo_instead(why: String) -> Result<Opened, String> {
+    let started = Instant::now();
+    let cluster = load_demo()?;
+    Ok(Opened {
+        loaded: Loaded::new(cluster, DEMO_NAME.to_string(), started.elapsed()),
+        feed: None,
+        note: Some(format!(
+            "Demo mode: {why}; showing the built-in demo cluster"
+        )),
+    })
+}
+
+/// How long plain `kplace` waits for a server before showing the demo.
+const REACH_TIMEOUT: Duration = Duration::from_secs(8);
+
+fn open_live(
+    options: LiveOptions,
+    fallback: bool,
+    progress: &Mutex<String>,
+) -> Result<Opened, String> {
+    let started = Instant::now();
+    let live = match LiveSource::connect(options, None) {
+        Ok(l) => l,
+        Err(LiveError::BadKubeconfig(why)) if fallback => return demo_instead(why),
+        Err(e) => return Err(e.to_string()),
+    };
+    let label = format!("{} ({})", live.context(), live.server());
+    loop {
+        let state = live.state();
+        set(progress, format!("{label}: {}", describe(&state)));
+        match state {
+            ConnectionState::Live => break,
+            ConnectionState::Failed { message } if fallback => {
+                return demo_instead(format!("{label}: {message}"));
+            }
+            ConnectionState::Failed { message } => return Err(format!("{label}: {message}")),
+            // Plain `kplace` with a server that does not answer: the demo.
+            ConnectionState::Reconnecting { error, .. } if fallback => {
+                return demo_instead(format!("{label} is unreachable: {error}"));
+            }
+            _ if fallback && started.elapsed() > REACH_TIMEOUT => {
+                return demo_instead(format!(
+                    "{label} did not answer within {} s",
+                    REACH_TIMEOUT.as_secs()
+                ));
+            }
+            _ => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+    set(progress, format!("{label}: converting the objects"));
+    let changes = live.changes();
+    let (cluster, _skipped) = live.cluster();
+    let loaded = Loaded::new(cluster, live.context().to_string(), started.elapsed());
+    Ok(Opened {
+        loaded,
+        feed: Some(Feed::Live(Box::new(LiveFeed::new(live, changes)))),
+        note: None,
+    })
 }

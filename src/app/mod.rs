@@ -2,13 +2,17 @@
 //! owns the terminal and the event loop; everything else is plain state
 //! that tests drive with key events.
 
+mod carry;
 pub mod cursor;
 pub mod demo;
 pub mod derived;
+pub mod feed;
 pub mod format;
 pub mod keys;
+pub mod live;
 pub mod loader;
 pub mod palette;
+pub mod replay;
 pub mod report;
 pub mod skew;
 pub mod state;
@@ -32,10 +36,13 @@ pub use view::View;
 pub struct Options {
     /// `--snapshot FILE`.
     pub snapshot: Option<std::path::PathBuf>,
-    /// `--demo`, or no reachable cluster.
+    /// `--demo`.
     pub demo: bool,
-    /// Shown as a visible note when the demo opened because no cluster was reachable.
-    pub demo_reason: Option<String>,
+    /// `--context` / `--kubeconfig`: this live cluster, and nothing else.
+    pub live: Option<crate::source::live::Target>,
+    /// No source named (plain `kplace`): the current context (or `live`'s)
+    /// when it is reachable, else the demo with a note saying why.
+    pub auto: bool,
     /// `--theme NAME`.
     pub theme: Option<String>,
     /// `NAMESPACE/NAME`: open the Placement view on this pod.

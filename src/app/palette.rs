@@ -12,6 +12,10 @@ pub enum Command {
     Quit,
     /// Drafts, replicas, disruptions, save and load.
     WhatIf(super::whatif::Cmd),
+    /// `at TIME`: jump to a moment of the recording.
+    At(String),
+    /// `mark`: mark the moment shown, to compare with.
+    Mark,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -96,6 +100,9 @@ pub fn parse(s: &str) -> Option<Command> {
     if let Some(name) = s.strip_prefix("theme ") {
         return Some(Command::Theme(name.trim().to_string()));
     }
+    if let Some(t) = s.strip_prefix("at ") {
+        return Some(Command::At(t.trim().to_string()));
+    }
     if let Some(c) = super::whatif::parse_command(s) {
         return Some(Command::WhatIf(c));
     }
@@ -107,6 +114,8 @@ pub fn parse(s: &str) -> Option<Command> {
         "pods" | "pod" | "po" => Command::Show(View::Pods),
         "placement" | "place" => Command::Show(View::Placement),
         "whatif" | "what-if" | "wi" => Command::Show(View::WhatIf),
+        "replay" | "timeline" | "rp" => Command::Show(View::Replay),
+        "mark" => Command::Mark,
         "help" | "?" => Command::Help,
         "quit" | "q" | "q!" | "exit" => Command::Quit,
         _ => return None,

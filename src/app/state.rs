@@ -9,10 +9,12 @@ use rustc_hash::FxHashMap;
 
 use crate::engine::Outcome;
 use crate::model::{Cluster, PodId};
+use crate::source::live::LiveOptions;
 
 use super::Options;
 use super::cursor::Cursor;
-use super::loader::{Loaded, Loading, Source};
+use super::feed::Feed;
+use super::loader::{Loaded, Loading, Opened, Source};
 use super::palette::{Command, Palette};
 use super::report::PlacementReport;
 use super::skew::{self, SkewReport};
@@ -84,6 +86,9 @@ pub struct Session {
     pub placement: Option<Arc<PlacementReport>>,
     pub placement_scroll: Cursor,
     placement_cache: FxHashMap<PodId, Arc<PlacementReport>>,
+    /// The pod Placement showed before the cluster changed, when it no
+    /// longer exists (deleted live, or not yet created at this moment).
+    pub placement_gone: Option<String>,
     /// The What-if view: draft, answers, replicas, disruptions.
     pub whatif: super::whatif::WhatIf,
 }
@@ -109,6 +114,7 @@ impl Session {
             placement: None,
             placement_scroll: Cursor::default(),
             placement_cache: FxHashMap::default(),
+            placement_gone: None,
             whatif: Default::default(),
             loaded,
         };
@@ -163,17 +169,17 @@ impl Session {
         self.placement_pod.is_some() && self.placement.is_none()
     }
 
-    fn refresh_nodes(&mut self) {
+    pub(super) fn refresh_nodes(&mut self) {
         let d = &self.loaded.derived;
         table::refresh_nodes(&mut self.nodes, &d.node_rows, &d.node_orders);
     }
 
-    fn refresh_pods(&mut self) {
+    pub(super) fn refresh_pods(&mut self) {
         let d = &self.loaded.derived;
         table::refresh_pods(&mut self.pods, &d.pod_rows, &d.pod_orders);
     }
 
-    fn refresh_skew_rows(&mut self) {
+    pub(super) fn refresh_skew_rows(&mut self) {
         let labels: Vec<String> = self
             .loaded
             .derived
@@ -190,7 +196,7 @@ impl Session {
         self.skew_rows.get(self.skew_cursor.selected).copied()
     }
 
-    fn refresh_skew(&mut self) {
+    pub(super) fn refresh_skew(&mut self) {
         let d = &self.loaded.derived;
         self.skew = match (self.selected_workload(), d.topology_keys.get(self.skew_key)) {
             (Some(w), Some(&key)) => {
@@ -200,11 +206,11 @@ impl Session {
         };
     }
 
-    fn refresh_headroom(&mut self) {
+    pub(super) fn refresh_headroom(&mut self) {
         self.headroom = tiers::headroom(&self.loaded.derived, self.tier_cursor.selected);
     }
 
-    fn open_placement(&mut self, pod: PodId) {
+    pub(super) fn open_placement(&mut self, pod: PodId) {
         self.placement_pod = Some(pod);
         self.placement_scroll = Cursor::default();
         self.placement = self.placement_cache.get(&pod).cloned();
@@ -277,14 +283,27 @@ pub struct App {
     pub tick: u64,
     /// `--pod`: opened once the cluster is loaded.
     open_pod: Option<String>,
+    /// Live cluster or recording: where the next snapshots come from.
+    pub feed: Option<Feed>,
 }
 
 impl App {
     /// Starts loading the source the options name.
     pub fn new(options: Options) -> App {
-        let source = match &options.snapshot {
-            Some(path) if !options.demo => Source::File(path.clone()),
-            _ => Source::Demo,
+        let source = if let Some(path) = &options.snapshot {
+            Source::File(path.clone())
+        } else if options.demo {
+            Source::Demo
+        } else if options.live.is_some() || options.auto {
+            Source::Live {
+                options: LiveOptions {
+                    target: options.live.clone().unwrap_or_default(),
+                    ..Default::default()
+                },
+                fallback: options.auto,
+            }
+        } else {
+            Source::Demo
         };
         let mut app = App::bare(&options);
         app.phase = Phase::Loading(Loading::start(source));
@@ -294,7 +313,18 @@ impl App {
     /// An app on a cluster already in memory (benchmarks, tests).
     pub fn with_cluster(cluster: Cluster, name: &str, options: Options) -> App {
         let mut app = App::bare(&options);
-        app.become_ready(Loaded::new(cluster, name.to_string(), Duration::ZERO));
+        app.become_ready(Opened {
+            loaded: Loaded::new(cluster, name.to_string(), Duration::ZERO),
+            feed: None,
+            note: None,
+        });
+        app
+    }
+
+    /// An app on an already opened source (tests: a recording, a live feed).
+    pub fn with_opened(opened: Opened, options: Options) -> App {
+        let mut app = App::bare(&options);
+        app.become_ready(opened);
         app
     }
 
@@ -318,10 +348,6 @@ impl App {
                 }
             }
         };
-        let demo_note = options
-            .demo_reason
-            .as_ref()
-            .map(|r| format!("Demo mode: {r}"));
         App {
             phase: Phase::Failed {
                 source: String::new(),
@@ -334,10 +360,11 @@ impl App {
             theme,
             themes,
             status,
-            demo_note,
+            demo_note: None,
             should_quit: false,
             tick: 0,
             open_pod: options.pod.clone(),
+            feed: None,
         }
     }
 
@@ -355,8 +382,12 @@ impl App {
         }
     }
 
-    fn become_ready(&mut self, loaded: Loaded) {
-        self.phase = Phase::Ready(Box::new(Session::new(loaded)));
+    fn become_ready(&mut self, opened: Opened) {
+        self.phase = Phase::Ready(Box::new(Session::new(opened.loaded)));
+        self.feed = opened.feed;
+        if opened.note.is_some() {
+            self.demo_note = opened.note;
+        }
         if let Some(key) = self.open_pod.take() {
             let found = key
                 .split_once('/')
@@ -382,12 +413,46 @@ impl App {
                 }
             };
         }
-        self.session_mut().is_some_and(|s| s.pump())
+        let mut changed = self.pump_feed();
+        changed |= self.session_mut().is_some_and(|s| s.pump());
+        changed
     }
 
-    fn finish_loading(&mut self, result: Result<Loaded, String>) {
+    /// Swaps in a newer cluster from the live cluster or the recording.
+    fn pump_feed(&mut self) -> bool {
+        let Some(next) = self.feed.as_mut().and_then(Feed::poll) else {
+            return false;
+        };
+        self.replace_cluster(next);
+        true
+    }
+
+    /// Shows `next` instead of the current cluster, keeping the view, the
+    /// selections, filters, the pod in Placement and the what-if draft.
+    pub(crate) fn replace_cluster(&mut self, mut next: Loaded) {
+        let Phase::Ready(old) = std::mem::replace(
+            &mut self.phase,
+            Phase::Failed {
+                source: String::new(),
+                error: String::new(),
+            },
+        ) else {
+            return;
+        };
+        if next.name.is_empty() {
+            next.name = old.loaded.name.clone();
+        }
+        let mut session = Session::new(next);
+        session.carry_from(*old);
+        if let Some(r) = self.feed.as_mut().and_then(Feed::replay_mut) {
+            r.compare_with(&session.loaded);
+        }
+        self.phase = Phase::Ready(Box::new(session));
+    }
+
+    fn finish_loading(&mut self, result: Result<Opened, String>) {
         match result {
-            Ok(loaded) => self.become_ready(loaded),
+            Ok(opened) => self.become_ready(opened),
             Err(error) => {
                 let source = match &self.phase {
                     Phase::Loading(l) => l.name.clone(),
@@ -403,7 +468,7 @@ impl App {
         match &self.phase {
             Phase::Loading(_) => true,
             Phase::Failed { .. } => false,
-            Phase::Ready(s) => s.busy(),
+            Phase::Ready(s) => s.busy() || self.feed.as_ref().is_some_and(Feed::busy),
         }
     }
 
@@ -418,9 +483,14 @@ impl App {
                     self.finish_loading(result);
                 }
             }
+            if self.pump_feed() {
+                continue;
+            }
             if let Phase::Ready(s) = &mut self.phase {
                 s.pump();
-                if s.busy() {
+                if !s.busy() && self.feed.as_ref().is_some_and(Feed::busy) {
+                    std::thread::sleep(Duration::from_millis(5));
+                } else if s.busy() {
                     let left = deadline
                         .saturating_duration_since(Instant::now())
                         .min(Duration::from_millis(20));
@@ -574,13 +644,19 @@ impl App {
         if self.view == View::WhatIf && self.whatif_key(key) {
             return;
         }
+        if self.replay_key(key) {
+            return;
+        }
         match key.code {
             KeyCode::Char('q') => self.should_quit = true,
             KeyCode::Char('e') => self.draft_from_selection(),
             KeyCode::Char('d') if self.view == View::Nodes => self.drain_selected(),
             KeyCode::Char('?') => self.overlay = Overlay::Help,
             KeyCode::Char(':') => {
-                let extra = self.whatif_palette_commands();
+                let mut extra = self.whatif_palette_commands();
+                if self.replay().is_some() {
+                    extra.extend(["mark", "at start", "at end", "at "].map(String::from));
+                }
                 self.overlay = Overlay::Palette(Palette::open_with(&self.themes.names(), &extra))
             }
             KeyCode::Char('/') => {
@@ -665,6 +741,8 @@ impl App {
             Command::Help => self.overlay = Overlay::Help,
             Command::Quit => self.should_quit = true,
             Command::WhatIf(c) => self.whatif_command(c),
+            Command::At(t) => self.jump_to(&t),
+            Command::Mark => self.mark_moment(),
         }
     }
 
@@ -740,6 +818,13 @@ impl App {
 
     fn move_selection(&mut self, m: Move) {
         let view = self.view;
+        if view == View::Replay {
+            if let Some(r) = self.feed.as_mut().and_then(Feed::replay_mut) {
+                let len = super::replay::view_len(r);
+                m.apply_scroll(&mut r.scroll, len);
+            }
+            return;
+        }
         let Some(s) = self.session_mut() else { return };
         match view {
             View::Overview => {
@@ -771,7 +856,7 @@ impl App {
                 let len = s.placement.as_ref().map(|p| p.lines.len()).unwrap_or(0);
                 m.apply_scroll(&mut s.placement_scroll, len);
             }
-            View::WhatIf => {}
+            View::WhatIf | View::Replay => {}
         }
     }
 }

@@ -9,11 +9,12 @@ pub enum View {
     Pods,
     Placement,
     WhatIf,
+    Replay,
 }
 
 impl View {
     /// In tab-bar order; the number key of a view is its index + 1.
-    pub const ALL: [View; 7] = [
+    pub const ALL: [View; 8] = [
         View::Overview,
         View::Skew,
         View::Tiers,
@@ -21,6 +22,7 @@ impl View {
         View::Pods,
         View::Placement,
         View::WhatIf,
+        View::Replay,
     ];
 
     pub fn title(self) -> &'static str {
@@ -32,6 +34,7 @@ impl View {
             View::Pods => "Pods",
             View::Placement => "Placement",
             View::WhatIf => "What-if",
+            View::Replay => "Replay",
         }
     }
 
@@ -45,6 +48,7 @@ impl View {
             View::Pods => "pods",
             View::Placement => "placement",
             View::WhatIf => "whatif",
+            View::Replay => "replay",
         }
     }
 
@@ -52,7 +56,7 @@ impl View {
         View::ALL.iter().position(|&v| v == self).unwrap_or(0)
     }
 
-    /// The view for a number key `1`..`7`.
+    /// The view for a number key `1`..`8`.
     pub fn from_digit(c: char) -> Option<View> {
         let n = c.to_digit(10)? as usize;
         View::ALL.get(n.checked_sub(1)?).copied()

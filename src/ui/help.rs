@@ -1,7 +1,8 @@
-//! The `?` overlay: every key binding, grouped.
+//! The `?` overlay: every key binding, grouped; in two columns when one
+//! would not fit the terminal's height.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
@@ -11,40 +12,76 @@ use crate::app::keys::BINDINGS;
 
 use super::{centered, panel};
 
+/// Width of one column of bindings.
+const COLUMN: u16 = 88;
+
 pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let mut lines = Vec::new();
+    // One block of lines per scope, so a column break never splits one.
+    let mut blocks: Vec<Vec<Line>> = Vec::new();
     let mut scope = None;
     for b in BINDINGS {
         if scope != Some(b.scope) {
-            if scope.is_some() {
-                lines.push(Line::from(""));
-            }
             scope = Some(b.scope);
-            lines.push(Line::from(Span::styled(
+            blocks.push(vec![Line::from(Span::styled(
                 b.scope.title(),
                 Style::new().fg(t.title).add_modifier(Modifier::BOLD),
-            )));
+            ))]);
         }
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("  {:<16}", b.keys),
-                Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(b.does, t.fg(t.fg)),
-        ]));
+        if let Some(block) = blocks.last_mut() {
+            block.push(Line::from(vec![
+                Span::styled(
+                    format!("  {:<16}", b.keys),
+                    Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(b.does, t.fg(t.fg)),
+            ]));
+        }
     }
-    lines.push(Line::from(""));
-    lines.push(Line::from(Span::styled(
-        "esc or ? closes this help",
-        t.fg(t.muted),
-    )));
-    let rect = centered(area, 88, lines.len() as u16 + 2);
+    let total: usize = blocks.iter().map(|b| b.len() + 1).sum();
+    let two = total as u16 + 3 > area.height && area.width >= 2 * COLUMN + 2;
+    let split = if two {
+        let mut rows = 0;
+        blocks
+            .iter()
+            .position(|b| {
+                rows += b.len() + 1;
+                rows >= total / 2
+            })
+            .map_or(blocks.len(), |i| i + 1)
+    } else {
+        blocks.len()
+    };
+    let column = |blocks: &[Vec<Line<'static>>]| {
+        let mut lines = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            if i > 0 {
+                lines.push(Line::from(""));
+            }
+            lines.extend(b.iter().cloned());
+        }
+        lines
+    };
+    let mut left = column(&blocks[..split]);
+    let right = column(&blocks[split..]);
+    let footer = Line::from(Span::styled("esc or ? closes this help", t.fg(t.muted)));
+    let height = left.len().max(right.len()) as u16 + 4;
+    let width = if two { 2 * COLUMN } else { COLUMN };
+    let rect = centered(area, width, height);
     frame.render_widget(Clear, rect);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .style(t.base())
-            .block(panel(app, "Help: keys")),
-        rect,
-    );
+    let block = panel(app, "Help: keys");
+    let inner = block.inner(rect);
+    frame.render_widget(block.style(t.base()), rect);
+    if two {
+        let [l, r] =
+            Layout::horizontal([Constraint::Length(COLUMN), Constraint::Min(1)]).areas(inner);
+        left.push(Line::from(""));
+        left.push(footer);
+        frame.render_widget(Paragraph::new(left).style(t.base()), l);
+        frame.render_widget(Paragraph::new(right).style(t.base()), r);
+    } else {
+        left.push(Line::from(""));
+        left.push(footer);
+        frame.render_widget(Paragraph::new(left).style(t.base()), inner);
+    }
 }

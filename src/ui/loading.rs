@@ -30,7 +30,7 @@ pub fn loading(frame: &mut Frame, app: &App, l: &Loading, area: Rect) {
             Span::styled(format!("{}{size}", l.name), t.fg(t.fg)),
         ]),
         Line::from(Span::styled(
-            format!("  {elapsed:.1}s elapsed: reading, parsing and indexing the snapshot"),
+            format!("  {elapsed:.1}s elapsed: {}", l.progress()),
             t.fg(t.muted),
         )),
         Line::from(Span::styled("  q quits", t.fg(t.muted))),

@@ -3,11 +3,13 @@
 
 mod bar;
 mod chrome;
+mod feed;
 mod help;
 mod loading;
 mod overview;
 mod palette;
 mod placement;
+mod replay;
 mod skew;
 mod tables;
 mod tiers;
@@ -31,14 +33,19 @@ pub fn draw(frame: &mut Frame, app: &App) {
         return;
     }
     let note_height = u16::from(app.demo_note.is_some());
-    let [title, tabs, note, body, status] = Layout::vertical([
+    let feed_height = u16::from(app.feed.is_some());
+    let [title, tabs, note, body, feed_line, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(note_height),
         Constraint::Min(1),
+        Constraint::Length(feed_height),
         Constraint::Length(1),
     ])
     .areas(area);
+    if let Some(f) = &app.feed {
+        feed::draw(frame, app, f, feed_line);
+    }
     chrome::title_bar(frame, app, title);
     chrome::tab_bar(frame, app, tabs);
     if let Some(n) = &app.demo_note {
@@ -55,6 +62,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             View::Pods => tables::pods(frame, app, s, body),
             View::Placement => placement::draw(frame, app, s, body),
             View::WhatIf => whatif::draw(frame, app, s, body),
+            View::Replay => replay::draw(frame, app, body),
         },
     }
     chrome::status_line(frame, app, status);

@@ -33,9 +33,16 @@ pub(super) fn lines<'a>(t: &Theme, src: &'a [report::Line]) -> Vec<Line<'a>> {
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let t = &app.theme;
     let Some(pod) = s.placement_pod else {
-        let hint = "No pod selected. Pick one in Pods (5) or the Overview's pending list (1) and press enter.";
+        let hint = match &s.placement_gone {
+            Some(key) => format!(
+                "{key} does not exist in the cluster shown (deleted, or not created yet at this moment). Pick another pod in Pods (5)."
+            ),
+            None => "No pod selected. Pick one in Pods (5) or the Overview's pending list (1) and press enter.".to_string(),
+        };
         frame.render_widget(
-            Paragraph::new(Span::styled(hint, t.fg(t.muted))).block(panel(app, "Placement")),
+            Paragraph::new(Span::styled(hint, t.fg(t.muted)))
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .block(panel(app, "Placement")),
             area,
         );
         return;

@@ -1,0 +1,136 @@
+//! Keeping the user's place when the cluster under the views is replaced
+//! (a live update, a new moment of a recording): the same view, filters,
+//! sorts, the same node, pod, workload and tier selected by name, the pod
+//! in Placement re-answered, and the what-if draft re-evaluated. Ids change
+//! between clusters, so everything is matched by name.
+
+use super::state::Session;
+
+impl Session {
+    /// Takes over `old`'s UI state; `self` is the session on the new cluster.
+    pub(super) fn carry_from(&mut self, old: Session) {
+        let od = &old.loaded.derived;
+
+        let node_name = old
+            .nodes
+            .selected_row()
+            .map(|r| od.node_rows[r as usize].name.clone());
+        let pod_key = |rows: &[super::derived::PodRow], r: u32| {
+            let p = &rows[r as usize];
+            (p.namespace.clone(), p.name.clone())
+        };
+        let pod_sel = old.pods.selected_row().map(|r| pod_key(&od.pod_rows, r));
+        let pending_sel = od
+            .pending
+            .get(old.pending_cursor.selected)
+            .map(|&id| old.loaded.cluster.pod_key(id));
+        let workload = old
+            .selected_workload()
+            .map(|w| od.workloads[w].label.clone());
+        let skew_key = od
+            .topology_keys
+            .get(old.skew_key)
+            .map(|&k| old.loaded.cluster.interner.resolve(k).to_string());
+        let tier_value = od.tiers.get(old.tier_cursor.selected).map(|t| t.value);
+        let placement = old.placement_pod.map(|p| old.loaded.cluster.pod_key(p));
+
+        // Tables: same sort and filter, same row by name, else same place.
+        self.nodes.sort = old.nodes.sort;
+        self.nodes.descending = old.nodes.descending;
+        self.nodes.filter = old.nodes.filter.clone();
+        self.refresh_nodes();
+        let d = &self.loaded.derived;
+        self.nodes.cursor.selected = node_name
+            .and_then(|n| {
+                self.nodes
+                    .rows
+                    .iter()
+                    .position(|&r| d.node_rows[r as usize].name == n)
+            })
+            .unwrap_or(
+                old.nodes
+                    .cursor
+                    .selected
+                    .min(self.nodes.rows.len().saturating_sub(1)),
+            );
+
+        self.pods.sort = old.pods.sort;
+        self.pods.descending = old.pods.descending;
+        self.pods.filter = old.pods.filter.clone();
+        self.refresh_pods();
+        let d = &self.loaded.derived;
+        self.pods.cursor.selected = pod_sel
+            .and_then(|k| {
+                self.pods
+                    .rows
+                    .iter()
+                    .position(|&r| pod_key(&d.pod_rows, r) == k)
+            })
+            .unwrap_or(
+                old.pods
+                    .cursor
+                    .selected
+                    .min(self.pods.rows.len().saturating_sub(1)),
+            );
+
+        self.pending_cursor.selected = pending_sel
+            .and_then(|k| {
+                d.pending
+                    .iter()
+                    .position(|&id| self.loaded.cluster.pod_key(id) == k)
+            })
+            .unwrap_or(
+                old.pending_cursor
+                    .selected
+                    .min(d.pending.len().saturating_sub(1)),
+            );
+        self.node_bars.selected = old.node_bars.selected;
+
+        self.skew_filter = old.skew_filter.clone();
+        let d = &self.loaded.derived;
+        self.skew_key = skew_key
+            .and_then(|k| {
+                d.topology_keys
+                    .iter()
+                    .position(|&s| self.loaded.cluster.interner.resolve(s) == k)
+            })
+            .unwrap_or(0);
+        self.refresh_skew_rows();
+        let d = &self.loaded.derived;
+        if let Some(label) = workload
+            && let Some(i) = self
+                .skew_rows
+                .iter()
+                .position(|&w| d.workloads[w].label == label)
+        {
+            self.skew_cursor.selected = i;
+        }
+        self.refresh_skew();
+
+        let d = &self.loaded.derived;
+        if let Some(v) = tier_value
+            && let Some(i) = d.tiers.iter().position(|t| t.value == v)
+        {
+            self.tier_cursor.selected = i;
+        }
+        self.refresh_headroom();
+
+        if let Some(key) = &placement
+            && let Some((ns, name)) = key.split_once('/')
+            && let Some(pod) = self.loaded.cluster.find_pod(ns, name)
+        {
+            self.open_placement(pod);
+            self.placement_scroll.selected = old.placement_scroll.selected;
+        }
+        self.placement_gone = match (&placement, self.placement_pod) {
+            (Some(key), None) => Some(key.clone()),
+            _ => None,
+        };
+
+        if let Some(draft) = &old.whatif.draft {
+            let cluster = self.loaded.cluster.clone();
+            self.whatif.open(&cluster, draft.doc.clone());
+            self.whatif.scroll = old.whatif.scroll;
+        }
+    }
+}

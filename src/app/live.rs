@@ -1,0 +1,109 @@
+//! Live mode: follows a [`LiveSource`]. Watch events arrive continuously;
+//! they are coalesced, and at most once per [`MIN_REBUILD_GAP`] the model
+//! is rebuilt from the reflector stores on a background thread, so the UI
+//! never waits on the conversion of a large cluster.
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::source::live::{Changes, ConnectionState, Limitation, LiveSource};
+
+use super::loader::Loaded;
+
+/// The shortest time between two rebuilds: bursts of events (a rollout)
+/// become one new snapshot instead of hundreds.
+pub const MIN_REBUILD_GAP: Duration = Duration::from_millis(500);
+
+pub struct LiveFeed {
+    source: Arc<LiveSource>,
+    changes: Changes,
+    /// Events arrived since the snapshot being shown (or being built).
+    dirty: bool,
+    building: Option<Receiver<Loaded>>,
+    last_build: Instant,
+    /// Snapshots built since the first (for the status line and tests).
+    pub rebuilds: u64,
+}
+
+impl LiveFeed {
+    /// `changes` must be taken before the first snapshot was built, so no
+    /// event between the two is missed.
+    pub fn new(source: LiveSource, changes: Changes) -> LiveFeed {
+        LiveFeed {
+            source: Arc::new(source),
+            changes,
+            dirty: false,
+            building: None,
+            last_build: Instant::now(),
+            rebuilds: 0,
+        }
+    }
+
+    pub fn context(&self) -> &str {
+        self.source.context()
+    }
+
+    pub fn server(&self) -> &str {
+        self.source.server()
+    }
+
+    pub fn state(&self) -> ConnectionState {
+        self.source.state()
+    }
+
+    pub fn last_event(&self) -> Option<SystemTime> {
+        self.source.last_event()
+    }
+
+    pub fn limitations(&self) -> Vec<Limitation> {
+        self.source.limitations()
+    }
+
+    /// Whether a newer snapshot is on its way.
+    pub fn busy(&self) -> bool {
+        self.building.is_some() || self.dirty
+    }
+
+    /// A new snapshot when one is built; starts the next build when events
+    /// are waiting and the last build is old enough.
+    pub fn poll(&mut self) -> Option<Loaded> {
+        if self.changes.changed() {
+            self.dirty = true;
+        }
+        let mut ready = None;
+        if let Some(rx) = &self.building {
+            match rx.try_recv() {
+                Ok(loaded) => {
+                    ready = Some(loaded);
+                    self.building = None;
+                    self.rebuilds += 1;
+                    self.last_build = Instant::now();
+                }
+                Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => self.building = None,
+            }
+        }
+        if self.dirty && self.building.is_none() && self.last_build.elapsed() >= MIN_REBUILD_GAP {
+            self.dirty = false;
+            self.start_build();
+        }
+        ready
+    }
+
+    fn start_build(&mut self) {
+        let (tx, rx) = mpsc::channel();
+        let source = self.source.clone();
+        let spawned = std::thread::Builder::new()
+            .name("kplace-live-build".into())
+            .spawn(move || {
+                let started = Instant::now();
+                let (cluster, _skipped) = source.cluster();
+                let name = source.context().to_string();
+                let _ = tx.send(Loaded::new(cluster, name, started.elapsed()));
+            });
+        if spawned.is_ok() {
+            self.building = Some(rx);
+        }
+    }
+}

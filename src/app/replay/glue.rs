@@ -1,0 +1,77 @@
+//! How replay hooks into the app: its keys, `:at` and `:mark`, and the
+//! Replay view's scroll.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::{TIME_STEP_MS, clock, parse_time};
+use crate::app::feed::Feed;
+use crate::app::{App, Phase};
+
+impl App {
+    /// The recording being replayed, if any.
+    pub fn replay(&self) -> Option<&super::Replay> {
+        self.feed.as_ref().and_then(Feed::replay)
+    }
+
+    fn replay_mut(&mut self) -> Option<&mut super::Replay> {
+        self.feed.as_mut().and_then(Feed::replay_mut)
+    }
+
+    /// A replay key (any view); `true` when it was one.
+    pub(crate) fn replay_key(&mut self, key: KeyEvent) -> bool {
+        let Some(r) = self.replay_mut() else {
+            return false;
+        };
+        match key.code {
+            KeyCode::Char(' ') => r.toggle_play(),
+            KeyCode::Char(']') => r.step_events(1),
+            KeyCode::Char('[') => r.step_events(-1),
+            KeyCode::Char('}') => r.step_time(TIME_STEP_MS as i64),
+            KeyCode::Char('{') => r.step_time(-(TIME_STEP_MS as i64)),
+            KeyCode::Char('+') | KeyCode::Char('=') => r.change_speed(true),
+            KeyCode::Char('-') => r.change_speed(false),
+            KeyCode::Char('m') => {
+                self.mark_moment();
+                return true;
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// `:at TIME`.
+    pub(crate) fn jump_to(&mut self, text: &str) {
+        let Some(r) = self.replay_mut() else {
+            self.set_error(":at works in a recording (kplace --snapshot TIMELINE)");
+            return;
+        };
+        match parse_time(text, r.clock_ms, r.end_ms()) {
+            Ok(t) => {
+                r.seek_time(t);
+                let text = format!("jumped to {}", clock(t));
+                self.set_info(text);
+            }
+            Err(e) => self.set_error(e),
+        }
+    }
+
+    /// `m` / `:mark`: marks the moment shown, to compare later moments with.
+    pub(crate) fn mark_moment(&mut self) {
+        let Phase::Ready(session) = &self.phase else {
+            return;
+        };
+        let Some(r) = self.feed.as_mut().and_then(Feed::replay_mut) else {
+            self.set_error("marks work in a recording (kplace --snapshot TIMELINE)");
+            return;
+        };
+        r.toggle_mark(&session.loaded);
+        let text = match r.mark {
+            Some((_, t)) => format!(
+                "marked {}: the Replay view (8) compares it with the moment shown",
+                clock(t)
+            ),
+            None => "mark cleared".to_string(),
+        };
+        self.set_info(text);
+    }
+}

@@ -1,0 +1,283 @@
+//! The TUI on a live cluster served by the loopback fake API server
+//! (tests/support): the app opens through a generated kubeconfig, follows
+//! watch events, survives dropped watches, 410 Gone and a 403 on PDBs, and
+//! says so on screen when the server goes away. Assertions are on the
+//! snapshot the app holds and on the text a person would read.
+
+mod support;
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kplace::app::{App, Options, Phase, View};
+use kplace::source::live::Target;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+use support::{FakeServer, synth_objects, wait_for};
+
+const SETTLE: Duration = Duration::from_secs(30);
+
+fn screen(app: &App) -> String {
+    let (width, height) = (160, 40);
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal.draw(|f| kplace::ui::draw(f, app)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..height {
+        for x in 0..width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn live_options(server: &FakeServer, dir: &std::path::Path) -> Options {
+    Options {
+        live: Some(Target {
+            kubeconfig: Some(server.kubeconfig(dir)),
+            context: None,
+        }),
+        ..Default::default()
+    }
+}
+
+fn open(server: &FakeServer, dir: &std::path::Path) -> App {
+    let mut app = App::new(live_options(server, dir));
+    assert!(app.wait_until_idle(SETTLE), "live cluster did not open");
+    assert!(matches!(app.phase, Phase::Ready(_)), "not ready");
+    app
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+    assert!(app.wait_until_idle(SETTLE));
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// The node a pod of the app's cluster is bound to: `None` when the pod is
+/// absent, `Some(None)` when it is pending.
+fn pod_node(app: &App, name: &str) -> Option<Option<String>> {
+    let cluster = app.session()?.cluster();
+    let id = cluster.find_pod("default", name)?;
+    Some(cluster.pod(id).node_name.as_deref().map(str::to_string))
+}
+
+/// Pumps the app until `f` holds (live updates arrive on their own).
+fn until(app: &mut App, secs: u64, mut f: impl FnMut(&App) -> bool) -> bool {
+    wait_for(secs, || {
+        app.pump();
+        f(app)
+    })
+}
+
+fn test_pod(name: &str, node: Option<&str>) -> Value {
+    let mut pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}")},
+        "spec": {"containers": [{"name": "c", "image": "nginx",
+                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]},
+        "status": {"phase": "Pending"}
+    });
+    if let Some(node) = node {
+        pod["spec"]["nodeName"] = json!(node);
+        pod["status"]["phase"] = json!("Running");
+    }
+    pod
+}
+
+fn node_names(objects: &[Value]) -> Vec<String> {
+    let mut names: Vec<String> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Node")
+        .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn opens_live_and_follows_events_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = synth_objects(4, 24);
+    let nodes = node_names(&objects);
+    let pods = objects.iter().filter(|o| o["kind"] == "Pod").count();
+    let server = FakeServer::start(objects);
+    let mut app = open(&server, dir.path());
+    let cluster = app.session().unwrap().cluster();
+    assert_eq!(cluster.nodes.len(), nodes.len());
+    assert_eq!(cluster.pods.len(), pods);
+    let s = screen(&app);
+    assert!(s.contains("● live"), "{s}");
+    assert!(s.contains("context fake (http://127.0.0.1:"), "{s}");
+    assert!(s.contains("last event"), "{s}");
+    assert!(s.contains(&format!("{} nodes", nodes.len())), "{s}");
+
+    // A new pending pod appears; the user opens its placement.
+    server.apply(test_pod("newcomer", None));
+    assert!(until(&mut app, 10, |a| pod_node(a, "newcomer") == Some(None)));
+    key(&mut app, KeyCode::Char('5'));
+    key(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "newcomer");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    let row = s
+        .lines()
+        .find(|l| l.starts_with("│default") && l.contains("newcomer"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(row.contains("Pending") && row.contains("<none>"), "{row}");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Placement);
+    assert!(screen(&app).contains("Placement: default/newcomer"));
+
+    // Then it is bound and another pod deleted: applied in order, and the
+    // Placement view stays on the same pod across the update.
+    server.apply(test_pod("newcomer", Some(&nodes[1])));
+    server.apply(test_pod("short-lived", None));
+    server.delete("Pod", Some("default"), "short-lived");
+    assert!(until(&mut app, 10, |a| {
+        pod_node(a, "newcomer") == Some(Some(nodes[1].clone()))
+            && pod_node(a, "short-lived").is_none()
+    }));
+    assert!(app.wait_until_idle(SETTLE));
+    assert_eq!(app.view, View::Placement);
+    let s = screen(&app);
+    assert!(s.contains("Placement: default/newcomer"), "{s}");
+    // The Pods list kept its filter and shows the binding.
+    key(&mut app, KeyCode::Char('5'));
+    let s = screen(&app);
+    let row = s
+        .lines()
+        .find(|l| l.starts_with("│default") && l.contains("newcomer"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let shown: String = nodes[1].chars().take(20).collect();
+    assert!(row.contains("Running") && row.contains(&shown), "{row}");
+    assert!(!s.contains("short-lived"), "{s}");
+    // Read-only: nothing but GETs reached the server.
+    assert!(server.requests().iter().all(|r| r.starts_with("GET ")));
+}
+
+#[test]
+fn dropped_watches_and_gone_keep_the_app_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 12));
+    let mut app = open(&server, dir.path());
+    assert!(wait_for(5, || server.open_watches() >= 9));
+    server.drop_watches();
+    server.apply(test_pod("after-drop", None));
+    assert!(until(&mut app, 10, |a| pod_node(a, "after-drop").is_some()));
+
+    assert!(wait_for(5, || server.open_watches() >= 9));
+    server.compact();
+    server.drop_watches();
+    server.apply(test_pod("after-gone", None));
+    assert!(until(&mut app, 10, |a| pod_node(a, "after-gone").is_some()));
+    assert!(until(&mut app, 5, |a| screen(a).contains("● live")));
+}
+
+#[test]
+fn forbidden_pdbs_are_named_on_screen_and_the_rest_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = synth_objects(3, 12);
+    let nodes = node_names(&objects);
+    let server = FakeServer::start(objects);
+    server.forbid("PodDisruptionBudget");
+    let mut app = open(&server, dir.path());
+    let s = screen(&app);
+    assert!(
+        s.contains(
+            "list/watch on poddisruptionbudgets.policy is forbidden: preemption ignores PDBs"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("● live"), "{s}");
+    server.apply(test_pod("still-works", Some(&nodes[0])));
+    assert!(until(&mut app, 10, |a| pod_node(a, "still-works")
+        == Some(Some(nodes[0].clone()))));
+}
+
+#[test]
+fn server_going_away_shows_reconnecting_and_keeps_the_last_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = FakeServer::start(synth_objects(3, 12));
+    let mut app = open(&server, dir.path());
+    let pods = app.session().unwrap().cluster().pods.len();
+    server.stop();
+    assert!(until(&mut app, 10, |a| screen(a).contains("reconnecting")));
+    let s = screen(&app);
+    assert!(s.contains("cannot reach the API server"), "{s}");
+    assert_eq!(app.session().unwrap().cluster().pods.len(), pods);
+}
+
+#[test]
+fn bad_kubeconfig_is_a_clear_error_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken-kubeconfig");
+    std::fs::write(&path, "this: [is not: a kubeconfig").unwrap();
+    let mut app = App::new(Options {
+        live: Some(Target {
+            kubeconfig: Some(path.clone()),
+            context: None,
+        }),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    let Phase::Failed { error, .. } = &app.phase else {
+        panic!("expected the error screen");
+    };
+    assert!(error.contains("broken-kubeconfig"), "{error}");
+    assert!(screen(&app).contains("Could not load"));
+}
+
+#[test]
+fn unknown_context_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(vec![]);
+    let mut options = live_options(&server, dir.path());
+    options.live.as_mut().unwrap().context = Some("prod-eu".into());
+    let mut app = App::new(options);
+    assert!(app.wait_until_idle(SETTLE));
+    let Phase::Failed { error, .. } = &app.phase else {
+        panic!("expected the error screen");
+    };
+    assert!(error.contains("no context \"prod-eu\""), "{error}");
+}
+
+#[test]
+fn plain_kplace_with_an_unreachable_cluster_opens_the_demo_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = FakeServer::start(vec![]);
+    let mut options = live_options(&server, dir.path());
+    server.stop();
+    options.auto = true;
+    options.pod = Some("ml/trainer-xl".into());
+    let mut app = App::new(options);
+    assert!(app.wait_until_idle(SETTLE));
+    assert!(app.feed.is_none());
+    let s = screen(&app);
+    assert!(s.contains("Demo mode: fake (http://127.0.0.1:"), "{s}");
+    assert!(s.contains("unreachable"), "{s}");
+    assert!(s.contains("built-in demo cluster"), "{s}");
+    assert!(s.contains("Placement: ml/trainer-xl"), "{s}");
+}
+
+#[test]
+fn pod_option_opens_the_live_pods_placement() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 6));
+    server.apply(test_pod("waiting", None));
+    let mut options = live_options(&server, dir.path());
+    options.pod = Some("default/waiting".into());
+    let mut app = App::new(options);
+    assert!(app.wait_until_idle(SETTLE));
+    assert_eq!(app.view, View::Placement);
+    let s = screen(&app);
+    assert!(s.contains("Placement: default/waiting"), "{s}");
+    assert!(s.contains("● live"), "{s}");
+}
