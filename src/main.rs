@@ -6,15 +6,35 @@ mod cli_live;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 /// Loading a large snapshot makes millions of small allocations; mimalloc
 /// is several times faster than the system allocator at that.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Installed as `kubectl-kplace` on the PATH, kplace is a kubectl plugin
+/// (`kubectl kplace --context prod --pod ns/name`); help then says so.
+fn invoked_as_kubectl_plugin() -> bool {
+    std::env::args_os()
+        .next()
+        .and_then(|a| {
+            std::path::Path::new(&a)
+                .file_name()
+                .map(|n| n.to_string_lossy().starts_with("kubectl-"))
+        })
+        .unwrap_or(false)
+}
+
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let mut command = cli::Cli::command();
+    if invoked_as_kubectl_plugin() {
+        command = command.bin_name("kubectl kplace");
+    }
+    let args = match cli::Cli::from_arg_matches(&command.get_matches()) {
+        Ok(a) => a,
+        Err(e) => e.exit(),
+    };
     let result = match &args.command {
         Some(cli::Command::Place(place)) => cli::place(place),
         Some(cli::Command::Synth(synth)) => cli::synth(synth),

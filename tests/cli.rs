@@ -518,3 +518,32 @@ fn unknown_priority_class_is_answered_as_rejected() {
         "pods \"p\" is forbidden: no PriorityClass with name gold was found"
     );
 }
+
+#[test]
+fn as_kubectl_kplace_it_is_a_kubectl_plugin() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("kubectl-kplace");
+    std::fs::copy(env!("CARGO_BIN_EXE_kplace"), &plugin).unwrap();
+    let out = Command::new(&plugin).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("Usage: kubectl kplace [OPTIONS]"), "{help}");
+    assert!(help.contains("--context <NAME>"), "{help}");
+    let out = Command::new(&plugin)
+        .arg("--no-such-flag")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kubectl kplace"));
+}
+
+#[test]
+fn tui_source_options_conflict_clearly() {
+    let out = kplace(&["--demo", "--context", "prod"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot be used with"),
+        "{}",
+        stderr(&out)
+    );
+}

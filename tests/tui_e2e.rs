@@ -2,6 +2,8 @@
 //! size, driven with keys; after each step the captured pane must show the
 //! expected text. Skipped (with a note) when tmux is not installed.
 
+mod support;
+
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -242,4 +244,65 @@ fn a_snapshot_that_fails_to_load_is_shown_then_exits_2() {
         screen.contains("kplace: /no/such/snapshot.yaml"),
         "the error is printed on the restored terminal:\n{screen}"
     );
+}
+
+#[test]
+fn live_cluster_in_tmux_follows_events_and_reports_the_server_going_away() {
+    if !tmux_available() {
+        eprintln!("tmux not found: skipping the terminal end-to-end test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = support::FakeServer::start(support::synth_objects(3, 10));
+    server.apply(serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "waiting", "namespace": "default", "uid": "uid-waiting"},
+        "spec": {"containers": [{"name": "c", "image": "nginx",
+                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]},
+        "status": {"phase": "Pending"}
+    }));
+    let kubeconfig = server.kubeconfig(dir.path());
+    let tmux = Tmux {
+        socket: format!("kplace-e2e-live-{}", std::process::id()),
+        session: "live",
+    };
+    let command = format!(
+        "TERM=xterm-256color '{}' --kubeconfig '{}' --context fake --pod default/waiting; echo \"kplace exited with $?\"; sleep 30",
+        env!("CARGO_BIN_EXE_kplace"),
+        kubeconfig.display()
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        tmux.session,
+        "-x",
+        "160",
+        "-y",
+        "40",
+        &command,
+    ]);
+    let screen = tmux.expect("live placement", "Placement: default/waiting");
+    assert!(
+        screen.contains("context fake (http://127.0.0.1:"),
+        "{screen}"
+    );
+    tmux.expect("connection state", "● live");
+    // A pod created on the server shows up in the Pods view.
+    server.apply(serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "arrived-later", "namespace": "default", "uid": "uid-later"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+        "status": {"phase": "Pending"}
+    }));
+    tmux.press("5");
+    tmux.type_text("/arrived");
+    tmux.expect("new pod listed", "arrived-later");
+    tmux.press("Enter");
+    server.stop();
+    tmux.expect("server gone", "reconnecting");
+    tmux.press("q");
+    tmux.expect("exit status", "kplace exited with 0");
+    // Read-only: the binary only ever sent GETs.
+    assert!(server.requests().iter().all(|r| r.starts_with("GET ")));
 }
