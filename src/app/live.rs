@@ -1,7 +1,9 @@
 //! Live mode: follows a [`LiveSource`]. Watch events arrive continuously;
-//! they are coalesced, and at most once per [`MIN_REBUILD_GAP`] the model
-//! is rebuilt from the reflector stores on a background thread, so the UI
-//! never waits on the conversion of a large cluster.
+//! they are coalesced, and the model is rebuilt from the reflector stores on
+//! a background thread, so the UI never waits on the conversion of a large
+//! cluster. Between two rebuilds there is at least [`MIN_REBUILD_GAP`], and
+//! at least as long as the last rebuild took, so a busy large cluster keeps
+//! at most about half a core converting.
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
@@ -22,6 +24,8 @@ pub struct LiveFeed {
     dirty: bool,
     building: Option<Receiver<Loaded>>,
     last_build: Instant,
+    /// How long the last rebuild took.
+    last_took: Duration,
     /// Snapshots built since the first (for the status line and tests).
     pub rebuilds: u64,
 }
@@ -36,6 +40,7 @@ impl LiveFeed {
             dirty: false,
             building: None,
             last_build: Instant::now(),
+            last_took: Duration::ZERO,
             rebuilds: 0,
         }
     }
@@ -75,6 +80,7 @@ impl LiveFeed {
         if let Some(rx) = &self.building {
             match rx.try_recv() {
                 Ok(loaded) => {
+                    self.last_took = loaded.took;
                     ready = Some(loaded);
                     self.building = None;
                     self.rebuilds += 1;
@@ -84,7 +90,8 @@ impl LiveFeed {
                 Err(TryRecvError::Disconnected) => self.building = None,
             }
         }
-        if self.dirty && self.building.is_none() && self.last_build.elapsed() >= MIN_REBUILD_GAP {
+        let gap = MIN_REBUILD_GAP.max(self.last_took);
+        if self.dirty && self.building.is_none() && self.last_build.elapsed() >= gap {
             self.dirty = false;
             self.start_build();
         }

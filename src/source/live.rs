@@ -1,7 +1,7 @@
 //! Live clusters: a read-only `kube` client (list and watch only; nothing in
-//! this module can create, update, patch or delete) with one reflector per
-//! kind, running on its own tokio runtime thread so the UI never blocks on
-//! the network.
+//! this module can create, update, patch or delete) with one watcher per
+//! kind feeding one [`ModelStore`] of converted objects, running on its own
+//! tokio runtime thread so the UI never blocks on the network.
 //!
 //! The handle ([`LiveSource`]) offers the connection state, the time of the
 //! last event, the kinds that could not be read ([`Limitation`]s), a
@@ -12,6 +12,7 @@ pub mod build;
 pub mod config;
 pub mod kind;
 pub mod state;
+pub mod store;
 pub mod strip;
 pub mod watch;
 
@@ -24,8 +25,7 @@ use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
-use kube::runtime::reflector::{self, Store};
-use kube::{Api, Client, ResourceExt};
+use kube::{Api, Client};
 use thiserror::Error;
 
 pub use self::config::Target;
@@ -34,8 +34,9 @@ pub use self::state::{ConnectionState, Limitation};
 pub use self::strip::StripMode;
 pub use self::watch::{TapChange, TapEvent};
 
-use self::build::{ClusterBuilder, Typed};
+use self::build::Typed;
 use self::state::Shared;
+use self::store::ModelStore;
 use self::watch::{KindCtx, run_kind};
 use crate::model::Cluster;
 
@@ -70,66 +71,6 @@ impl Default for LiveOptions {
     }
 }
 
-/// The reflector stores, one per kind.
-#[derive(Clone)]
-struct Stores {
-    nodes: Store<core::Node>,
-    pods: Store<core::Pod>,
-    pdbs: Store<policy::PodDisruptionBudget>,
-    priority_classes: Store<scheduling::PriorityClass>,
-    services: Store<core::Service>,
-    replica_sets: Store<apps::ReplicaSet>,
-    stateful_sets: Store<apps::StatefulSet>,
-    replication_controllers: Store<core::ReplicationController>,
-    namespaces: Store<core::Namespace>,
-}
-
-/// Adds a store's objects in API list order (by namespace, then name), so
-/// node order, and with it tie-breaking, matches a `kubectl get` snapshot.
-fn add_sorted<K: Typed + kube::Resource<DynamicType = ()> + Clone>(
-    b: &mut ClusterBuilder,
-    store: &Store<K>,
-) {
-    let mut objects = store.state();
-    objects.sort_by_key(|o| (o.namespace(), o.name_any()));
-    for o in &objects {
-        b.add(o.as_ref());
-    }
-}
-
-impl Stores {
-    fn cluster(&self) -> (Cluster, Vec<String>) {
-        let mut b = ClusterBuilder::default();
-        add_sorted(&mut b, &self.priority_classes);
-        add_sorted(&mut b, &self.namespaces);
-        add_sorted(&mut b, &self.nodes);
-        add_sorted(&mut b, &self.pods);
-        add_sorted(&mut b, &self.replica_sets);
-        add_sorted(&mut b, &self.stateful_sets);
-        add_sorted(&mut b, &self.replication_controllers);
-        add_sorted(&mut b, &self.services);
-        add_sorted(&mut b, &self.pdbs);
-        b.finish()
-    }
-
-    fn counts(&self) -> Vec<(Kind, usize)> {
-        vec![
-            (Kind::Node, self.nodes.len()),
-            (Kind::Pod, self.pods.len()),
-            (Kind::PodDisruptionBudget, self.pdbs.len()),
-            (Kind::PriorityClass, self.priority_classes.len()),
-            (Kind::Service, self.services.len()),
-            (Kind::ReplicaSet, self.replica_sets.len()),
-            (Kind::StatefulSet, self.stateful_sets.len()),
-            (
-                Kind::ReplicationController,
-                self.replication_controllers.len(),
-            ),
-            (Kind::Namespace, self.namespaces.len()),
-        ]
-    }
-}
-
 /// Polls for changes without blocking; changes coalesce.
 pub struct Changes(tokio::sync::watch::Receiver<u64>);
 
@@ -149,7 +90,7 @@ impl Changes {
 /// A connected live source. Dropping it stops the watchers and the thread.
 pub struct LiveSource {
     shared: Arc<Shared>,
-    stores: Stores,
+    store: Arc<ModelStore>,
     context: String,
     server: String,
     handle: tokio::runtime::Handle,
@@ -157,8 +98,12 @@ pub struct LiveSource {
     thread: Option<JoinHandle<()>>,
 }
 
-fn spawn_kind<K>(rt: &tokio::runtime::Handle, client: &Client, ctx: &KindCtx) -> Store<K>
-where
+fn spawn_kind<K>(
+    rt: &tokio::runtime::Handle,
+    client: &Client,
+    ctx: &KindCtx,
+    store: &Arc<ModelStore>,
+) where
     K: kube::Resource<DynamicType = ()>
         + Typed
         + strip::Strip
@@ -170,10 +115,8 @@ where
         + Sync
         + 'static,
 {
-    let (store, writer) = reflector::store::<K>();
     let api: Api<K> = Api::all(client.clone());
-    rt.spawn(run_kind(api, writer, ctx.clone()));
-    store
+    rt.spawn(run_kind(api, store.clone(), ctx.clone()));
 }
 
 impl LiveSource {
@@ -202,17 +145,16 @@ impl LiveSource {
             tap,
             server: server.clone(),
         };
-        let stores = Stores {
-            nodes: spawn_kind(&handle, &client, &ctx),
-            pods: spawn_kind(&handle, &client, &ctx),
-            pdbs: spawn_kind(&handle, &client, &ctx),
-            priority_classes: spawn_kind(&handle, &client, &ctx),
-            services: spawn_kind(&handle, &client, &ctx),
-            replica_sets: spawn_kind(&handle, &client, &ctx),
-            stateful_sets: spawn_kind(&handle, &client, &ctx),
-            replication_controllers: spawn_kind(&handle, &client, &ctx),
-            namespaces: spawn_kind(&handle, &client, &ctx),
-        };
+        let store = Arc::new(ModelStore::default());
+        spawn_kind::<core::Node>(&handle, &client, &ctx, &store);
+        spawn_kind::<core::Pod>(&handle, &client, &ctx, &store);
+        spawn_kind::<policy::PodDisruptionBudget>(&handle, &client, &ctx, &store);
+        spawn_kind::<scheduling::PriorityClass>(&handle, &client, &ctx, &store);
+        spawn_kind::<core::Service>(&handle, &client, &ctx, &store);
+        spawn_kind::<apps::ReplicaSet>(&handle, &client, &ctx, &store);
+        spawn_kind::<apps::StatefulSet>(&handle, &client, &ctx, &store);
+        spawn_kind::<core::ReplicationController>(&handle, &client, &ctx, &store);
+        spawn_kind::<core::Namespace>(&handle, &client, &ctx, &store);
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("kplace-live".into())
@@ -223,7 +165,7 @@ impl LiveSource {
             .map_err(|e| LiveError::Runtime(e.to_string()))?;
         Ok(LiveSource {
             shared,
-            stores,
+            store,
             context: resolved.context,
             server,
             handle,
@@ -262,13 +204,13 @@ impl LiveSource {
 
     /// Objects per kind in the stores.
     pub fn counts(&self) -> Vec<(Kind, usize)> {
-        self.stores.counts()
+        self.store.counts()
     }
 
-    /// The current cluster, converted from the stores; the strings are
+    /// The current cluster, assembled from the store; the strings are
     /// objects skipped as invalid (`Kind ns/name: field: why`).
     pub fn cluster(&self) -> (Cluster, Vec<String>) {
-        self.stores.cluster()
+        self.store.cluster()
     }
 
     /// A change counter the UI polls each frame.

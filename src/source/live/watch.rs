@@ -1,6 +1,6 @@
 //! One list-then-watch loop per kind: kube's `watcher` (relists on 410 Gone,
-//! resumes dropped watches from the last resourceVersion) feeding a
-//! reflector store, with our own exponential backoff so the state can say
+//! resumes dropped watches from the last resourceVersion) feeding the
+//! [`ModelStore`], with our own exponential backoff so the state can say
 //! when a retry is pending and when it has recovered.
 
 use std::fmt::Debug;
@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use kube::runtime::WatchStreamExt;
-use kube::runtime::reflector::store::Writer;
 use kube::runtime::watcher::{self, Event};
 use kube::{Api, Resource};
 use serde::Serialize;
@@ -20,6 +19,7 @@ use super::build::Typed;
 use super::config::error_chain;
 use super::kind::Kind;
 use super::state::Shared;
+use super::store::ModelStore;
 use super::strip::{Strip, StripMode};
 
 /// A change as the watcher saw it, for recorders. Objects are JSON, already
@@ -127,7 +127,7 @@ fn tap_json<K: Serialize>(o: &K) -> serde_json::Value {
 
 /// Lists and watches one kind until the runtime shuts down, a 403, or a
 /// fatal error.
-pub async fn run_kind<K>(api: Api<K>, mut writer: Writer<K>, ctx: KindCtx)
+pub async fn run_kind<K>(api: Api<K>, store: Arc<ModelStore>, ctx: KindCtx)
 where
     K: Resource<DynamicType = ()>
         + Typed
@@ -183,7 +183,7 @@ where
                         Event::Delete(o) => TapChange::Delete(tap_json(o)),
                     });
                 }
-                writer.apply_watcher_event(&event);
+                store.apply(&event);
                 match event {
                     Event::InitDone => {
                         synced = true;
