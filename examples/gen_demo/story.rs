@@ -8,12 +8,12 @@
 //!
 //! - 3 s: the pending `shop/cart-7c9f8d6b5-new01` is bound (running at 5 s);
 //! - 12 s: `payments/ledger-migrate-x7k2p` (business-critical) fits nowhere;
-//!   the scheduler preempts the best-effort sandbox pods kplace picks (eight,
-//!   all on `worker-b03`)
-//!   (DisruptionTarget, graceful deletion) and nominates the node; the
-//!   sandbox ReplicaSet replaces each victim with a new pod, which the
-//!   scheduler places elsewhere (the nominated pod holds its room); the
-//!   victims are gone at 13 s and the ledger pod is bound at 14 s;
+//!   the scheduler preempts the best-effort sandbox pods kplace picks
+//!   (eight, all on `worker-b03`: DisruptionTarget, then graceful deletion)
+//!   and nominates the node; the sandbox ReplicaSet replaces each victim
+//!   with a new pod, which the scheduler places elsewhere (the nominated pod
+//!   holds its room); the victims are gone at 13 s and the ledger pod is
+//!   bound at 14 s;
 //! - 40 s: `shop/checkout` is scaled from 30 to 28; the two replicas removed
 //!   are the newest in `eu-west-1a` (the ReplicaSet controller ranks pods by
 //!   node and age, never by zone), so the zone skew becomes 2, above the
