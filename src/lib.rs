@@ -2,7 +2,8 @@
 //!
 //! Layers, each knowing only the one before it: [`source`] (where snapshots
 //! come from) → [`model`] (the compact cluster) → [`engine`] (the
-//! kube-scheduler v1.30 re-implementation).
+//! kube-scheduler v1.30 re-implementation); [`verify`] checks the engine
+//! against the bindings a recorded timeline saw.
 
 pub mod app;
 pub mod engine;
@@ -11,3 +12,4 @@ pub mod report;
 pub mod source;
 pub mod synth;
 pub mod ui;
+pub mod verify;

@@ -1,7 +1,9 @@
-//! Generates the built-in demo cluster, `assets/demo-cluster.json.gz`.
+//! Generates the built-in demo cluster, `assets/demo-cluster.json.gz`, and
+//! a recording of a few minutes of it, `assets/demo-timeline.jsonl.gz`
+//! (its story is in `story.rs`).
 //!
 //! Run with `cargo run --example gen_demo`. The output is deterministic, so
-//! regenerating without changes gives the same file.
+//! regenerating without changes gives the same files.
 //!
 //! The story it tells:
 //! - three zones; `eu-west-1c` is smaller (six 4-CPU nodes) and is full of
@@ -16,6 +18,8 @@
 //! - `batch/reports-adhoc` is in the `batch` class (preemptionPolicy Never):
 //!   it waits instead of evicting;
 //! - `shop/cart-7c9f8d6b5-new01` simply fits.
+
+mod story;
 
 use std::io::Write;
 
@@ -886,5 +890,9 @@ fn main() -> std::io::Result<()> {
         g.nodes.len(),
         bytes.len()
     );
-    Ok(())
+    assert!(
+        3600 + g.pod_serial * 37 < story::START,
+        "the recording starts after every pod was created"
+    );
+    story::write(&g.items)
 }
