@@ -1,5 +1,5 @@
 //! Live mode: follows a [`LiveSource`]. Watch events arrive continuously;
-//! they are coalesced, and the model is rebuilt from the reflector stores on
+//! they are coalesced, and the model is rebuilt from the live store on
 //! a background thread, so the UI never waits on the conversion of a large
 //! cluster. Between two rebuilds there is at least [`MIN_REBUILD_GAP`], and
 //! at least as long as the last rebuild took, so a busy large cluster keeps

@@ -5,7 +5,7 @@
 //!
 //! The handle ([`LiveSource`]) offers the connection state, the time of the
 //! last event, the kinds that could not be read ([`Limitation`]s), a
-//! [`Cluster`] built from the stores on demand, and a change counter the UI
+//! [`Cluster`] assembled from the store on demand, and a change counter the UI
 //! can poll without blocking.
 
 pub mod build;
@@ -202,7 +202,7 @@ impl LiveSource {
         self.shared.relists()
     }
 
-    /// Objects per kind in the stores.
+    /// Objects per kind in the store.
     pub fn counts(&self) -> Vec<(Kind, usize)> {
         self.store.counts()
     }
