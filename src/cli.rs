@@ -30,8 +30,11 @@ pub struct Cli {
 #[derive(Args, Debug, Default)]
 pub struct TuiArgs {
     /// Open the built-in demo cluster.
-    #[arg(long, conflicts_with_all = ["snapshot", "context", "kubeconfig"])]
+    #[arg(long, conflicts_with_all = ["snapshot", "context", "kubeconfig", "demo_replay"])]
     pub demo: bool,
+    /// Open the built-in demo recording (three minutes of the demo cluster) with the timeline bar.
+    #[arg(long, conflicts_with_all = ["snapshot", "context", "kubeconfig"])]
+    pub demo_replay: bool,
     /// Open a saved snapshot (kubectl get -o yaml|json output, a directory of them, or .gz)
     /// or a recorded timeline (`kplace record --duration`), which opens with a timeline bar.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["context", "kubeconfig"])]
@@ -390,8 +393,9 @@ pub fn tui(args: TuiArgs) -> Result<()> {
         }
     });
     kplace::app::run(kplace::app::Options {
-        auto: !args.demo && args.snapshot.is_none() && live.is_none(),
+        auto: !args.demo && !args.demo_replay && args.snapshot.is_none() && live.is_none(),
         demo: args.demo,
+        demo_replay: args.demo_replay,
         live,
         snapshot: args.snapshot,
         theme: args.theme,

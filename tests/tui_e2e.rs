@@ -306,3 +306,42 @@ fn live_cluster_in_tmux_follows_events_and_reports_the_server_going_away() {
     // Read-only: the binary only ever sent GETs.
     assert!(server.requests().iter().all(|r| r.starts_with("GET ")));
 }
+
+#[test]
+fn demo_recording_in_tmux_plays_and_shows_the_trust_check() {
+    if !tmux_available() {
+        eprintln!("tmux not found: skipping the terminal end-to-end test");
+        return;
+    }
+    let tmux = Tmux {
+        socket: format!("kplace-e2e-replay-{}", std::process::id()),
+        session: "replay",
+    };
+    let command = format!(
+        "TERM=xterm-256color '{}' --demo-replay; echo \"kplace exited with $?\"; sleep 30",
+        env!("CARGO_BIN_EXE_kplace")
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        tmux.session,
+        "-x",
+        "160",
+        "-y",
+        "40",
+        &command,
+    ]);
+    tmux.expect("timeline bar", "event 0/");
+    tmux.expect("paused at the start", "00:00 / 03:00");
+    // Fastest speed, play: three minutes of recording take under a second.
+    for _ in 0..7 {
+        tmux.type_text("+");
+    }
+    tmux.type_text(" ");
+    tmux.expect("played to the end", "03:00 / 03:00");
+    tmux.type_text("8");
+    tmux.expect("trust check", "Disagreements (1)");
+    tmux.type_text("q");
+    tmux.expect("exit status", "kplace exited with 0");
+}

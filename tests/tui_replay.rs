@@ -268,3 +268,42 @@ fn placement_and_what_if_follow_the_moment() {
         "{s}"
     );
 }
+
+#[test]
+fn demo_recording_replays_and_its_trust_check_lists_the_one_disagreement() {
+    let mut app = App::new(Options {
+        demo_replay: true,
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    let len = app
+        .replay()
+        .expect("the demo recording opens in replay")
+        .len();
+    // At the start the ledger migration is pending; at the end it runs on
+    // the node whose sandbox pods it preempted.
+    let ledger = |app: &App| {
+        let c = app.session().unwrap().cluster();
+        let id = c.find_pod("payments", "ledger-migrate-x7k2p")?;
+        Some(c.pod(id).node_name.as_deref().map(str::to_string))
+    };
+    assert_eq!(ledger(&app), Some(None));
+    command(&mut app, "at end");
+    assert_eq!(ledger(&app), Some(Some("worker-b03".into())));
+    assert!(screen(&app).contains(&format!("event {len}/{len}")));
+    key(&mut app, KeyCode::Char('8'));
+    let s = screen(&app);
+    assert!(s.contains("context kplace-demo"), "{s}");
+    assert!(
+        s.contains("13 bindings · bound node among kplace's best nodes 12/13 (92.3%)"),
+        "{s}"
+    );
+    assert!(s.contains("1 preemption · victims agree 1/1"), "{s}");
+    assert!(s.contains("Disagreements (1)"), "{s}");
+    assert!(
+        s.contains(
+            "bound to worker-a05 (feasible); kplace: scheduled, best worker-c03, worker-c04"
+        ),
+        "{s}"
+    );
+}

@@ -12,7 +12,7 @@ use crate::source::file::load_snapshot;
 use crate::source::live::{ConnectionState, LiveError, LiveOptions, LiveSource, describe};
 use crate::source::timeline::{self, Timeline};
 
-use super::demo::{DEMO_NAME, load_demo};
+use super::demo::{DEMO_NAME, DEMO_TIMELINE_NAME, load_demo, load_demo_timeline};
 use super::derived::Derived;
 use super::feed::Feed;
 use super::live::LiveFeed;
@@ -22,6 +22,8 @@ use super::replay::Replay;
 #[derive(Clone, Debug)]
 pub enum Source {
     Demo,
+    /// The built-in demo recording (`--demo-replay`).
+    DemoTimeline,
     /// A snapshot file, or a timeline recording (detected by its header).
     File(PathBuf),
     /// A live cluster. With `fallback`, an absent kubeconfig or an
@@ -36,6 +38,7 @@ impl Source {
     pub fn name(&self) -> String {
         match self {
             Source::Demo => DEMO_NAME.to_string(),
+            Source::DemoTimeline => DEMO_TIMELINE_NAME.to_string(),
             Source::File(p) => p.display().to_string(),
             Source::Live { options, .. } => match &options.target.context {
                 Some(c) => format!("context {c}"),
@@ -175,6 +178,7 @@ fn open(source: Source, progress: &Mutex<String>) -> Result<Opened, String> {
     let name = source.name();
     match source {
         Source::Demo => load_demo().map(|c| Opened::plain(Loaded::new(c, name, started.elapsed()))),
+        Source::DemoTimeline => load_demo_timeline().map(|t| open_timeline(t, name)),
         Source::File(path) if timeline::is_timeline(&path) => {
             set(
                 progress,

@@ -38,6 +38,8 @@ pub struct Options {
     pub snapshot: Option<std::path::PathBuf>,
     /// `--demo`.
     pub demo: bool,
+    /// `--demo-replay`: the built-in demo recording.
+    pub demo_replay: bool,
     /// `--context` / `--kubeconfig`: this live cluster, and nothing else.
     pub live: Option<crate::source::live::Target>,
     /// No source named (plain `kplace`): the current context (or `live`'s)

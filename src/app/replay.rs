@@ -5,6 +5,7 @@
 
 pub mod compare;
 mod glue;
+pub mod trust;
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
@@ -14,6 +15,7 @@ use crate::source::timeline::Timeline;
 
 use super::loader::Loaded;
 use compare::{Comparison, Moment, MomentInput};
+use trust::TrustCheck;
 
 /// Playback speeds offered by `+` and `-` (recorded seconds per second).
 pub const SPEEDS: [u32; 8] = [1, 2, 5, 10, 30, 60, 300, 600];
@@ -40,6 +42,8 @@ pub struct Replay {
     /// The last comparison of the mark with the moment shown.
     pub comparison: Option<Comparison>,
     comparing: Option<((usize, usize), Receiver<Comparison>)>,
+    /// The trust check, started when the Replay view is first shown.
+    pub trust: Option<TrustCheck>,
     /// The Replay view's scroll.
     pub scroll: super::cursor::Cursor,
     /// The mark's moment, kept to compare against every new position.
@@ -61,6 +65,7 @@ impl Replay {
             building: None,
             comparison: None,
             comparing: None,
+            trust: None,
             scroll: Default::default(),
             mark_moment: None,
         }
@@ -84,7 +89,17 @@ impl Replay {
 
     /// Whether frames are needed: playing, or a moment is being built.
     pub fn busy(&self) -> bool {
-        self.playing || self.building.is_some() || self.comparing.is_some()
+        self.playing
+            || self.building.is_some()
+            || self.comparing.is_some()
+            || self.trust.as_ref().is_some_and(TrustCheck::running)
+    }
+
+    /// Starts the trust check, once.
+    pub fn start_trust_check(&mut self) {
+        if self.trust.is_none() {
+            self.trust = Some(TrustCheck::start(self.timeline.clone()));
+        }
     }
 
     /// Whether the screen shows an older moment than the one asked for.
@@ -184,6 +199,9 @@ impl Replay {
 
     /// Advances play, collects a built moment, starts the next build.
     pub fn poll(&mut self) -> Option<Loaded> {
+        if let Some(t) = &mut self.trust {
+            t.poll();
+        }
         if let Some((since, from)) = self.anchor {
             let t = from + (since.elapsed().as_millis() as u64) * u64::from(self.speed());
             self.clock_ms = t.min(self.end_ms());
@@ -316,10 +334,18 @@ pub fn clock(ms: u64) -> String {
     }
 }
 
-/// The Replay view's scrolling lines: the comparison with the mark.
+/// The Replay view's scrolling lines: the trust check, then the comparison
+/// with the mark.
 pub fn view_lines(r: &Replay) -> Vec<super::report::Line> {
     use super::report::{Line, Tone};
     let mut out = Vec::new();
+    if let Some(t) = &r.trust {
+        out.extend(t.lines());
+        out.push(Line {
+            tone: Tone::Text,
+            text: String::new(),
+        });
+    }
     match (r.mark, &r.comparison) {
         (None, _) => out.push(Line {
             tone: Tone::Muted,

@@ -292,6 +292,8 @@ impl App {
     pub fn new(options: Options) -> App {
         let source = if let Some(path) = &options.snapshot {
             Source::File(path.clone())
+        } else if options.demo_replay {
+            Source::DemoTimeline
         } else if options.demo {
             Source::Demo
         } else if options.live.is_some() || options.auto {
@@ -534,6 +536,11 @@ impl App {
     }
 
     pub fn switch_to(&mut self, view: View) {
+        if view == View::Replay
+            && let Some(r) = self.feed.as_mut().and_then(Feed::replay_mut)
+        {
+            r.start_trust_check();
+        }
         if view != self.view {
             self.history.push(self.view);
             if self.history.len() > 64 {

@@ -76,8 +76,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let height = body.height.saturating_sub(2) as usize;
     let range = r.scroll.window(content.len(), height);
     frame.render_widget(
-        Paragraph::new(lines(t, &content[range]))
-            .block(panel(app, "Compare two moments (↑↓ scroll)")),
+        Paragraph::new(lines(t, &content[range])).block(panel(
+            app,
+            "Trust check and the two moments compared (↑↓ scroll)",
+        )),
         body,
     );
 }
