@@ -18,6 +18,34 @@ struct Tmux {
 }
 
 impl Tmux {
+    /// A detached session of `width`×`height` running `command` in `sh`, on
+    /// a private tmux server named after `name` and this process.
+    fn start(name: &'static str, width: u32, height: u32, command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("kplace-e2e-{name}-{}", std::process::id()),
+            session: name,
+        };
+        let started = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            "sh",
+            "-c",
+            command,
+        ]);
+        assert!(
+            started.status.success(),
+            "tmux new-session: {}",
+            String::from_utf8_lossy(&started.stderr)
+        );
+        tmux
+    }
+
     fn run(&self, args: &[&str]) -> Output {
         Command::new("tmux")
             .args(["-L", &self.socket, "-f", "/dev/null"])
@@ -77,31 +105,10 @@ fn demo_in_tmux_switches_views_searches_places_and_quits() {
         return;
     }
     let bin = env!("CARGO_BIN_EXE_kplace");
-    let tmux = Tmux {
-        socket: format!("kplace-e2e-{}", std::process::id()),
-        session: "kplace",
-    };
     // After kplace exits the shell prints its status, on the restored screen.
     let command =
         format!("TERM=xterm-256color '{bin}' --demo; echo \"kplace exited with $?\"; sleep 60");
-    let started = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        tmux.session,
-        "-x",
-        &WIDTH.to_string(),
-        "-y",
-        &HEIGHT.to_string(),
-        "sh",
-        "-c",
-        &command,
-    ]);
-    assert!(
-        started.status.success(),
-        "tmux new-session: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
+    let tmux = Tmux::start("kplace", WIDTH, HEIGHT, &command);
 
     let screen = tmux.expect("start", "Pending pods (5)");
     assert!(screen.contains("eu-west-1a"), "{screen}");
@@ -218,25 +225,11 @@ fn a_snapshot_that_fails_to_load_is_shown_then_exits_2() {
         eprintln!("tmux not found: skipping the terminal end-to-end test");
         return;
     }
-    let tmux = Tmux {
-        socket: format!("kplace-e2e-bad-{}", std::process::id()),
-        session: "bad",
-    };
     let command = format!(
         "{} --snapshot /no/such/snapshot.yaml; echo \"kplace exited with $?\"; sleep 30",
         env!("CARGO_BIN_EXE_kplace")
     );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        tmux.session,
-        "-x",
-        "120",
-        "-y",
-        "30",
-        &command,
-    ]);
+    let tmux = Tmux::start("bad", 120, 30, &command);
     tmux.expect("load error screen", "Could not load /no/such/snapshot.yaml");
     tmux.press("q");
     let screen = tmux.expect("exit status", "kplace exited with 2");
@@ -262,26 +255,12 @@ fn live_cluster_in_tmux_follows_events_and_reports_the_server_going_away() {
         "status": {"phase": "Pending"}
     }));
     let kubeconfig = server.kubeconfig(dir.path());
-    let tmux = Tmux {
-        socket: format!("kplace-e2e-live-{}", std::process::id()),
-        session: "live",
-    };
     let command = format!(
         "TERM=xterm-256color '{}' --kubeconfig '{}' --context fake --pod default/waiting; echo \"kplace exited with $?\"; sleep 30",
         env!("CARGO_BIN_EXE_kplace"),
         kubeconfig.display()
     );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        tmux.session,
-        "-x",
-        "160",
-        "-y",
-        "40",
-        &command,
-    ]);
+    let tmux = Tmux::start("live", 160, 40, &command);
     let screen = tmux.expect("live placement", "Placement: default/waiting");
     assert!(
         screen.contains("context fake (http://127.0.0.1:"),
@@ -313,25 +292,11 @@ fn demo_recording_in_tmux_plays_and_shows_the_trust_check() {
         eprintln!("tmux not found: skipping the terminal end-to-end test");
         return;
     }
-    let tmux = Tmux {
-        socket: format!("kplace-e2e-replay-{}", std::process::id()),
-        session: "replay",
-    };
     let command = format!(
         "TERM=xterm-256color '{}' --demo-replay; echo \"kplace exited with $?\"; sleep 30",
         env!("CARGO_BIN_EXE_kplace")
     );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        tmux.session,
-        "-x",
-        "160",
-        "-y",
-        "40",
-        &command,
-    ]);
+    let tmux = Tmux::start("replay", 160, 40, &command);
     tmux.expect("timeline bar", "event 0/");
     tmux.expect("paused at the start", "00:00 / 03:00");
     // Fastest speed, play: three minutes of recording take under a second.

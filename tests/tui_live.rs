@@ -4,6 +4,7 @@
 //! says so on screen when the server goes away. Assertions are on the
 //! snapshot the app holds and on the text a person would read.
 
+mod common;
 mod support;
 
 use std::time::Duration;
@@ -11,26 +12,13 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kplace::app::{App, Options, Phase, View};
 use kplace::source::live::Target;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use support::{FakeServer, synth_objects, wait_for};
 
 const SETTLE: Duration = Duration::from_secs(30);
 
 fn screen(app: &App) -> String {
-    let (width, height) = (160, 40);
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal.draw(|f| kplace::ui::draw(f, app)).expect("draw");
-    let buffer = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..height {
-        for x in 0..width {
-            out.push_str(buffer[(x, y)].symbol());
-        }
-        out.push('\n');
-    }
-    out
+    common::render(app, 160, 40)
 }
 
 fn live_options(server: &FakeServer, dir: &std::path::Path) -> Options {

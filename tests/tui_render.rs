@@ -1,13 +1,13 @@
 //! The TUI drawn into ratatui's `TestBackend` on the built-in demo cluster:
 //! assertions on the text a person would read, and key-driven state changes.
 
+mod common;
+
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use kplace::app::{App, Options, Overlay, View};
 use kplace::engine::{Outcome, place_existing};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 const SETTLE: Duration = Duration::from_secs(60);
 
@@ -22,17 +22,7 @@ fn demo_app() -> App {
 
 /// The screen as text, one string per row.
 fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal.draw(|f| kplace::ui::draw(f, app)).expect("draw");
-    let buffer = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..height {
-        for x in 0..width {
-            out.push_str(buffer[(x, y)].symbol());
-        }
-        out.push('\n');
-    }
-    out
+    common::render(app, width, height)
 }
 
 fn key(app: &mut App, code: KeyCode) {

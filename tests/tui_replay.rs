@@ -4,13 +4,13 @@
 //! timeline is written by hand here, so each moment's expected cluster is
 //! known from its events, not from the code under test.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kplace::app::{App, Options, View};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 
 const SETTLE: Duration = Duration::from_secs(30);
@@ -83,18 +83,7 @@ fn open(dir: &Path) -> App {
 }
 
 fn screen(app: &App) -> String {
-    let (width, height) = (150, 40);
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal.draw(|f| kplace::ui::draw(f, app)).expect("draw");
-    let buffer = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..height {
-        for x in 0..width {
-            out.push_str(buffer[(x, y)].symbol());
-        }
-        out.push('\n');
-    }
-    out
+    common::render(app, 150, 40)
 }
 
 fn key(app: &mut App, code: KeyCode) {

@@ -2,14 +2,14 @@
 //! `TestBackend` and driven with key events: drafts, form edits, inline
 //! errors, the in-app YAML editor, replicas and a drain.
 
+mod common;
+
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kplace::app::whatif::class_choices;
 use kplace::app::whatif::form::{SpreadField, Target};
 use kplace::app::{App, Options, View};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 const SETTLE: Duration = Duration::from_secs(60);
 
@@ -23,18 +23,7 @@ fn demo_app() -> App {
 }
 
 fn screen(app: &App) -> String {
-    let (width, height) = (200, 60);
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal.draw(|f| kplace::ui::draw(f, app)).expect("draw");
-    let buffer = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..height {
-        for x in 0..width {
-            out.push_str(buffer[(x, y)].symbol());
-        }
-        out.push('\n');
-    }
-    out
+    common::render(app, 200, 60)
 }
 
 fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
