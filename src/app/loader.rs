@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::model::Cluster;
 use crate::source::file::load_snapshot;
-use crate::source::live::{ConnectionState, LiveError, LiveOptions, LiveSource, describe};
+use crate::source::live::{ConnectionState, Kind, LiveError, LiveOptions, LiveSource, describe};
 use crate::source::timeline::{self, Timeline};
 
 use super::demo::{DEMO_NAME, DEMO_TIMELINE_NAME, load_demo, load_demo_timeline};
@@ -236,7 +236,20 @@ fn open_live(
     let label = format!("{} ({})", live.context(), live.server());
     loop {
         let state = live.state();
-        set(progress, format!("{label}: {}", describe(&state)));
+        let received = live.received();
+        let count = |kind| received.iter().find(|(k, _)| *k == kind).map_or(0, |e| e.1);
+        set(
+            progress,
+            format!(
+                "{label}: {} · {} nodes, {} pods so far",
+                describe(&state),
+                count(Kind::Node),
+                count(Kind::Pod)
+            ),
+        );
+        // The server has answered once a kind is listed: a large cluster may
+        // take a while to list, and that is no reason to show the demo.
+        let answered = matches!(state, ConnectionState::Syncing { done, .. } if done > 0);
         match state {
             ConnectionState::Live => break,
             ConnectionState::Failed { message } if fallback => {
@@ -247,7 +260,7 @@ fn open_live(
             ConnectionState::Reconnecting { error, .. } if fallback => {
                 return demo_instead(format!("{label} is unreachable: {error}"));
             }
-            _ if fallback && started.elapsed() > REACH_TIMEOUT => {
+            _ if fallback && !answered && started.elapsed() > REACH_TIMEOUT => {
                 return demo_instead(format!(
                     "{label} did not answer within {} s",
                     REACH_TIMEOUT.as_secs()

@@ -207,6 +207,11 @@ impl LiveSource {
         self.store.counts()
     }
 
+    /// Objects per kind received so far, including a list in progress.
+    pub fn received(&self) -> Vec<(Kind, usize)> {
+        self.store.received()
+    }
+
     /// The current cluster, assembled from the store; the strings are
     /// objects skipped as invalid (`Kind ns/name: field: why`).
     pub fn cluster(&self) -> (Cluster, Vec<String>) {

@@ -131,6 +131,19 @@ impl ModelStore {
             .collect()
     }
 
+    /// Objects per kind received so far, counting a list still in progress
+    /// (for the loading screen).
+    pub fn received(&self) -> Vec<(Kind, usize)> {
+        let inner = self.lock();
+        Kind::ALL
+            .iter()
+            .map(|&k| {
+                let s = &inner.kinds[slot(k)];
+                (k, s.listing.as_ref().map_or(s.objects.len(), BTreeMap::len))
+            })
+            .collect()
+    }
+
     /// The cluster now, and `Kind ns/name: why` for each object skipped.
     pub fn cluster(&self) -> (Cluster, Vec<String>) {
         let inner = self.lock();
