@@ -20,6 +20,11 @@ use std::time::{Duration, Instant};
 
 use kplace::source::live::{LiveOptions, LiveSource, Target};
 
+/// The allocator the `kplace` binary uses, so resident memory is what
+/// users see.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()

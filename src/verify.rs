@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 
 use crate::engine::{self, Outcome};
 use crate::model::{Cluster, NodeId, Pod};
-use crate::source::live::build::ModelObject;
+use crate::source::build::ModelObject;
 use crate::source::live::kind::Kind;
 use crate::source::timeline::{ObjId, Timeline, VersionId};
 

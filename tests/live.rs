@@ -435,3 +435,23 @@ mod recording {
         );
     }
 }
+
+#[test]
+fn large_lists_arrive_in_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = synth_objects(20, 1_200);
+    let pods = objects.iter().filter(|o| o["kind"] == "Pod").count();
+    let server = FakeServer::start(objects);
+    let live = connect(&server, dir.path());
+    let (cluster, _) = live.cluster();
+    assert_eq!(cluster.pods.len(), pods);
+    let pod_lists = server
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("GET /api/v1/pods") && !r.contains("watch=true"))
+        .count();
+    assert!(
+        pod_lists >= 3,
+        "{pods} pods should take several pages of 500"
+    );
+}

@@ -10,25 +10,18 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::apps::v1 as apps;
-use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::api::policy::v1 as policy;
-use k8s_openapi::api::scheduling::v1 as scheduling;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use thiserror::Error;
 
-use crate::model::convert::{self, object_name, policy as pconv};
+use super::build::{AnyObject, ClusterBuilder};
+use crate::model::Cluster;
+use crate::model::convert::object_name;
 use crate::model::error::InvalidObject;
-use crate::model::intern::{Interner, Sym};
-use crate::model::labels::Labels;
-use crate::model::node::Node;
+use crate::model::intern::Interner;
 use crate::model::pod::Pod;
-use crate::model::policy::{DisruptionBudget, PriorityClass, SelectorOwner};
-use crate::model::{Cluster, convert::pod::labels_of};
 
 mod scan;
 
@@ -65,16 +58,11 @@ pub struct LoadTimings {
     pub convert: Duration,
 }
 
-/// Objects converted so far, before the cluster is assembled.
+/// Objects converted so far (by the shared [`ClusterBuilder`]), the kinds
+/// skipped, and the time spent.
 #[derive(Default)]
 struct Collector {
-    interner: Interner,
-    nodes: Vec<Node>,
-    pods: Vec<Pod>,
-    priority_classes: Vec<PriorityClass>,
-    pdbs: Vec<DisruptionBudget>,
-    owners: Vec<SelectorOwner>,
-    namespaces: FxHashMap<Sym, Labels>,
+    builder: ClusterBuilder,
     skipped: std::collections::BTreeMap<String, usize>,
     timings: LoadTimings,
 }
@@ -141,15 +129,7 @@ impl Collector {
 
 /// A typed object, parsed but not yet converted into the model.
 enum Parsed {
-    Node(Box<core::Node>),
-    Pod(Box<core::Pod>),
-    PriorityClass(Box<scheduling::PriorityClass>),
-    Pdb(Box<policy::PodDisruptionBudget>),
-    Service(Box<core::Service>),
-    ReplicationController(Box<core::ReplicationController>),
-    ReplicaSet(Box<apps::ReplicaSet>),
-    StatefulSet(Box<apps::StatefulSet>),
-    Namespace(Box<core::Namespace>),
+    Object(AnyObject),
     /// A kind kplace does not use.
     Skipped(String),
 }
@@ -226,10 +206,10 @@ fn parse_item(item: &impl ItemSource, origin: &Origin) -> Result<Parsed, SourceE
     fn typed<T: DeserializeOwned>(
         item: &impl ItemSource,
         origin: &Origin,
-        wrap: fn(Box<T>) -> Parsed,
+        wrap: fn(Box<T>) -> AnyObject,
     ) -> Result<Parsed, SourceError> {
         item.parse::<T>()
-            .map(|v| wrap(Box::new(v)))
+            .map(|v| Parsed::Object(wrap(Box::new(v))))
             .map_err(|(field, message)| SourceError::Invalid {
                 file: origin.file.to_string(),
                 line: origin.line(),
@@ -237,15 +217,15 @@ fn parse_item(item: &impl ItemSource, origin: &Origin) -> Result<Parsed, SourceE
             })
     }
     match kind.as_str() {
-        "Node" => typed(item, origin, Parsed::Node),
-        "Pod" => typed(item, origin, Parsed::Pod),
-        "PriorityClass" => typed(item, origin, Parsed::PriorityClass),
-        "PodDisruptionBudget" => typed(item, origin, Parsed::Pdb),
-        "Service" => typed(item, origin, Parsed::Service),
-        "ReplicationController" => typed(item, origin, Parsed::ReplicationController),
-        "ReplicaSet" => typed(item, origin, Parsed::ReplicaSet),
-        "StatefulSet" => typed(item, origin, Parsed::StatefulSet),
-        "Namespace" => typed(item, origin, Parsed::Namespace),
+        "Node" => typed(item, origin, AnyObject::Node),
+        "Pod" => typed(item, origin, AnyObject::Pod),
+        "PriorityClass" => typed(item, origin, AnyObject::PriorityClass),
+        "PodDisruptionBudget" => typed(item, origin, AnyObject::Pdb),
+        "Service" => typed(item, origin, AnyObject::Service),
+        "ReplicationController" => typed(item, origin, AnyObject::ReplicationController),
+        "ReplicaSet" => typed(item, origin, AnyObject::ReplicaSet),
+        "StatefulSet" => typed(item, origin, AnyObject::StatefulSet),
+        "Namespace" => typed(item, origin, AnyObject::Namespace),
         "" => Err(SourceError::Syntax {
             file: origin.file.to_string(),
             line: origin.line(),
@@ -285,58 +265,27 @@ impl Collector {
 
     /// Converts one typed object into the model.
     fn convert(&mut self, parsed: Parsed, origin: &Origin) -> Result<(), SourceError> {
-        let interner = &mut self.interner;
-        let result = match parsed {
-            Parsed::Node(n) => convert::convert_node(&n, interner).map(|n| self.nodes.push(n)),
-            Parsed::Pod(p) => convert::convert_pod(&p, interner).map(|p| self.pods.push(p)),
-            Parsed::PriorityClass(pc) => {
-                pconv::convert_priority_class(&pc).map(|pc| self.priority_classes.push(pc))
+        match parsed {
+            Parsed::Object(o) => {
+                let b = &mut self.builder;
+                let model = o
+                    .to_model(&mut b.interner)
+                    .map_err(|e| self.invalid(origin, e))?;
+                self.builder.push(model);
             }
-            Parsed::Pdb(pdb) => pconv::convert_pdb(&pdb, interner).map(|p| self.pdbs.push(p)),
-            Parsed::Service(s) => {
-                self.owners.push(pconv::convert_service(&s, interner));
-                Ok(())
-            }
-            Parsed::ReplicationController(rc) => {
-                self.owners.push(pconv::convert_rc(&rc, interner));
-                Ok(())
-            }
-            Parsed::ReplicaSet(rs) => {
-                pconv::convert_replica_set(&rs, interner).map(|o| self.owners.push(o))
-            }
-            Parsed::StatefulSet(ss) => {
-                pconv::convert_stateful_set(&ss, interner).map(|o| self.owners.push(o))
-            }
-            Parsed::Namespace(ns) => {
-                let name = interner.intern(ns.metadata.name.as_deref().unwrap_or(""));
-                let labels = labels_of(ns.metadata.labels.as_ref(), interner);
-                self.namespaces.insert(name, labels);
-                Ok(())
-            }
-            Parsed::Skipped(kind) => {
-                *self.skipped.entry(kind).or_default() += 1;
-                Ok(())
-            }
-        };
-        result.map_err(|e| self.invalid(origin, e))
+            Parsed::Skipped(kind) => *self.skipped.entry(kind).or_default() += 1,
+        }
+        Ok(())
     }
 
     fn finish(self, file: &str) -> Result<(Cluster, LoadTimings), SourceError> {
-        if self.nodes.is_empty() && self.pods.is_empty() {
+        if self.builder.has_no_nodes_or_pods() {
             return Err(SourceError::Empty {
                 file: file.to_string(),
             });
         }
         let started = Instant::now();
-        let mut cluster = Cluster::new(
-            self.interner,
-            self.nodes,
-            self.pods,
-            self.priority_classes,
-            self.pdbs,
-            self.owners,
-            self.namespaces,
-        );
+        let mut cluster = self.builder.finish();
         cluster.skipped_kinds = self.skipped;
         let mut timings = self.timings;
         timings.convert += started.elapsed();
@@ -562,14 +511,15 @@ pub fn load_pod_bytes(
     interner: &mut Interner,
 ) -> Result<Pod, SourceError> {
     let mut c = Collector {
-        interner: std::mem::take(interner),
+        builder: ClusterBuilder::with_interner(std::mem::take(interner)),
         ..Default::default()
     };
     let result = ingest_bytes(&mut c, bytes, name);
-    *interner = std::mem::take(&mut c.interner);
+    *interner = std::mem::take(&mut c.builder.interner);
     result?;
-    match c.pods.len() {
-        1 => Ok(c.pods.pop().expect("one pod")),
+    let mut pods = c.builder.take_pods();
+    match pods.len() {
+        1 => Ok(pods.pop().expect("one pod")),
         0 => Err(SourceError::Io {
             file: name.to_string(),
             message: "holds no Pod object".into(),

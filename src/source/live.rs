@@ -8,7 +8,6 @@
 //! [`Cluster`] assembled from the store on demand, and a change counter the UI
 //! can poll without blocking.
 
-pub mod build;
 pub mod config;
 pub mod kind;
 pub mod state;
@@ -34,10 +33,10 @@ pub use self::state::{ConnectionState, Limitation};
 pub use self::strip::StripMode;
 pub use self::watch::{TapChange, TapEvent};
 
-use self::build::Typed;
 use self::state::Shared;
 use self::store::ModelStore;
 use self::watch::{KindCtx, run_kind};
+use super::build::Typed;
 use crate::model::Cluster;
 
 #[derive(Debug, Error)]

@@ -1,3 +1,4 @@
+pub mod build;
 pub mod file;
 pub mod live;
 pub mod record;

@@ -15,8 +15,8 @@ use serde_json::value::RawValue;
 
 pub use self::diff::{Diff, Move};
 
+use super::build::{AnyObject, ClusterBuilder, ModelObject};
 use super::file::{SourceError, read_bytes};
-use super::live::build::{AnyObject, ClusterBuilder, ModelObject};
 use super::live::kind::{Kind, object_key};
 use super::record::TIMELINE_MARKER;
 use crate::model::Cluster;
@@ -277,7 +277,7 @@ impl Timeline {
                 b.push(m.clone());
             }
         }
-        b.finish().0
+        b.finish()
     }
 
     /// Pods added, removed and moved between two moments (in events).
@@ -329,7 +329,7 @@ impl TimelineBuilder {
             None
         } else {
             let model = typed
-                .and_then(|t| t.to_model(&mut self.interner))
+                .and_then(|t| t.to_model(&mut self.interner).map_err(|e| e.to_string()))
                 .map_err(|e| self.invalid.push(format!("line {n}: {e}")))
                 .ok();
             self.versions.push(Version { obj, model });

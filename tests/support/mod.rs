@@ -373,15 +373,34 @@ async fn serve(
         return respond(&mut socket, 403, &status_json(403, "Forbidden", &msg)).await;
     }
     if req.query.get("watch").map(String::as_str) != Some("true") {
+        // Paginated as the API server does: `limit` items a page, and a
+        // `continue` token (here `rv-offset`) while more remain; every page
+        // reports the resourceVersion of the first.
         let body = {
             let st = state.lock().unwrap();
-            let items: Vec<Value> = st
-                .objects
-                .get(path)
-                .map(|m| m.values().cloned().collect())
+            let limit = req
+                .query
+                .get("limit")
+                .and_then(|l| l.parse::<usize>().ok())
+                .filter(|&l| l > 0)
+                .unwrap_or(usize::MAX);
+            let (rv, offset) = req
+                .query
+                .get("continue")
+                .and_then(|c| c.split_once('-'))
+                .and_then(|(rv, off)| Some((rv.parse::<u64>().ok()?, off.parse::<usize>().ok()?)))
+                .unwrap_or((st.rv, 0));
+            let all = st.objects.get(path);
+            let total = all.map_or(0, BTreeMap::len);
+            let items: Vec<Value> = all
+                .map(|m| m.values().skip(offset).take(limit).cloned().collect())
                 .unwrap_or_default();
+            let mut metadata = json!({"resourceVersion": rv.to_string()});
+            if offset.saturating_add(limit) < total {
+                metadata["continue"] = json!(format!("{rv}-{}", offset + limit));
+            }
             json!({"kind": format!("{kind}List"), "apiVersion": api_version,
-                   "metadata": {"resourceVersion": st.rv.to_string()}, "items": items})
+                   "metadata": metadata, "items": items})
         };
         return respond(&mut socket, 200, &body).await;
     }

@@ -15,10 +15,10 @@ use std::sync::Mutex;
 use kube::ResourceExt;
 use kube::runtime::watcher::Event;
 
-use super::build::{ClusterBuilder, ModelObject, Typed};
 use super::kind::Kind;
 use crate::model::Cluster;
 use crate::model::intern::Interner;
+use crate::source::build::{ClusterBuilder, ModelObject, Typed};
 
 /// `(namespace, name)`: API list order.
 type Key = (String, String);
@@ -70,7 +70,7 @@ fn key_of<K: kube::Resource>(o: &K) -> Key {
 fn entry<K: Typed>(o: &K, interner: &mut Interner) -> Entry {
     match o.to_model(interner) {
         Ok(m) => Entry::Model(m),
-        Err(e) => Entry::Invalid(e),
+        Err(e) => Entry::Invalid(e.to_string()),
     }
 }
 
@@ -159,7 +159,6 @@ impl ModelStore {
             }
         }
         drop(inner);
-        let (cluster, _) = b.finish();
-        (cluster, invalid)
+        (b.finish(), invalid)
     }
 }

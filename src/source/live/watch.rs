@@ -15,12 +15,12 @@ use kube::{Api, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::build::Typed;
 use super::config::error_chain;
 use super::kind::Kind;
 use super::state::Shared;
 use super::store::ModelStore;
 use super::strip::{Strip, StripMode};
+use crate::source::build::Typed;
 
 /// A change as the watcher saw it, for recorders. Objects are JSON, already
 /// stripped or redacted.

@@ -2,7 +2,7 @@
 //! moved between nodes (or bound/unbound).
 
 use super::{ObjectSet, Timeline};
-use crate::source::live::build::ModelObject;
+use crate::source::build::ModelObject;
 use crate::source::live::kind::Kind;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,7 +1,9 @@
-//! Objects of the kinds kplace reads → a [`Cluster`], shared by the live
-//! source, recordings and timelines. Mirrors what the snapshot file loader
-//! does, except that an invalid object is skipped (and reported) rather than
-//! failing the whole cluster: one odd object must not blind a live view.
+//! Objects of the kinds kplace reads → a [`Cluster`]: the one conversion
+//! path of snapshot files, the live source, recordings and timelines. Each
+//! typed `k8s-openapi` object becomes a [`ModelObject`] with a shared
+//! interner, and a [`ClusterBuilder`] assembles them. What an invalid object
+//! means is the caller's choice: the file loader fails with it (naming the
+//! file and line), live sources and timelines skip it and report it.
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
@@ -10,8 +12,9 @@ use k8s_openapi::api::scheduling::v1 as scheduling;
 use rustc_hash::FxHashMap;
 use serde::de::DeserializeOwned;
 
-use super::kind::Kind;
+use super::live::kind::Kind;
 use crate::model::Cluster;
+use crate::model::InvalidObject;
 use crate::model::convert::{self, pod::labels_of, policy as pconv};
 use crate::model::intern::{Interner, Sym};
 use crate::model::labels::Labels;
@@ -34,14 +37,14 @@ pub enum ModelObject {
 /// A typed `k8s-openapi` object of one of the kinds in [`Kind`].
 pub trait Typed {
     const KIND: Kind;
-    fn to_model(&self, interner: &mut Interner) -> Result<ModelObject, String>;
+    fn to_model(&self, interner: &mut Interner) -> Result<ModelObject, InvalidObject>;
 }
 
 macro_rules! typed {
     ($ty:ty, $kind:expr, |$o:ident, $i:ident| $body:expr) => {
         impl Typed for $ty {
             const KIND: Kind = $kind;
-            fn to_model(&self, $i: &mut Interner) -> Result<ModelObject, String> {
+            fn to_model(&self, $i: &mut Interner) -> Result<ModelObject, InvalidObject> {
                 let $o = self;
                 $body
             }
@@ -50,22 +53,16 @@ macro_rules! typed {
 }
 
 typed!(core::Node, Kind::Node, |o, i| convert::convert_node(o, i)
-    .map(ModelObject::Node)
-    .map_err(|e| e.to_string()));
+    .map(ModelObject::Node));
 typed!(core::Pod, Kind::Pod, |o, i| convert::convert_pod(o, i)
-    .map(|p| ModelObject::Pod(Box::new(p)))
-    .map_err(|e| e.to_string()));
+    .map(|p| ModelObject::Pod(Box::new(p))));
 typed!(scheduling::PriorityClass, Kind::PriorityClass, |o, _i| {
-    pconv::convert_priority_class(o)
-        .map(ModelObject::PriorityClass)
-        .map_err(|e| e.to_string())
+    pconv::convert_priority_class(o).map(ModelObject::PriorityClass)
 });
 typed!(
     policy::PodDisruptionBudget,
     Kind::PodDisruptionBudget,
-    |o, i| pconv::convert_pdb(o, i)
-        .map(ModelObject::Pdb)
-        .map_err(|e| e.to_string())
+    |o, i| pconv::convert_pdb(o, i).map(ModelObject::Pdb)
 );
 typed!(core::Service, Kind::Service, |o, i| Ok(ModelObject::Owner(
     pconv::convert_service(o, i)
@@ -76,14 +73,10 @@ typed!(
     |o, i| Ok(ModelObject::Owner(pconv::convert_rc(o, i)))
 );
 typed!(apps::ReplicaSet, Kind::ReplicaSet, |o, i| {
-    pconv::convert_replica_set(o, i)
-        .map(ModelObject::Owner)
-        .map_err(|e| e.to_string())
+    pconv::convert_replica_set(o, i).map(ModelObject::Owner)
 });
 typed!(apps::StatefulSet, Kind::StatefulSet, |o, i| {
-    pconv::convert_stateful_set(o, i)
-        .map(ModelObject::Owner)
-        .map_err(|e| e.to_string())
+    pconv::convert_stateful_set(o, i).map(ModelObject::Owner)
 });
 typed!(core::Namespace, Kind::Namespace, |o, i| {
     let name = i.intern(o.metadata.name.as_deref().unwrap_or(""));
@@ -104,8 +97,6 @@ pub struct ClusterBuilder {
     pdbs: Vec<DisruptionBudget>,
     owners: Vec<SelectorOwner>,
     namespaces: FxHashMap<Sym, Labels>,
-    /// `Kind ns/name: why` for each object that failed to convert.
-    pub invalid: Vec<String>,
 }
 
 impl ClusterBuilder {
@@ -129,16 +120,18 @@ impl ClusterBuilder {
         }
     }
 
-    /// Converts and adds a typed object; an invalid one is noted and skipped.
-    pub fn add<T: Typed>(&mut self, object: &T) {
-        match object.to_model(&mut self.interner) {
-            Ok(o) => self.push(o),
-            Err(e) => self.invalid.push(e),
-        }
+    /// Whether no node and no pod was added (a snapshot needs one).
+    pub fn has_no_nodes_or_pods(&self) -> bool {
+        self.nodes.is_empty() && self.pods.is_empty()
     }
 
-    pub fn finish(self) -> (Cluster, Vec<String>) {
-        let cluster = Cluster::new(
+    /// Takes the pods added so far (a file that should hold one pod).
+    pub fn take_pods(&mut self) -> Vec<Pod> {
+        std::mem::take(&mut self.pods)
+    }
+
+    pub fn finish(self) -> Cluster {
+        Cluster::new(
             self.interner,
             self.nodes,
             self.pods,
@@ -146,8 +139,7 @@ impl ClusterBuilder {
             self.pdbs,
             self.owners,
             self.namespaces,
-        );
-        (cluster, self.invalid)
+        )
     }
 }
 
@@ -183,7 +175,7 @@ impl AnyObject {
         })
     }
 
-    pub fn to_model(&self, interner: &mut Interner) -> Result<ModelObject, String> {
+    pub fn to_model(&self, interner: &mut Interner) -> Result<ModelObject, InvalidObject> {
         match self {
             AnyObject::Node(o) => o.to_model(interner),
             AnyObject::Pod(o) => o.to_model(interner),
