@@ -523,7 +523,9 @@ fn unknown_priority_class_is_answered_as_rejected() {
 fn as_kubectl_kplace_it_is_a_kubectl_plugin() {
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("kubectl-kplace");
-    std::fs::copy(env!("CARGO_BIN_EXE_kplace"), &plugin).unwrap();
+    // A symlink, as the README installs it (a fresh copy could still be
+    // open for writing in a child another test forks: "text file busy").
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kplace"), &plugin).unwrap();
     let out = Command::new(&plugin).arg("--help").output().unwrap();
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);

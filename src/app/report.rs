@@ -1,14 +1,13 @@
 //! The Placement view's content: the engine's answer turned into styled
 //! lines once, on the worker thread, so drawing only slices a list.
 
-use std::collections::BTreeMap;
-
 use crate::engine::framework::SCORE_PLUGINS;
 use crate::engine::preemption::Criterion;
 use crate::engine::{NodeFailure, Outcome, Placement};
 use crate::model::{Cluster, NodeId};
 
 use super::format;
+use crate::report::groups::{FailureGroup, failure_groups};
 
 /// How a line is styled; the theme decides the colours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -262,29 +261,17 @@ fn failing_nodes(out: &mut Out, cluster: &Cluster, failures: &[NodeFailure], tit
     if failures.is_empty() {
         return;
     }
-    let mut groups: BTreeMap<(String, &'static str, &'static str), Vec<NodeId>> = BTreeMap::new();
-    for f in failures {
-        let reason = if f.rejection.reasons.is_empty() {
-            "excluded before filtering (node name / required affinity PreFilter)".to_string()
-        } else {
-            f.rejection.reasons.join("; ")
-        };
-        groups
-            .entry((
-                reason,
-                f.rejection.plugin.as_str(),
-                f.rejection.code.as_str(),
-            ))
-            .or_default()
-            .push(f.node);
-    }
-    let mut groups: Vec<_> = groups.into_iter().collect();
-    groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
     out.push(
         Tone::Heading,
         format!("{title} ({} node(s))", failures.len()),
     );
-    for ((reason, plugin, code), nodes) in groups {
+    for FailureGroup {
+        reason,
+        plugin,
+        code,
+        nodes,
+    } in failure_groups(failures)
+    {
         out.push(Tone::Bad, format!("  {:>5}  {reason}", nodes.len()));
         out.push(Tone::Muted, format!("         {plugin} · {code}"));
         let mut names: Vec<String> = nodes

@@ -1,5 +1,6 @@
 //! Renders engine answers for people and scripts: the JSON contract (also
 //! used for YAML) and the human table.
 
+pub mod groups;
 pub mod json;
 pub mod table;

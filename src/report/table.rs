@@ -2,7 +2,7 @@
 //! ranked by score with per-plugin points, failing nodes grouped by reason,
 //! the scheduler's message, and the preemption answer.
 
-use std::collections::BTreeMap;
+use super::groups::failure_groups;
 use std::fmt::Write;
 
 use crate::engine::framework::SCORE_PLUGINS;
@@ -126,28 +126,9 @@ pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
     }
 
     if !p.failures.is_empty() {
-        // Group by (plugin, code, reasons); nodes left out by NodeAffinity's
-        // PreFilter result have no reasons.
-        let mut groups: BTreeMap<(String, &str, &str), Vec<NodeId>> = BTreeMap::new();
-        for f in &p.failures {
-            let reason = if f.rejection.reasons.is_empty() {
-                "not among the nodes named by the pod's matchFields (not evaluated)".to_string()
-            } else {
-                f.rejection.reasons.join("; ")
-            };
-            groups
-                .entry((
-                    reason,
-                    f.rejection.plugin.as_str(),
-                    f.rejection.code.as_str(),
-                ))
-                .or_default()
-                .push(f.node);
-        }
-        let mut groups: Vec<_> = groups.into_iter().collect();
-        groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
         let _ = writeln!(out, "\nFailing nodes ({}), by reason:", p.failures.len());
-        for ((reason, plugin, code), nodes) in groups {
+        for g in failure_groups(&p.failures) {
+            let (reason, plugin, code, nodes) = (g.reason, g.plugin, g.code, g.nodes);
             let _ = writeln!(out, "  {:>5}  {reason}  [{plugin}, {code}]", nodes.len());
             let shown = cap(nodes.len()).min(if limit == 0 { nodes.len() } else { 8 });
             let names: Vec<String> = nodes.iter().take(shown).map(|&n| node_name(n)).collect();
