@@ -1,5 +1,5 @@
-//! Replay at scale: seeking in a synthetic hour-long timeline, and the
-//! resident memory of a live store holding a synthetic cluster.
+//! Replay at scale: seeking in a synthetic hour-long timeline (the live
+//! store's memory is `benches/live_memory.rs`).
 //!
 //! `KPLACE_BENCH_NODES` / `KPLACE_BENCH_PODS` / `KPLACE_BENCH_EVENTS` scale
 //! it (defaults: 5,000 nodes, 150,000 pods, 36,000 events = 10 a second).
@@ -8,11 +8,7 @@ use std::hint::black_box;
 use std::io::Write;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use k8s_openapi::api::core::v1 as core;
-use kplace::source::live::strip::{Strip, StripMode};
 use kplace::source::timeline::Timeline;
-use kube::runtime::reflector;
-use kube::runtime::watcher::Event;
 use serde_json::{Value, json};
 
 fn env(name: &str, default: usize) -> usize {
@@ -135,31 +131,8 @@ fn rss_mib() -> f64 {
     pages * 4096.0 / (1024.0 * 1024.0)
 }
 
-/// Resident memory of a live (engine-stripped) pod store, fed directly.
-fn live_store_memory(items: &[Value]) {
-    let (store, mut writer) = reflector::store::<core::Pod>();
-    let before = heap_mib();
-    writer.apply_watcher_event(&Event::Init);
-    let mut n = 0;
-    for o in items.iter().filter(|o| o["kind"] == "Pod") {
-        let mut pod: core::Pod = serde_json::from_value(o.clone()).unwrap();
-        pod.strip(StripMode::Engine);
-        writer.apply_watcher_event(&Event::InitApply(pod));
-        n += 1;
-    }
-    writer.apply_watcher_event(&Event::InitDone);
-    let after = heap_mib();
-    eprintln!(
-        "live store: {n} pods, heap +{:.0} MiB ({:.2} KiB/pod), store len {}",
-        after - before,
-        (after - before) * 1024.0 / n.max(1) as f64,
-        store.len()
-    );
-}
-
 fn bench(c: &mut Criterion) {
     let items = synth_items();
-    live_store_memory(&items);
     let bytes = timeline_bytes(&items, env("KPLACE_BENCH_EVENTS", 36_000));
     drop(items);
     let started = std::time::Instant::now();
