@@ -1,7 +1,7 @@
 //! `kplace record` (snapshot or timeline of a live cluster) and `kplace
 //! verify` (kplace's predictions against the bindings a recording saw).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -140,7 +140,16 @@ pub fn record(args: &RecordArgs) -> Result<()> {
 
 pub fn verify(args: &VerifyArgs) -> Result<()> {
     let timeline = Timeline::load(&args.timeline).map_err(CliError::from)?;
-    let checks = verify::checks(&timeline);
+    // Long recordings take a while: say how far it is when a person watches.
+    let tty = std::io::stderr().is_terminal();
+    let checks = verify::checks_with_progress(&timeline, &mut |done, total| {
+        if tty && total > 0 {
+            eprint!("\rchecking bindings: {done}/{total}");
+            if done == total {
+                eprint!("\r\x1b[K");
+            }
+        }
+    });
     let summary = Summary::of(&checks);
     let disagreeing: Vec<&Check> = checks.iter().filter(|c| !c.agrees()).collect();
     let mut out = std::io::stdout().lock();

@@ -268,4 +268,14 @@ fn pod_option_opens_the_live_pods_placement() {
     let s = screen(&app);
     assert!(s.contains("Placement: default/waiting"), "{s}");
     assert!(s.contains("● live"), "{s}");
+    // A typo is named, with the context it was looked up in.
+    let mut options = live_options(&server, dir.path());
+    options.pod = Some("default/wating".into());
+    let mut app = App::new(options);
+    assert!(app.wait_until_idle(SETTLE));
+    let s = screen(&app);
+    assert!(
+        s.contains("--pod default/wating: no such pod in fake"),
+        "{s}"
+    );
 }

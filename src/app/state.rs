@@ -397,7 +397,9 @@ impl App {
             match found {
                 Some(pod) => self.show_placement(pod),
                 None => self.set_error(format!(
-                    "--pod {key}: no such pod in the snapshot (give NAMESPACE/NAME)"
+                    "--pod {key}: no such pod in {} (give NAMESPACE/NAME)",
+                    self.session()
+                        .map_or(String::new(), |s| s.loaded.name.clone())
                 )),
             }
         }
