@@ -42,6 +42,8 @@ pub struct Replay {
     /// The last comparison of the mark with the moment shown.
     pub comparison: Option<Comparison>,
     comparing: Option<((usize, usize), Receiver<Comparison>)>,
+    /// The newest moment to compare once the running comparison is done.
+    compare_next: Option<(usize, MomentInput)>,
     /// The trust check, started when the Replay view is first shown.
     pub trust: Option<TrustCheck>,
     /// The Replay view's scroll.
@@ -65,6 +67,7 @@ impl Replay {
             building: None,
             comparison: None,
             comparing: None,
+            compare_next: None,
             trust: None,
             scroll: Default::default(),
             mark_moment: None,
@@ -168,8 +171,12 @@ impl Replay {
             self.mark = None;
             self.mark_moment = None;
             self.comparison = None;
+            self.compare_next = None;
             return;
         }
+        // A comparison with the old mark still running is of no use now.
+        self.comparing = None;
+        self.compare_next = None;
         self.mark = Some((self.shown, self.clock_ms));
         self.mark_moment = Some(Arc::new(MomentInput::of(&here.cluster, &here.derived)));
         self.comparison = None;
@@ -177,14 +184,26 @@ impl Replay {
     }
 
     /// Starts comparing the mark with a newly shown moment.
+    /// One comparison runs at a time; while it does, only the newest moment
+    /// waits for the next (playing fast does not pile up threads).
     pub fn compare_with(&mut self, now: &Loaded) {
+        if self.mark.is_none() {
+            return;
+        }
+        let after = (self.shown, MomentInput::of(&now.cluster, &now.derived));
+        if self.comparing.is_some() {
+            self.compare_next = Some(after);
+        } else {
+            self.start_compare(after);
+        }
+    }
+
+    fn start_compare(&mut self, (shown, after): (usize, MomentInput)) {
         let (Some((mark, _)), Some(before)) = (self.mark, self.mark_moment.clone()) else {
             return;
         };
         let (tx, rx) = mpsc::channel();
         let timeline = self.timeline.clone();
-        let shown = self.shown;
-        let after = MomentInput::of(&now.cluster, &now.derived);
         let spawned = std::thread::Builder::new()
             .name("kplace-compare".into())
             .spawn(move || {
@@ -218,6 +237,11 @@ impl Replay {
                 }
                 Err(TryRecvError::Empty) => {}
                 Err(TryRecvError::Disconnected) => self.comparing = None,
+            }
+            if self.comparing.is_none()
+                && let Some(next) = self.compare_next.take()
+            {
+                self.start_compare(next);
             }
         }
         let mut ready = None;
