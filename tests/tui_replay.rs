@@ -277,10 +277,28 @@ fn demo_recording_replays_and_its_trust_check_lists_the_one_disagreement() {
         Some(c.pod(id).node_name.as_deref().map(str::to_string))
     };
     assert_eq!(ledger(&app), Some(None));
+    // Mark the start, then look after checkout was scaled down in one zone
+    // (40 s; the two pods are gone by 51 s): its zone skew went from 0 to 2.
+    key(&mut app, KeyCode::Char('m'));
+    command(&mut app, "at 1:00");
+    key(&mut app, KeyCode::Char('8'));
+    key(&mut app, KeyCode::Char('G'));
+    let s = screen(&app);
+    let skew = s
+        .lines()
+        .find(|l| l.contains("checkout") && l.contains("skew"))
+        .unwrap_or_else(|| panic!("no skew change for checkout:\n{s}"));
+    assert!(skew.contains("skew 0 → 2"), "{skew}");
+    assert!(
+        skew.contains("eu-west-1a=10") && skew.contains("eu-west-1a=8"),
+        "{skew}"
+    );
+    key(&mut app, KeyCode::Char('1'));
     command(&mut app, "at end");
     assert_eq!(ledger(&app), Some(Some("worker-b03".into())));
     assert!(screen(&app).contains(&format!("event {len}/{len}")));
     key(&mut app, KeyCode::Char('8'));
+    key(&mut app, KeyCode::Char('g'));
     let s = screen(&app);
     assert!(s.contains("context kplace-demo"), "{s}");
     assert!(
