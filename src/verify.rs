@@ -67,6 +67,8 @@ pub struct Check {
     pub t: u64,
     /// Index of the binding event in [`Timeline::events`].
     pub event: usize,
+    /// The moment kplace answered for (events applied): see [`Binding`].
+    pub predict_at: usize,
     /// The node the scheduler bound the pod to.
     pub bound: String,
     /// kplace's outcome for the pod at that moment.
@@ -281,6 +283,7 @@ pub fn check(t: &Timeline, b: &Binding) -> Option<Check> {
         pod: b.pod.clone(),
         t: b.t,
         event: b.event,
+        predict_at: b.predict_at,
         bound: b.node.clone(),
         outcome: answer.outcome,
         feasible: feasible.len(),

@@ -313,4 +313,18 @@ fn demo_recording_replays_and_its_trust_check_lists_the_one_disagreement() {
         ),
         "{s}"
     );
+    // n: to the moment kplace answered for, on that pod's Placement.
+    key(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.view, View::Placement);
+    let s = screen(&app);
+    assert!(s.contains("Placement: shop/cart-7c9f8d6b5-csvrf"), "{s}");
+    assert!(s.contains("was bound at 02:10"), "{s}");
+    let c = app.session().unwrap().cluster();
+    let pod = c
+        .find_pod("shop", "cart-7c9f8d6b5-csvrf")
+        .expect("exists then");
+    assert!(
+        c.pod(pod).node_name.is_none(),
+        "still pending at that moment"
+    );
 }

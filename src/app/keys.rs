@@ -132,6 +132,11 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         Scope::Replay,
+        "n",
+        "next binding the trust check disagrees with: its moment and Placement",
+    ),
+    bind(
+        Scope::Replay,
         "m  :at TIME",
         "mark this moment to compare with (view 8); jump to 1:30, +30s, end",
     ),

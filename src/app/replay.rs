@@ -130,6 +130,11 @@ impl Replay {
         self.pause();
     }
 
+    /// Goes to the moment after the first `n` events, paused.
+    pub fn seek_events(&mut self, n: usize) {
+        self.step_events(n as isize - self.position as isize);
+    }
+
     /// Moves by `delta_ms` of recorded time.
     pub fn step_time(&mut self, delta_ms: i64) {
         let t = (self.clock_ms as i64 + delta_ms).max(0) as u64;

@@ -285,6 +285,9 @@ pub struct App {
     open_pod: Option<String>,
     /// Live cluster or recording: where the next snapshots come from.
     pub feed: Option<Feed>,
+    /// `NAMESPACE/NAME` whose Placement opens when the next cluster is shown
+    /// (a replay jump).
+    pub(crate) open_pod_when_shown: Option<String>,
 }
 
 impl App {
@@ -367,6 +370,7 @@ impl App {
             tick: 0,
             open_pod: options.pod.clone(),
             feed: None,
+            open_pod_when_shown: None,
         }
     }
 
@@ -452,6 +456,9 @@ impl App {
             r.compare_with(&session.loaded);
         }
         self.phase = Phase::Ready(Box::new(session));
+        if !self.replay().is_some_and(|r| r.catching_up()) {
+            self.open_waiting_pod();
+        }
     }
 
     fn finish_loading(&mut self, result: Result<Opened, String>) {
@@ -553,7 +560,7 @@ impl App {
         self.filtering = false;
     }
 
-    fn show_placement(&mut self, pod: PodId) {
+    pub(crate) fn show_placement(&mut self, pod: PodId) {
         if let Some(s) = self.session_mut() {
             s.open_placement(pod);
         }

@@ -34,6 +34,10 @@ impl App {
                 self.mark_moment();
                 return true;
             }
+            KeyCode::Char('n') => {
+                self.next_disagreement();
+                return true;
+            }
             _ => return false,
         }
         true
@@ -52,6 +56,57 @@ impl App {
                 self.set_info(text);
             }
             Err(e) => self.set_error(e),
+        }
+    }
+
+    /// `n`: the next binding the trust check disagrees with (after the
+    /// moment shown, wrapping around): goes to the moment kplace answered
+    /// for and opens that pod's Placement once the moment is built.
+    pub(crate) fn next_disagreement(&mut self) {
+        let Some(r) = self.replay_mut() else {
+            return;
+        };
+        r.start_trust_check();
+        let Some((_, checks)) = r.trust.as_ref().and_then(|t| t.result.as_ref()) else {
+            self.set_info("the trust check is still running (Replay view, 8)");
+            return;
+        };
+        let disagreeing: Vec<(usize, u64, String)> = checks
+            .iter()
+            .filter(|c| !c.agrees())
+            .map(|c| (c.predict_at, c.t, c.pod.clone()))
+            .collect();
+        let here = r.position;
+        let Some((at, t, pod)) = disagreeing
+            .iter()
+            .find(|d| d.0 > here)
+            .or_else(|| disagreeing.first())
+            .cloned()
+        else {
+            self.set_info("kplace agrees with every binding of this recording");
+            return;
+        };
+        r.seek_events(at);
+        let already_shown = !r.catching_up();
+        self.open_pod_when_shown = Some(pod.clone());
+        if already_shown {
+            self.open_waiting_pod();
+        }
+        let text = format!(
+            "{pod} was bound at {}; showing kplace's answer just before",
+            clock(t)
+        );
+        self.set_info(text);
+    }
+
+    /// Opens the Placement a replay jump asked for, if its pod exists in
+    /// the cluster shown.
+    pub(crate) fn open_waiting_pod(&mut self) {
+        if let Some(key) = self.open_pod_when_shown.take()
+            && let Some((ns, name)) = key.split_once('/')
+            && let Some(pod) = self.session().and_then(|s| s.cluster().find_pod(ns, name))
+        {
+            self.show_placement(pod);
         }
     }
 
