@@ -279,3 +279,25 @@ fn pod_option_opens_the_live_pods_placement() {
         "{s}"
     );
 }
+
+#[test]
+fn an_invalid_object_is_skipped_and_named_while_the_rest_updates() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 6));
+    let mut app = open(&server, dir.path());
+    let mut broken = test_pod("broken", None);
+    broken["spec"]["containers"][0]["resources"]["requests"]["cpu"] = json!("lots");
+    server.apply(broken);
+    server.apply(test_pod("fine", None));
+    assert!(until(&mut app, 10, |a| pod_node(a, "fine").is_some()));
+    assert_eq!(pod_node(&app, "broken"), None);
+    let s = screen(&app);
+    let line = s
+        .lines()
+        .find(|l| l.contains("skipped as invalid"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        line.contains("Pod default/broken: spec.containers[0].resources.requests"),
+        "{line}"
+    );
+}

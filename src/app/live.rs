@@ -22,7 +22,9 @@ pub struct LiveFeed {
     changes: Changes,
     /// Events arrived since the snapshot being shown (or being built).
     dirty: bool,
-    building: Option<Receiver<Loaded>>,
+    building: Option<Receiver<(Loaded, Vec<String>)>>,
+    /// Objects left out of the model as invalid (`Kind ns/name: field: why`).
+    pub skipped: Vec<String>,
     last_build: Instant,
     /// How long the last rebuild took.
     last_took: Duration,
@@ -33,12 +35,13 @@ pub struct LiveFeed {
 impl LiveFeed {
     /// `changes` must be taken before the first snapshot was built, so no
     /// event between the two is missed.
-    pub fn new(source: LiveSource, changes: Changes) -> LiveFeed {
+    pub fn new(source: LiveSource, changes: Changes, skipped: Vec<String>) -> LiveFeed {
         LiveFeed {
             source: Arc::new(source),
             changes,
             dirty: false,
             building: None,
+            skipped,
             last_build: Instant::now(),
             last_took: Duration::ZERO,
             rebuilds: 0,
@@ -79,7 +82,8 @@ impl LiveFeed {
         let mut ready = None;
         if let Some(rx) = &self.building {
             match rx.try_recv() {
-                Ok(loaded) => {
+                Ok((loaded, skipped)) => {
+                    self.skipped = skipped;
                     self.last_took = loaded.took;
                     ready = Some(loaded);
                     self.building = None;
@@ -105,9 +109,9 @@ impl LiveFeed {
             .name("kplace-live-build".into())
             .spawn(move || {
                 let started = Instant::now();
-                let (cluster, _skipped) = source.cluster();
+                let (cluster, skipped) = source.cluster();
                 let name = source.context().to_string();
-                let _ = tx.send(Loaded::new(cluster, name, started.elapsed()));
+                let _ = tx.send((Loaded::new(cluster, name, started.elapsed()), skipped));
             });
         if spawned.is_ok() {
             self.building = Some(rx);

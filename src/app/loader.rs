@@ -271,11 +271,11 @@ fn open_live(
     }
     set(progress, format!("{label}: converting the objects"));
     let changes = live.changes();
-    let (cluster, _skipped) = live.cluster();
+    let (cluster, skipped) = live.cluster();
     let loaded = Loaded::new(cluster, live.context().to_string(), started.elapsed());
     Ok(Opened {
         loaded,
-        feed: Some(Feed::Live(Box::new(LiveFeed::new(live, changes)))),
+        feed: Some(Feed::Live(Box::new(LiveFeed::new(live, changes, skipped)))),
         note: None,
     })
 }

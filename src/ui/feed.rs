@@ -113,6 +113,16 @@ fn live_line(app: &App, l: &LiveFeed) -> Line<'static> {
         let spin = SPINNER[(app.tick as usize) % SPINNER.len()];
         spans.push(Span::styled(format!("  {spin} updating"), t.fg(t.warn)));
     }
+    if let Some(first) = l.skipped.first() {
+        let more = match l.skipped.len() {
+            1 => String::new(),
+            n => format!(" (+{} more)", n - 1),
+        };
+        spans.push(Span::styled(
+            format!("  ⚠ skipped as invalid: {first}{more}"),
+            t.fg(t.warn),
+        ));
+    }
     for lim in l.limitations() {
         spans.push(Span::styled(format!("  ⚠ {}", lim.message), t.fg(t.warn)));
     }
