@@ -310,3 +310,25 @@ fn demo_recording_in_tmux_plays_and_shows_the_trust_check() {
     tmux.type_text("q");
     tmux.expect("exit status", "kplace exited with 0");
 }
+
+#[test]
+fn plain_kplace_without_a_kubeconfig_opens_the_demo_and_says_why() {
+    if !tmux_available() {
+        eprintln!("tmux not found: skipping the terminal end-to-end test");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let command = format!(
+        "env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME='{}' TERM=xterm-256color '{}'; echo \"kplace exited with $?\"; sleep 30",
+        home.path().display(),
+        env!("CARGO_BIN_EXE_kplace")
+    );
+    let tmux = Tmux::start("nokube", 200, 30, &command);
+    let screen = tmux.expect(
+        "demo note",
+        "Demo mode: no kubeconfig found ($KUBECONFIG, ~/.kube/config) and not running in a cluster; showing the built-in demo cluster",
+    );
+    assert!(screen.contains("built-in demo cluster"), "{screen}");
+    tmux.type_text("q");
+    tmux.expect("exit status", "kplace exited with 0");
+}

@@ -63,7 +63,7 @@ fn timeline_bar(app: &App, r: &Replay, width: u16) -> Line<'static> {
         spans.push(Span::styled(format!("  {spin} seeking"), t.fg(t.warn)));
     }
     spans.push(Span::styled(
-        "  space:play [ ]:event { }:10s +/-:speed m:mark :at",
+        "  space:play [ ]:event { }:10s +/-:speed m:mark n:next disagreement :at",
         t.fg(t.muted),
     ));
     Line::from(spans)

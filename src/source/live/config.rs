@@ -77,9 +77,15 @@ pub async fn resolve(target: &Target) -> Result<Resolved, LiveError> {
                     "--context {context}: no kubeconfig found (set KUBECONFIG or --kubeconfig)"
                 )));
             }
+            if std::env::var_os("KUBERNETES_SERVICE_HOST").is_none() {
+                return Err(LiveError::BadKubeconfig(
+                    "no kubeconfig found ($KUBECONFIG, ~/.kube/config) and not running in a cluster"
+                        .into(),
+                ));
+            }
             let config = kube::Config::incluster().map_err(|e| {
                 LiveError::BadKubeconfig(format!(
-                    "no kubeconfig found and not running in a cluster: {}",
+                    "no kubeconfig found, and the in-cluster service account is unusable: {}",
                     error_chain(&e)
                 ))
             })?;
