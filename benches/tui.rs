@@ -66,6 +66,23 @@ fn draw_views(c: &mut Criterion) {
         placed.elapsed().as_secs_f64() * 1000.0
     );
 
+    // A live update or replay step: the model and view caches are built on
+    // a background thread; swapping them in (new session, selections and
+    // filters carried over by name) is what the UI thread pays.
+    app.run_command(kplace::app::palette::Command::Show(View::Pods));
+    let copy = (*app.session().expect("ready").loaded.cluster).clone();
+    let built = Instant::now();
+    let next = kplace::app::loader::Loaded::new(copy, String::new(), Duration::ZERO);
+    let caches = built.elapsed();
+    let swapped = Instant::now();
+    app.replace_cluster(next);
+    eprintln!(
+        "cluster update: view caches {:.0} ms (background), swap {:.1} ms (UI thread)",
+        caches.as_secs_f64() * 1000.0,
+        swapped.elapsed().as_secs_f64() * 1000.0
+    );
+    app.stop_background();
+
     let mut group = c.benchmark_group("draw_200x60");
     group
         .sample_size(30)

@@ -60,11 +60,11 @@ impl Session {
         self.refresh_pods();
         let d = &self.loaded.derived;
         self.pods.cursor.selected = pod_sel
-            .and_then(|k| {
-                self.pods
-                    .rows
-                    .iter()
-                    .position(|&r| pod_key(&d.pod_rows, r) == k)
+            .and_then(|(ns, name)| {
+                self.pods.rows.iter().position(|&r| {
+                    let p = &d.pod_rows[r as usize];
+                    p.name == name && p.namespace == ns
+                })
             })
             .unwrap_or(
                 old.pods
@@ -132,5 +132,10 @@ impl Session {
             self.whatif.open(&cluster, draft.doc.clone());
             self.whatif.scroll = old.whatif.scroll;
         }
+        // Freeing a large cluster takes tens of milliseconds: not on the UI
+        // thread.
+        let _ = std::thread::Builder::new()
+            .name("kplace-free".into())
+            .spawn(move || drop(old));
     }
 }

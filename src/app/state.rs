@@ -437,7 +437,9 @@ impl App {
 
     /// Shows `next` instead of the current cluster, keeping the view, the
     /// selections, filters, the pod in Placement and the what-if draft.
-    pub(crate) fn replace_cluster(&mut self, mut next: Loaded) {
+    /// Live updates and replay moments come through here (public for the
+    /// benchmark of its cost on the UI thread).
+    pub fn replace_cluster(&mut self, mut next: Loaded) {
         let Phase::Ready(old) = std::mem::replace(
             &mut self.phase,
             Phase::Failed {
