@@ -530,3 +530,26 @@ fn loading_screen_names_the_file_until_loaded() {
     assert!(app.wait_until_idle(SETTLE));
     assert!(screen(&app, 160, 48).contains("Pending pods (5)"));
 }
+
+#[test]
+fn help_scrolls_on_a_short_terminal() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('?'));
+    let s = screen(&app, 100, 30);
+    assert!(s.contains("↑↓ pgup pgdn scroll"), "{s}");
+    assert!(s.contains("General"), "{s}");
+    assert!(!s.contains("Filter and palette input"), "{s}");
+    for _ in 0..10 {
+        key(&mut app, KeyCode::PageDown);
+    }
+    let s = screen(&app, 100, 30);
+    assert!(s.contains("Filter and palette input"), "{s}");
+    assert!(!s.contains("General"), "{s}");
+    assert!(s.contains("esc or ? closes this help"), "{s}");
+    // Closing and reopening starts at the top again.
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('?'));
+    assert!(screen(&app, 100, 30).contains("General"));
+    // Tall enough: no scrolling hint.
+    assert!(!screen(&app, 200, 60).contains("↑↓ pgup pgdn scroll"));
+}

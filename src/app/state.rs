@@ -285,6 +285,8 @@ pub struct App {
     open_pod: Option<String>,
     /// Live cluster or recording: where the next snapshots come from.
     pub feed: Option<Feed>,
+    /// First line of the help overlay shown (when it does not fit).
+    pub help_scroll: u16,
     /// `NAMESPACE/NAME` whose Placement opens when the next cluster is shown
     /// (a replay jump).
     pub(crate) open_pod_when_shown: Option<String>,
@@ -370,6 +372,7 @@ impl App {
             tick: 0,
             open_pod: options.pod.clone(),
             feed: None,
+            help_scroll: 0,
             open_pod_when_shown: None,
         }
     }
@@ -642,8 +645,18 @@ impl App {
         }
         if matches!(self.overlay, Overlay::Help) {
             match key.code {
-                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Enter => self.overlay = Overlay::None,
+                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Enter => {
+                    self.overlay = Overlay::None;
+                    self.help_scroll = 0;
+                }
                 KeyCode::Char('q') => self.should_quit = true,
+                // On a terminal too short for every binding.
+                KeyCode::Down | KeyCode::Char('j') => self.help_scroll += 1,
+                KeyCode::Up | KeyCode::Char('k') => {
+                    self.help_scroll = self.help_scroll.saturating_sub(1)
+                }
+                KeyCode::PageDown => self.help_scroll += 10,
+                KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
                 _ => {}
             }
             return;

@@ -62,26 +62,42 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         }
         lines
     };
-    let mut left = column(&blocks[..split]);
+    let left = column(&blocks[..split]);
     let right = column(&blocks[split..]);
-    let footer = Line::from(Span::styled("esc or ? closes this help", t.fg(t.muted)));
+    // Borders, the bindings, a blank line and the footer.
     let height = left.len().max(right.len()) as u16 + 4;
+    // Too tall for the terminal: the bindings scroll (clamped to the end);
+    // the footer stays.
+    let overflow = height.saturating_sub(area.height);
+    let scroll = app.help_scroll.min(overflow);
+    let footer = Span::styled(
+        if overflow > 0 {
+            "esc or ? closes this help · ↑↓ pgup pgdn scroll"
+        } else {
+            "esc or ? closes this help"
+        },
+        t.fg(t.muted),
+    );
     let width = if two { 2 * COLUMN } else { COLUMN };
     let rect = centered(area, width, height);
     frame.render_widget(Clear, rect);
     let block = panel(app, "Help: keys");
     let inner = block.inner(rect);
     frame.render_widget(block.style(t.base()), rect);
+    let [body, _, foot] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    let para = |lines| Paragraph::new(lines).style(t.base()).scroll((scroll, 0));
     if two {
         let [l, r] =
-            Layout::horizontal([Constraint::Length(COLUMN), Constraint::Min(1)]).areas(inner);
-        left.push(Line::from(""));
-        left.push(footer);
-        frame.render_widget(Paragraph::new(left).style(t.base()), l);
-        frame.render_widget(Paragraph::new(right).style(t.base()), r);
+            Layout::horizontal([Constraint::Length(COLUMN), Constraint::Min(1)]).areas(body);
+        frame.render_widget(para(left), l);
+        frame.render_widget(para(right), r);
     } else {
-        left.push(Line::from(""));
-        left.push(footer);
-        frame.render_widget(Paragraph::new(left).style(t.base()), inner);
+        frame.render_widget(para(left), body);
     }
+    frame.render_widget(Paragraph::new(Line::from(footer)).style(t.base()), foot);
 }
