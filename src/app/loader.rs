@@ -40,10 +40,16 @@ impl Source {
             Source::Demo => DEMO_NAME.to_string(),
             Source::DemoTimeline => DEMO_TIMELINE_NAME.to_string(),
             Source::File(p) => p.display().to_string(),
-            Source::Live { options, .. } => match &options.target.context {
-                Some(c) => format!("context {c}"),
-                None => "the current kubeconfig context".to_string(),
-            },
+            Source::Live { options, .. } => {
+                let context = match &options.target.context {
+                    Some(c) => format!("context {c}"),
+                    None => "the current context".to_string(),
+                };
+                match &options.target.kubeconfig {
+                    Some(k) => format!("{context} of {}", k.display()),
+                    None => format!("{context} of the kubeconfig"),
+                }
+            }
         }
     }
 }

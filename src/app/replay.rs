@@ -41,7 +41,7 @@ pub struct Replay {
     building: Option<(usize, Receiver<Loaded>)>,
     /// The last comparison of the mark with the moment shown.
     pub comparison: Option<Comparison>,
-    comparing: Option<((usize, usize), Receiver<Comparison>)>,
+    comparing: Option<((usize, usize), Receiver<(Comparison, Arc<Moment>)>)>,
     /// The newest moment to compare once the running comparison is done.
     compare_next: Option<(usize, MomentInput)>,
     /// The trust check, started when the Replay view is first shown.
@@ -49,7 +49,15 @@ pub struct Replay {
     /// The Replay view's scroll.
     pub scroll: super::cursor::Cursor,
     /// The mark's moment, kept to compare against every new position.
-    mark_moment: Option<Arc<MomentInput>>,
+    mark_moment: Option<MarkMoment>,
+}
+
+/// The mark's counts are computed once, by the first comparison; until
+/// then the mark keeps what computing them needs (which holds its cluster).
+#[derive(Clone)]
+enum MarkMoment {
+    Pending(Arc<MomentInput>),
+    Ready(Arc<Moment>),
 }
 
 impl Replay {
@@ -183,7 +191,10 @@ impl Replay {
         self.comparing = None;
         self.compare_next = None;
         self.mark = Some((self.shown, self.clock_ms));
-        self.mark_moment = Some(Arc::new(MomentInput::of(&here.cluster, &here.derived)));
+        self.mark_moment = Some(MarkMoment::Pending(Arc::new(MomentInput::of(
+            &here.cluster,
+            &here.derived,
+        ))));
         self.comparison = None;
         self.compare_with(here);
     }
@@ -213,8 +224,12 @@ impl Replay {
             .name("kplace-compare".into())
             .spawn(move || {
                 let pods = timeline.diff(mark, shown);
-                let (b, a) = (Moment::of(&before), Moment::of(&after));
-                let _ = tx.send(Comparison::new(pods, &b, &a));
+                let before = match before {
+                    MarkMoment::Ready(m) => m,
+                    MarkMoment::Pending(input) => Arc::new(Moment::of(&input)),
+                };
+                let after = Moment::of(&after);
+                let _ = tx.send((Comparison::new(pods, &before, &after), before));
             });
         if spawned.is_ok() {
             self.comparing = Some(((mark, shown), rx));
@@ -234,9 +249,12 @@ impl Replay {
                 self.pause();
             }
         }
-        if let Some((_, rx)) = &self.comparing {
+        if let Some(((mark, _), rx)) = &self.comparing {
             match rx.try_recv() {
-                Ok(c) => {
+                Ok((c, before)) => {
+                    if self.mark.is_some_and(|m| m.0 == *mark) {
+                        self.mark_moment = Some(MarkMoment::Ready(before));
+                    }
                     self.comparison = Some(c);
                     self.comparing = None;
                 }

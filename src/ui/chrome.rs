@@ -65,7 +65,8 @@ pub fn note(frame: &mut Frame, app: &App, text: &str, area: Rect) {
         Paragraph::new(Span::styled(
             format!(" ⚠ {text}"),
             Style::new().fg(t.warn).add_modifier(Modifier::BOLD),
-        )),
+        ))
+        .wrap(ratatui::widgets::Wrap { trim: true }),
         area,
     );
 }

@@ -35,8 +35,14 @@ pub fn loading(frame: &mut Frame, app: &App, l: &Loading, area: Rect) {
         )),
         Line::from(Span::styled("  q quits", t.fg(t.muted))),
     ];
-    let rect = centered(area, 90, 5);
-    frame.render_widget(Paragraph::new(lines).block(panel(app, "loading")), rect);
+    // Room for a connection error on two or three rows.
+    let rect = centered(area, 100, 7);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(panel(app, "loading")),
+        rect,
+    );
 }
 
 pub fn failed(frame: &mut Frame, app: &App, source: &str, error: &str, area: Rect) {

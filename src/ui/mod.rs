@@ -32,7 +32,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
         draw_too_small(frame, app, area);
         return;
     }
-    let note_height = u16::from(app.demo_note.is_some());
+    // A long note (why the demo opened) wraps onto a second row.
+    let note_height = match &app.demo_note {
+        None => 0,
+        Some(n) if n.chars().count() + 3 > area.width as usize => 2,
+        Some(_) => 1,
+    };
     let feed_height = u16::from(app.feed.is_some());
     let [title, tabs, note, body, feed_line, status] = Layout::vertical([
         Constraint::Length(1),
