@@ -41,7 +41,8 @@ pub struct Replay {
     building: Option<(usize, Receiver<Loaded>)>,
     /// The last comparison of the mark with the moment shown.
     pub comparison: Option<Comparison>,
-    comparing: Option<((usize, usize), Receiver<(Comparison, Arc<Moment>)>)>,
+    /// `(mark, shown)` being compared; the answer carries the mark's counts.
+    comparing: Option<((usize, usize), Receiver<ComparisonDone>)>,
     /// The newest moment to compare once the running comparison is done.
     compare_next: Option<(usize, MomentInput)>,
     /// The trust check, started when the Replay view is first shown.
@@ -51,6 +52,9 @@ pub struct Replay {
     /// The mark's moment, kept to compare against every new position.
     mark_moment: Option<MarkMoment>,
 }
+
+/// A comparison, and the mark's counts it computed (kept for the next).
+type ComparisonDone = (Comparison, Arc<Moment>);
 
 /// The mark's counts are computed once, by the first comparison; until
 /// then the mark keeps what computing them needs (which holds its cluster).
