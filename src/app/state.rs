@@ -283,15 +283,13 @@ pub struct App {
     pub should_quit: bool,
     /// Animation frame for spinners.
     pub tick: u64,
-    /// `--pod`: opened once the cluster is loaded.
-    open_pod: Option<String>,
+    /// `NAMESPACE/NAME` whose Placement opens once a cluster is shown:
+    /// `--pod` at load, or a replay jump when its moment is built.
+    pub(crate) open_pod: Option<String>,
     /// Live cluster or recording: where the next snapshots come from.
     pub feed: Option<Feed>,
     /// First line of the help overlay shown (when it does not fit).
     pub help_scroll: u16,
-    /// `NAMESPACE/NAME` whose Placement opens when the next cluster is shown
-    /// (a replay jump).
-    pub(crate) open_pod_when_shown: Option<String>,
 }
 
 impl App {
@@ -375,7 +373,6 @@ impl App {
             open_pod: options.pod.clone(),
             feed: None,
             help_scroll: 0,
-            open_pod_when_shown: None,
         }
     }
 
@@ -399,17 +396,27 @@ impl App {
         if opened.note.is_some() {
             self.demo_note = opened.note;
         }
-        if let Some(key) = self.open_pod.take() {
-            let found = key
-                .split_once('/')
-                .and_then(|(ns, name)| self.session().and_then(|s| s.cluster().find_pod(ns, name)));
-            match found {
-                Some(pod) => self.show_placement(pod),
-                None => self.set_error(format!(
-                    "--pod {key}: no such pod in {} (give NAMESPACE/NAME)",
-                    self.session()
-                        .map_or(String::new(), |s| s.loaded.name.clone())
-                )),
+        self.open_waiting_pod();
+    }
+
+    /// Opens the Placement `open_pod` asks for in the cluster shown; a
+    /// pod that is not there is named in the status line.
+    pub(crate) fn open_waiting_pod(&mut self) {
+        let Some(key) = self.open_pod.take() else {
+            return;
+        };
+        let found = key
+            .split_once('/')
+            .and_then(|(ns, name)| self.session().and_then(|s| s.cluster().find_pod(ns, name)));
+        match found {
+            Some(pod) => self.show_placement(pod),
+            None => {
+                let name = self
+                    .session()
+                    .map_or(String::new(), |s| s.loaded.name.clone());
+                self.set_error(format!(
+                    "--pod {key}: no such pod in {name} (give NAMESPACE/NAME)"
+                ));
             }
         }
     }

@@ -88,7 +88,7 @@ impl App {
         };
         r.seek_events(at);
         let already_shown = !r.catching_up();
-        self.open_pod_when_shown = Some(pod.clone());
+        self.open_pod = Some(pod.clone());
         if already_shown {
             self.open_waiting_pod();
         }
@@ -97,17 +97,6 @@ impl App {
             clock(t)
         );
         self.set_info(text);
-    }
-
-    /// Opens the Placement a replay jump asked for, if its pod exists in
-    /// the cluster shown.
-    pub(crate) fn open_waiting_pod(&mut self) {
-        if let Some(key) = self.open_pod_when_shown.take()
-            && let Some((ns, name)) = key.split_once('/')
-            && let Some(pod) = self.session().and_then(|s| s.cluster().find_pod(ns, name))
-        {
-            self.show_placement(pod);
-        }
     }
 
     /// `m` / `:mark`: marks the moment shown, to compare later moments with.
