@@ -301,3 +301,23 @@ fn an_invalid_object_is_skipped_and_named_while_the_rest_updates() {
         "{line}"
     );
 }
+
+#[test]
+fn a_burst_of_events_becomes_few_rebuilds() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 6));
+    let mut app = open(&server, dir.path());
+    let rebuilds = |app: &App| app.feed.as_ref().and_then(|f| f.live()).map(|l| l.rebuilds);
+    let before = rebuilds(&app).expect("a live feed");
+    for i in 0..60 {
+        server.apply(test_pod(&format!("burst-{i}"), None));
+    }
+    assert!(until(&mut app, 10, |a| pod_node(a, "burst-59").is_some()
+        && (0..60)
+            .all(|i| pod_node(a, &format!("burst-{i}")).is_some())));
+    let made = rebuilds(&app).unwrap() - before;
+    assert!(
+        (1..=6).contains(&made),
+        "60 events should coalesce into a few rebuilds, not {made}"
+    );
+}
