@@ -84,7 +84,7 @@ pub fn outcome_tone(outcome: Outcome) -> Tone {
     match outcome {
         Outcome::Scheduled => Tone::Good,
         Outcome::Preempt => Tone::Warn,
-        Outcome::Unschedulable | Outcome::Rejected => Tone::Bad,
+        Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated => Tone::Bad,
     }
 }
 
@@ -132,6 +132,10 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
         Outcome::Rejected => format!(
             "REJECTED at admission: {}",
             placement.rejection.as_deref().unwrap_or("")
+        ),
+        Outcome::Gated => format!(
+            "GATED: {}; the scheduler does not attempt the pod",
+            placement.message
         ),
     };
     header.push(outcome_tone(placement.outcome), verdict);

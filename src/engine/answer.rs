@@ -3,6 +3,7 @@
 use super::framework::NodeScore;
 use super::preemption::PreemptionAnswer;
 use super::status::Rejection;
+use super::version::VersionChoice;
 use crate::model::pod::PreemptionPolicy;
 use crate::model::{NodeId, Pod};
 
@@ -16,6 +17,8 @@ pub enum Outcome {
     Unschedulable,
     /// Priority admission refuses the pod.
     Rejected,
+    /// The pod has scheduling gates: the scheduler never attempts it.
+    Gated,
 }
 
 impl Outcome {
@@ -25,15 +28,17 @@ impl Outcome {
             Outcome::Preempt => "preempt",
             Outcome::Unschedulable => "unschedulable",
             Outcome::Rejected => "rejected",
+            Outcome::Gated => "gated",
         }
     }
 
-    /// How bad the outcome is, for `--fail-on`: scheduled < preempt < unschedulable/rejected.
+    /// How bad the outcome is, for `--fail-on`: scheduled < preempt <
+    /// unschedulable/rejected/gated (a gated pod does not run either).
     pub fn severity(self) -> u8 {
         match self {
             Outcome::Scheduled => 0,
             Outcome::Preempt => 1,
-            Outcome::Unschedulable | Outcome::Rejected => 2,
+            Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated => 2,
         }
     }
 }
@@ -70,11 +75,15 @@ pub struct Placement {
     pub preemption: Option<PreemptionAnswer>,
     /// Things the operator should know about how this answer was computed.
     pub notes: Vec<String>,
+    /// The scheduler release the answer is asked of, and how it was chosen.
+    pub scheduler: VersionChoice,
+    /// For a gated pod: where it would go once its gates are removed.
+    pub if_ungated: Option<Box<Placement>>,
 }
 
 impl Placement {
     /// An answer with nothing decided yet: unschedulable, no nodes.
-    pub fn new(pod_key: String, pod: &Pod) -> Self {
+    pub fn new(pod_key: String, pod: &Pod, scheduler: &VersionChoice) -> Self {
         Placement {
             pod: pod_key,
             priority: Some(pod.priority_value()),
@@ -90,6 +99,8 @@ impl Placement {
             message: String::new(),
             preemption: None,
             notes: vec![],
+            scheduler: scheduler.clone(),
+            if_ungated: None,
         }
     }
 }

@@ -92,7 +92,11 @@ fn workload_of(cluster: &Cluster, pod: &Pod) -> Option<String> {
 }
 
 /// Runs the disruption on a fork and re-places every displaced pod.
-pub fn simulate(cluster: &Cluster, disruption: &Disruption) -> DisruptionPlan {
+pub fn simulate(
+    cluster: &Cluster,
+    disruption: &Disruption,
+    scheduler: &super::VersionChoice,
+) -> DisruptionPlan {
     let (nodes, evict, remove) = match disruption {
         Disruption::Drain(nodes) => (nodes.clone(), true, false),
         Disruption::CordonZone(zone) => (zone_nodes(cluster, zone), false, false),
@@ -164,7 +168,7 @@ pub fn simulate(cluster: &Cluster, disruption: &Disruption) -> DisruptionPlan {
             pod.node_name = None;
             pod.phase = PodPhase::Pending;
             pod.nominated_node_name = None;
-            let placement = schedule(&fork, &pod);
+            let placement = schedule(&fork, &pod, scheduler);
             let landed = carry_out(&mut fork, &placement);
             if let Some(node) = landed {
                 fork.bind_pod(id, node);
@@ -274,7 +278,7 @@ items:
     #[test]
     fn drain_moves_controller_pods_and_keeps_daemon_pods() {
         let c = cluster();
-        let plan = simulate(&c, &Disruption::Drain(vec![c.node_id("a1").unwrap()]));
+        let plan = simulate(&c, &Disruption::Drain(vec![c.node_id("a1").unwrap()]), &crate::engine::VersionChoice::default());
         assert_eq!(plan.affected_nodes, vec!["a1"]);
         let names: Vec<&str> = plan.displaced.iter().map(|d| d.pod.as_str()).collect();
         assert_eq!(
@@ -302,7 +306,7 @@ items:
     #[test]
     fn losing_a_zone_breaks_the_pdb_and_reports_skew() {
         let c = cluster();
-        let plan = simulate(&c, &Disruption::LoseZone("a".into()));
+        let plan = simulate(&c, &Disruption::LoseZone("a".into()), &crate::engine::VersionChoice::default());
         assert_eq!(plan.affected_nodes, vec!["a1", "a2"]);
         assert_eq!(
             plan.broken_pdbs,
@@ -333,7 +337,7 @@ items:
     #[test]
     fn cordoning_a_zone_moves_nothing() {
         let c = cluster();
-        let plan = simulate(&c, &Disruption::CordonZone("b".into()));
+        let plan = simulate(&c, &Disruption::CordonZone("b".into()), &crate::engine::VersionChoice::default());
         assert_eq!(plan.affected_nodes, vec!["b1", "b2"]);
         assert!(plan.displaced.is_empty());
         assert!(

@@ -7,7 +7,8 @@ use super::plugins::node_affinity::{self, PreFilter as AffinityPreFilter};
 use super::plugins::noderesources::{balanced_allocation, fit, least_allocated};
 use super::plugins::podtopologyspread::{filtering as pts_filter, scoring as pts_score};
 use super::plugins::{image_locality, node_name, node_ports, node_unschedulable, taint_toleration};
-use super::status::{FilterResult, Plugin, Rejection};
+use super::status::{Code, FilterResult, Plugin, Rejection};
+use super::version::Version;
 use crate::model::{Cluster, Node, NodeId, NodeInfo, Pod, PodId};
 
 /// The score plugins of the default profile with their weights, in the
@@ -23,10 +24,16 @@ pub const SCORE_PLUGINS: [(&str, i64); 8] = [
     ("VolumeBinding", 1),
 ];
 
+/// `SetAbsentNodesStatus`'s reason; NodeAffinity is the only default
+/// plugin that returns a PreFilter result.
+pub const ABSENT_NODE_REASON: &str = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
+
 /// Per-cycle state computed once by the PreFilter plugins.
 pub struct Cycle<'a> {
     pub cluster: &'a Cluster,
     pub pod: &'a Pod,
+    /// The release whose rules this cycle follows.
+    pub version: Version,
     node_affinity: AffinityPreFilter,
     spread: Option<pts_filter::PreFilterState>,
     interpod: Option<ipa_filter::PreFilterState>,
@@ -48,10 +55,11 @@ pub struct FilterState<'s> {
 
 impl<'a> Cycle<'a> {
     /// Runs every PreFilter plugin in profile order.
-    pub fn new(cluster: &'a Cluster, pod: &'a Pod) -> Self {
+    pub fn new(cluster: &'a Cluster, pod: &'a Pod, version: Version) -> Self {
         let mut cycle = Cycle {
             cluster,
             pod,
+            version,
             node_affinity: node_affinity::pre_filter(pod),
             spread: None,
             interpod: None,
@@ -96,6 +104,21 @@ impl<'a> Cycle<'a> {
         self.allowed.as_ref().is_none_or(|a| a[node as usize])
     }
 
+    /// The status of a node left out by the PreFilter result. Before v1.32
+    /// upstream records none (no reasons, not counted in the FitError);
+    /// from v1.32 `SetAbsentNodesStatus` gives it one naming the plugins.
+    pub fn absent_node_status(&self) -> Rejection {
+        Rejection {
+            plugin: Plugin::NodeAffinity,
+            code: Code::UnschedulableAndUnresolvable,
+            reasons: if self.version.absent_nodes_get_status() {
+                vec![ABSENT_NODE_REASON.into()]
+            } else {
+                vec![]
+            },
+        }
+    }
+
     /// Every Filter plugin in profile order; the first failure decides.
     pub fn run_filters(&self, state: &FilterState, node: &Node, info: &NodeInfo) -> FilterResult {
         let (pod, interner) = (self.pod, &self.cluster.interner);
@@ -108,7 +131,7 @@ impl<'a> Cycle<'a> {
         if !pod.host_ports.is_empty() {
             node_ports::filter(pod, info)?;
         }
-        fit::filter(pod, node, info, interner)?;
+        fit::filter(pod, node, info, interner, self.version)?;
         if let Some(s) = &state.spread {
             s.filter(pod, node)?;
         }
@@ -200,7 +223,12 @@ pub struct NodeScore {
 }
 
 /// PreScore, Score, NormalizeScore and weighting over the feasible nodes.
-pub fn score_nodes(cluster: &Cluster, pod: &Pod, feasible: &[NodeId]) -> Vec<NodeScore> {
+pub fn score_nodes(
+    cluster: &Cluster,
+    pod: &Pod,
+    feasible: &[NodeId],
+    version: Version,
+) -> Vec<NodeScore> {
     let n = feasible.len();
     let interner = &cluster.interner;
     let mut columns: [Vec<i64>; 8] = Default::default();
@@ -254,12 +282,18 @@ pub fn score_nodes(cluster: &Cluster, pod: &Pod, feasible: &[NodeId]) -> Vec<Nod
 
     columns[4] = feasible
         .iter()
-        .map(|&id| least_allocated::score(pod, cluster.node(id), cluster.node_info(id)))
+        .map(|&id| least_allocated::score(pod, cluster.node(id), cluster.node_info(id), version))
         .collect();
-    columns[5] = feasible
-        .iter()
-        .map(|&id| balanced_allocation::score(pod, cluster.node(id), cluster.node_info(id)))
-        .collect();
+    columns[5] = if balanced_allocation::pre_score_skips(pod, version) {
+        vec![0; n]
+    } else {
+        feasible
+            .iter()
+            .map(|&id| {
+                balanced_allocation::score(pod, cluster.node(id), cluster.node_info(id), version)
+            })
+            .collect()
+    };
     columns[6] = feasible
         .iter()
         .map(|&id| image_locality::score(cluster, pod, cluster.node(id)))

@@ -1,7 +1,9 @@
-//! The kube-scheduler v1.30 re-implementation. Mirrors the upstream
-//! framework: admission (priority) → PreFilter/Filter → PreScore/Score/
-//! Normalize → selection, and DefaultPreemption when nothing fits.
-//! Pure functions over the model: no I/O, no UI.
+//! The kube-scheduler re-implementation, versioned: every answer is asked
+//! of one release (v1.30–v1.34, [`version::Version`]), chosen by the caller
+//! and recorded in the answer. Mirrors the upstream framework: admission
+//! (priority) → PreEnqueue (scheduling gates) → PreFilter/Filter →
+//! PreScore/Score/Normalize → selection, and DefaultPreemption when nothing
+//! fits. Pure functions over the model: no I/O, no UI.
 
 pub mod admission;
 pub mod answer;
@@ -13,28 +15,30 @@ pub mod preemption;
 pub mod replicas;
 pub mod status;
 pub mod termination;
+pub mod version;
 
 pub use answer::{NodeFailure, Outcome, Placement};
+pub use version::{Version, VersionChoice, VersionSource};
 
 use crate::model::pod::PreemptionPolicy;
 use crate::model::{Cluster, NodeId, Pod};
 use framework::{Cycle, score_nodes};
-use status::{Code, Plugin, Rejection};
 
-/// Answers for a new pod: priority admission first, then a scheduling cycle.
-pub fn place(cluster: &Cluster, pod: &Pod) -> Placement {
+/// Answers for a new pod as the chosen release would: priority admission
+/// first, then a scheduling cycle.
+pub fn place(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement {
     match admission::admit(cluster, pod) {
         Err(rejection) => Placement {
             outcome: Outcome::Rejected,
             rejection: Some(rejection),
             priority: None,
-            ..Placement::new(pod_key(cluster, pod), pod)
+            ..Placement::new(pod_key(cluster, pod), pod, scheduler)
         },
         Ok(admitted) => {
             let mut admitted_pod = pod.clone();
             admitted_pod.priority = Some(admitted.priority);
             admitted_pod.preemption_policy = Some(admitted.preemption_policy);
-            let mut answer = schedule(cluster, &admitted_pod);
+            let mut answer = schedule(cluster, &admitted_pod, scheduler);
             answer.priority_class = admitted.priority_class;
             answer
         }
@@ -43,21 +47,42 @@ pub fn place(cluster: &Cluster, pod: &Pod) -> Placement {
 
 /// Answers for a pod already admitted (its `spec.priority` is resolved), such
 /// as a pending pod of the snapshot. The pod must not be counted in `cluster`.
-pub fn schedule(cluster: &Cluster, pod: &Pod) -> Placement {
-    let mut answer = Placement::new(pod_key(cluster, pod), pod);
-    answer.notes.extend(plugins::volumes::note(pod));
-    if !pod.scheduling_gates.is_empty() {
-        answer.notes.push(format!(
-            "waiting for scheduling gates: [{}]; the scheduler does not attempt the pod until they are removed (the answer shows where it would go then)",
-            pod.scheduling_gates.join(" ")
-        ));
+///
+/// A pod with scheduling gates is never attempted (PreEnqueue): the answer
+/// is `gated` with the SchedulingGates plugin's message, and where the pod
+/// would go once ungated is kept in [`Placement::if_ungated`].
+pub fn schedule(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement {
+    let mut answer = attempt(cluster, pod, scheduler);
+    if pod.scheduling_gates.is_empty() {
+        return answer;
     }
+    let mut gated = Placement::new(answer.pod.clone(), pod, scheduler);
+    gated.priority_class = answer.priority_class.clone();
+    gated.outcome = Outcome::Gated;
+    gated.message = format!(
+        "waiting for scheduling gates: [{}]",
+        pod.scheduling_gates.join(" ")
+    );
+    gated.notes.push(
+        "the scheduler does not attempt the pod until its scheduling gates are removed; ifUngated shows where it would go then".into(),
+    );
+    answer.notes.clear();
+    gated.if_ungated = Some(Box::new(answer));
+    gated
+}
+
+/// One scheduling attempt: Filter, Score, and DefaultPreemption when no
+/// node fits.
+fn attempt(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement {
+    let version = scheduler.version;
+    let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
+    answer.notes.extend(plugins::volumes::note(pod));
     if cluster.nodes.is_empty() {
         answer.message = fit_error::NO_NODES_AVAILABLE.to_string();
         return answer;
     }
 
-    let cycle = Cycle::new(cluster, pod);
+    let cycle = Cycle::new(cluster, pod, version);
     if let Some(rejection) = &cycle.prefilter_rejection {
         for id in 0..cluster.nodes.len() as NodeId {
             answer.failures.push(NodeFailure {
@@ -71,11 +96,7 @@ pub fn schedule(cluster: &Cluster, pod: &Pod) -> Placement {
             if !cycle.is_allowed(id) {
                 answer.failures.push(NodeFailure {
                     node: id,
-                    rejection: Rejection {
-                        plugin: Plugin::NodeAffinity,
-                        code: Code::UnschedulableAndUnresolvable,
-                        reasons: vec![],
-                    },
+                    rejection: cycle.absent_node_status(),
                 });
                 continue;
             }
@@ -90,7 +111,7 @@ pub fn schedule(cluster: &Cluster, pod: &Pod) -> Placement {
     }
 
     if !answer.feasible.is_empty() {
-        answer.scores = score_nodes(cluster, pod, &answer.feasible);
+        answer.scores = score_nodes(cluster, pod, &answer.feasible, version);
         let top = answer.scores.iter().map(|s| s.total).max().unwrap_or(0);
         answer.best = answer
             .scores
@@ -145,7 +166,7 @@ pub fn carry_out(fork: &mut Cluster, placement: &Placement) -> Option<NodeId> {
             }
             pre.node
         }
-        Outcome::Unschedulable | Outcome::Rejected => None,
+        Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated => None,
     }
 }
 
@@ -156,7 +177,11 @@ fn pod_key(cluster: &Cluster, pod: &Pod) -> String {
 /// Answers for a pod already in the snapshot: for a pending pod, why it is
 /// pending; for a bound pod, where it would go if it were rescheduled, with
 /// itself taken out of the cluster first (it must not count against itself).
-pub fn place_existing(cluster: &Cluster, id: crate::model::PodId) -> Placement {
+pub fn place_existing(
+    cluster: &Cluster,
+    id: crate::model::PodId,
+    scheduler: &VersionChoice,
+) -> Placement {
     let pod = cluster.pod(id);
     if pod.node.is_none() {
         let mut p = pod.clone();
@@ -168,14 +193,14 @@ pub fn place_existing(cluster: &Cluster, id: crate::model::PodId) -> Placement {
         {
             p.node_name = None;
         }
-        return schedule(cluster, &p);
+        return schedule(cluster, &p, scheduler);
     }
     let mut without = cluster.clone();
     without.unbind_pod(id);
     let mut p = pod.clone();
     p.node = None;
     p.node_name = None;
-    let mut answer = schedule(&without, &p);
+    let mut answer = schedule(&without, &p, scheduler);
     answer.notes.push(format!(
         "the pod is bound to {}; this is where it would go if it were rescheduled now",
         pod.node_name.as_deref().unwrap_or("?")

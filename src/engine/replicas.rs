@@ -59,7 +59,12 @@ pub fn replica_name(pod: &Pod, i: usize) -> String {
 
 /// Asks for `n` replicas of `pod` one after another. Stops asking after the
 /// first replica that cannot be placed (later ones would see the same cluster).
-pub fn place_replicas(cluster: &Cluster, pod: &Pod, n: usize) -> ReplicaPlan {
+pub fn place_replicas(
+    cluster: &Cluster,
+    pod: &Pod,
+    n: usize,
+    scheduler: &super::VersionChoice,
+) -> ReplicaPlan {
     let mut fork = cluster.clone();
     let mut plan = ReplicaPlan {
         steps: Vec::with_capacity(n),
@@ -70,7 +75,7 @@ pub fn place_replicas(cluster: &Cluster, pod: &Pod, n: usize) -> ReplicaPlan {
     for i in 1..=n {
         let mut replica = pod.clone();
         replica.name = replica_name(pod, i).into();
-        let placement = place(&fork, &replica);
+        let placement = place(&fork, &replica, scheduler);
         let landed = carry_out(&mut fork, &placement);
         if let Some(node) = landed {
             replica.priority = placement.priority;

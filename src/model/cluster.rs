@@ -17,10 +17,13 @@ use super::resources::{CpuMem, Resources};
 #[derive(Clone, Debug, Default)]
 pub struct NodeInfo {
     pub pods: Vec<PodId>,
-    /// Σ `PodRequests` of the pods.
+    /// Σ `PodRequests` of the pods (container level, as before v1.34).
     pub requested: Resources,
-    /// Σ non-zero cpu/memory of the pods (scoring only).
-    pub non_zero_requested: CpuMem,
+    /// What pod-level resources change in that sum (v1.34 honours them).
+    pub pod_level_delta: Resources,
+    /// Σ non-zero cpu/memory of the pods (scoring only), per era of
+    /// `CalculateResource`: v1.30–1.31, v1.32–1.33, v1.34.
+    pub non_zero_requested: [CpuMem; 3],
     /// Used host ports, a set without reference counts, as upstream keeps it.
     pub used_ports: Vec<HostPort>,
     pub pods_with_affinity: Vec<PodId>,
@@ -28,10 +31,71 @@ pub struct NodeInfo {
 }
 
 impl NodeInfo {
+    /// Adds (`by` = 1) or removes (-1) a pod's requests in every era.
+    pub fn account(&mut self, pod: &Pod, by: i8) {
+        use crate::engine::Version;
+        let add = |into: &mut CpuMem, v: CpuMem| {
+            if by > 0 { into.add(v) } else { into.subtract(v) }
+        };
+        if by > 0 {
+            self.requested.add(&pod.requests);
+        } else {
+            self.requested.subtract(&pod.requests);
+        }
+        for (era, version) in [Version::V1_30, Version::V1_32, Version::V1_34]
+            .into_iter()
+            .enumerate()
+        {
+            add(&mut self.non_zero_requested[era], pod.existing_non_zero_in(version));
+        }
+        if let Some(pl) = &pod.pod_level {
+            let (plus, minus) = if by > 0 {
+                (&pl.requests, &pod.requests)
+            } else {
+                (&pod.requests, &pl.requests)
+            };
+            self.pod_level_delta.add(plus);
+            self.pod_level_delta.subtract(minus);
+        }
+    }
+
+    /// Σ non-zero cpu/memory as the given release's scoring sees it.
+    pub fn non_zero_requested_in(&self, version: crate::engine::Version) -> CpuMem {
+        use crate::engine::Version;
+        let era = match version {
+            Version::V1_30 | Version::V1_31 => 0,
+            Version::V1_32 | Version::V1_33 => 1,
+            Version::V1_34 => 2,
+        };
+        self.non_zero_requested[era]
+    }
+
+    /// Σ requested cpu/memory as the given release's Filter sees it.
+    pub fn requested_cpu_mem(&self, version: crate::engine::Version) -> CpuMem {
+        let mut r = CpuMem {
+            milli_cpu: self.requested.milli_cpu,
+            memory: self.requested.memory,
+        };
+        if version.pod_level_resources() {
+            r.milli_cpu += self.pod_level_delta.milli_cpu;
+            r.memory += self.pod_level_delta.memory;
+        }
+        r
+    }
+
+    /// Σ requested of a scalar resource (hugepages may be set at pod level).
+    pub fn requested_scalar(&self, name: Sym, version: crate::engine::Version) -> i64 {
+        let delta = if version.pod_level_resources() {
+            self.pod_level_delta.scalar(name)
+        } else {
+            0
+        };
+        self.requested.scalar(name) + delta
+    }
+
     pub fn add_pod(&mut self, id: PodId, pod: &Pod) {
         self.pods.push(id);
-        self.requested.add(&pod.requests);
-        self.non_zero_requested.add(pod.non_zero_requests);
+        self.account(pod, 1);
         for p in pod.host_ports.iter() {
             if !self.used_ports.contains(p) {
                 self.used_ports.push(p.clone());
@@ -52,8 +116,7 @@ impl NodeInfo {
             return false;
         };
         self.pods.swap_remove(i);
-        self.requested.subtract(&pod.requests);
-        self.non_zero_requested.subtract(pod.non_zero_requests);
+        self.account(pod, -1);
         self.used_ports.retain(|p| !pod.host_ports.contains(p));
         self.pods_with_affinity.retain(|&p| p != id);
         self.pods_with_required_anti_affinity.retain(|&p| p != id);

@@ -231,11 +231,16 @@ pub struct Pod {
     pub preemption_policy: Option<PreemptionPolicy>,
     /// `PodRequests(pod)`: what the Filter and `NodeInfo.Requested` use.
     pub requests: Resources,
-    /// This pod's contribution to `NodeInfo.NonZeroRequested` (existing pods).
+    /// This pod's contribution to `NodeInfo.NonZeroRequested` (existing
+    /// pods) before v1.32: sidecars reach it only through the init max.
     pub non_zero_requests: CpuMem,
     /// Its request as an incoming pod in LeastAllocated scoring (defaults
-    /// applied per container before summing).
+    /// applied per container before summing); from v1.32 also its
+    /// contribution to `NodeInfo.NonZeroRequested` as an existing pod.
     pub incoming_non_zero_requests: CpuMem,
+    /// Pod-level `spec.resources` requests (cpu, memory, hugepages), honoured
+    /// from v1.34; `None` when the pod sets none.
+    pub pod_level: Option<Box<PodLevelRequests>>,
     pub host_ports: Box<[HostPort]>,
     /// `None` when `spec.nodeSelector` is nil.
     pub node_selector: Option<Box<[(Sym, Sym)]>>,
@@ -256,7 +261,46 @@ pub struct Pod {
     pub pvc_names: Box<[Box<str>]>,
 }
 
+/// A pod's requests with its pod-level `spec.resources` applied
+/// (`PodRequests` with `SkipPodLevelResources: false`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodLevelRequests {
+    /// What the Filter and `NodeInfo.Requested` use.
+    pub requests: Resources,
+    /// `CalculateResource`'s non-zero cpu/memory (defaults only for a
+    /// resource set neither at pod nor at container level).
+    pub non_zero: CpuMem,
+    /// The incoming pod's LeastAllocated request.
+    pub incoming_non_zero: CpuMem,
+}
+
 impl Pod {
+    /// The requests the given release's NodeResourcesFit and
+    /// BalancedAllocation read.
+    pub fn requests_in(&self, version: crate::engine::Version) -> &Resources {
+        match &self.pod_level {
+            Some(pl) if version.pod_level_resources() => &pl.requests,
+            _ => &self.requests,
+        }
+    }
+
+    /// This pod's share of `NodeInfo.NonZeroRequested` in the given release.
+    pub fn existing_non_zero_in(&self, version: crate::engine::Version) -> CpuMem {
+        match &self.pod_level {
+            Some(pl) if version.pod_level_resources() => pl.non_zero,
+            _ if version.sidecars_in_non_zero_requests() => self.incoming_non_zero_requests,
+            _ => self.non_zero_requests,
+        }
+    }
+
+    /// Its request as the incoming pod in LeastAllocated scoring.
+    pub fn incoming_non_zero_in(&self, version: crate::engine::Version) -> CpuMem {
+        match &self.pod_level {
+            Some(pl) if version.pod_level_resources() => pl.incoming_non_zero,
+            _ => self.incoming_non_zero_requests,
+        }
+    }
+
     /// `PodPriority`: the resolved priority, 0 when nil.
     pub fn priority_value(&self) -> i32 {
         self.priority.unwrap_or(0)

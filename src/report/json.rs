@@ -40,7 +40,19 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
     );
     out.insert("outcome".into(), json!(p.outcome.as_str()));
     out.insert("rejection".into(), json!(p.rejection));
-    if p.outcome != Outcome::Rejected {
+    out.insert(
+        "schedulerVersion".into(),
+        json!(p.scheduler.version.as_str()),
+    );
+    out.insert(
+        "schedulerVersionSource".into(),
+        json!({
+            "kind": p.scheduler.source_kind(),
+            "clamped": p.scheduler.clamped,
+            "reason": p.scheduler.reason(),
+        }),
+    );
+    if !matches!(p.outcome, Outcome::Rejected | Outcome::Gated) {
         out.insert(
             "feasibleNodes".into(),
             json!(sorted_names(cluster, &p.feasible)),
@@ -86,6 +98,9 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
             .unwrap_or(Value::Null),
     );
     out.insert("message".into(), json!(p.message));
+    if let Some(ungated) = &p.if_ungated {
+        out.insert("ifUngated".into(), placement(cluster, ungated));
+    }
     if !p.notes.is_empty() {
         out.insert("notes".into(), json!(p.notes));
     }

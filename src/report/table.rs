@@ -40,6 +40,15 @@ pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
             let _ = writeln!(out, "  {}", p.rejection.as_deref().unwrap_or(""));
             return out;
         }
+        Outcome::Gated => {
+            let _ = writeln!(out, "Outcome: GATED, the scheduler does not attempt the pod");
+            let _ = writeln!(out, "  {}", p.message);
+            if let Some(ungated) = &p.if_ungated {
+                let _ = writeln!(out, "\nOnce ungated:");
+                out.push_str(&render(cluster, ungated, limit));
+            }
+            return out;
+        }
         Outcome::Scheduled => {
             let node = p.node.map(node_name).unwrap_or_default();
             let ties = if p.best.len() > 1 {

@@ -38,6 +38,7 @@ pub fn outcome_word(o: Outcome) -> &'static str {
         Outcome::Preempt => "PREEMPT",
         Outcome::Unschedulable => "UNSCHEDULABLE",
         Outcome::Rejected => "REJECTED",
+        Outcome::Gated => "GATED",
     }
 }
 

@@ -33,6 +33,7 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
     let mut info = NodeInfo {
         pods: Vec::with_capacity(original.pods.len()),
         requested: original.requested.clone(),
+        pod_level_delta: original.pod_level_delta.clone(),
         non_zero_requested: original.non_zero_requested,
         used_ports: original.used_ports.clone(),
         pods_with_affinity: Vec::new(),
@@ -42,8 +43,7 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
         if cluster.priority_of(id) < prio {
             let p = cluster.pod(id);
             potential.push(id);
-            info.requested.subtract(&p.requests);
-            info.non_zero_requested.subtract(p.non_zero_requests);
+            info.account(p, -1);
             if !p.host_ports.is_empty() {
                 info.used_ports.retain(|port| !p.host_ports.contains(port));
             }

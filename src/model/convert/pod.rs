@@ -108,6 +108,12 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
             requests::parse_q(&v.0, &object, &format!("spec.overhead.{k}"))?,
         );
     }
+    let pod_level = requests::pod_level_list(spec.resources.as_ref(), &object)?;
+    let pod_level = (!pod_level.is_empty()).then(|| {
+        Box::new(requests::pod_level_requests(
+            &pod_level, &regular, &init, &overhead, interner,
+        ))
+    });
     let exact = pod_requests(&regular, &init, &overhead, false);
     let defaulted = pod_requests(&regular, &init, &overhead, true);
 
@@ -279,6 +285,7 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
         requests: to_resources(&exact, interner),
         non_zero_requests: existing_non_zero(&regular, &init, &overhead),
         incoming_non_zero_requests: incoming_non_zero(&defaulted),
+        pod_level,
         host_ports: host_ports.into_boxed_slice(),
         node_selector,
         node_affinity,

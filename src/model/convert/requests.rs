@@ -13,6 +13,7 @@ use k8s_openapi::api::core::v1 as core;
 use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
 use crate::model::quantity::Quantity;
+use crate::model::pod::PodLevelRequests;
 use crate::model::resources::{CpuMem, Resources};
 
 /// `DefaultMilliCPURequest`.
@@ -170,6 +171,109 @@ pub fn existing_non_zero(
         total.memory += q.value();
     }
     total
+}
+
+/// `IsSupportedPodLevelResource`: cpu, memory and hugepages.
+fn is_pod_level_resource(name: &str) -> bool {
+    matches!(name, "cpu" | "memory") || name.starts_with("hugepages-")
+}
+
+/// Pod-level `spec.resources` requests after API defaulting (requests :=
+/// limits per missing key), keeping only the names pod level supports.
+/// Empty when the pod sets none (`IsPodLevelRequestsSet` is false).
+pub fn pod_level_list(
+    res: Option<&core::ResourceRequirements>,
+    object: &str,
+) -> Result<ResourceList, InvalidObject> {
+    let mut out = ResourceList::new();
+    let Some(res) = res else { return Ok(out) };
+    for (field, list) in [("limits", &res.limits), ("requests", &res.requests)] {
+        for (k, v) in list.iter().flatten() {
+            let q = parse_q(&v.0, object, &format!("spec.resources.{field}.{k}"))?;
+            if is_pod_level_resource(k) {
+                out.insert(k.clone(), q);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `PodRequests` with pod-level resources: the container-level requests
+/// (`containers`, already with any non-missing defaults), each pod-level
+/// resource replacing its sum, then overhead added.
+fn with_pod_level(
+    mut container_level: ResourceList,
+    pod_level: &ResourceList,
+    overhead: &ResourceList,
+) -> ResourceList {
+    for (k, q) in pod_level {
+        container_level.insert(k.clone(), *q);
+    }
+    add_list(&mut container_level, overhead);
+    container_level
+}
+
+/// The three views of a pod with pod-level requests (v1.34's
+/// `PodRequests`, `CalculateResource` and `calculatePodResourceRequest`).
+pub fn pod_level_requests(
+    pod_level: &ResourceList,
+    containers: &[ResourceList],
+    init: &[ContainerRequests],
+    overhead: &ResourceList,
+    interner: &mut Interner,
+) -> PodLevelRequests {
+    let none = ResourceList::new();
+    let exact_containers = pod_requests(containers, init, &none, false);
+    let exact = with_pod_level(exact_containers, pod_level, overhead);
+    // CalculateResource: defaults only for cpu/memory set at neither level.
+    let missing: Vec<&str> = ["cpu", "memory"]
+        .into_iter()
+        .filter(|k| !exact.contains_key(*k))
+        .collect();
+    let non_zero_list = if missing.is_empty() {
+        exact.clone()
+    } else {
+        let defaulted: Vec<ResourceList> = containers
+            .iter()
+            .map(|c| with_defaults_for(c, &missing))
+            .collect();
+        let defaulted_init: Vec<ContainerRequests> = init
+            .iter()
+            .map(|ic| ContainerRequests {
+                requests: with_defaults_for(&ic.requests, &missing),
+                restartable: ic.restartable,
+            })
+            .collect();
+        with_pod_level(
+            pod_requests(&defaulted, &defaulted_init, &none, false),
+            pod_level,
+            overhead,
+        )
+    };
+    let incoming = with_pod_level(
+        pod_requests(containers, init, &none, true),
+        pod_level,
+        overhead,
+    );
+    PodLevelRequests {
+        requests: to_resources(&exact, interner),
+        non_zero: incoming_non_zero(&non_zero_list),
+        incoming_non_zero: incoming_non_zero(&incoming),
+    }
+}
+
+fn with_defaults_for(list: &ResourceList, missing: &[&str]) -> ResourceList {
+    let mut out = list.clone();
+    for &k in missing {
+        if !out.contains_key(k) {
+            let q = match k {
+                "cpu" => Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST),
+                _ => Quantity::from_units(DEFAULT_MEMORY_REQUEST),
+            };
+            out.insert(k.into(), q);
+        }
+    }
+    out
 }
 
 /// `IsScalarResourceName`: extended, hugepages, attachable-volumes or a

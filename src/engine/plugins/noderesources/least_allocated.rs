@@ -1,6 +1,7 @@
 //! `NodeResourcesFit` Score with the default LeastAllocated strategy over
 //! cpu and memory (weight 1 each), using non-zero requests.
 
+use crate::engine::Version;
 use crate::model::{Node, NodeInfo, Pod};
 
 fn least_requested(requested: i64, capacity: i64) -> i64 {
@@ -10,15 +11,17 @@ fn least_requested(requested: i64, capacity: i64) -> i64 {
     (capacity - requested) * super::super::MAX_NODE_SCORE / capacity
 }
 
-pub fn score(pod: &Pod, node: &Node, info: &NodeInfo) -> i64 {
+pub fn score(pod: &Pod, node: &Node, info: &NodeInfo, version: Version) -> i64 {
+    let used = info.non_zero_requested_in(version);
+    let request = pod.incoming_non_zero_in(version);
     let pairs = [
         (
             node.allocatable.milli_cpu,
-            info.non_zero_requested.milli_cpu + pod.incoming_non_zero_requests.milli_cpu,
+            used.milli_cpu + request.milli_cpu,
         ),
         (
             node.allocatable.memory,
-            info.non_zero_requested.memory + pod.incoming_non_zero_requests.memory,
+            used.memory + request.memory,
         ),
     ];
     let (mut total, mut weights) = (0, 0);
