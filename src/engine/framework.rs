@@ -88,7 +88,7 @@ impl<'a> Cycle<'a> {
             AffinityPreFilter::Skip | AffinityPreFilter::AllNodes => {}
         }
         cycle.spread = pts_filter::pre_filter(cluster, pod);
-        cycle.interpod = ipa_filter::pre_filter(cluster, pod);
+        cycle.interpod = ipa_filter::pre_filter(cluster, pod, version);
         cycle
     }
 
@@ -268,7 +268,7 @@ pub fn score_nodes(
     };
 
     // InterPodAffinity.
-    columns[3] = match ipa_score::pre_score(cluster, pod, feasible) {
+    columns[3] = match ipa_score::pre_score(cluster, pod, feasible, version) {
         None => vec![0; n],
         Some(state) => {
             let mut s: Vec<i64> = feasible

@@ -270,8 +270,6 @@ pub struct PodLevelRequests {
     /// `CalculateResource`'s non-zero cpu/memory (defaults only for a
     /// resource set neither at pod nor at container level).
     pub non_zero: CpuMem,
-    /// The incoming pod's LeastAllocated request.
-    pub incoming_non_zero: CpuMem,
 }
 
 impl Pod {
@@ -293,12 +291,12 @@ impl Pod {
         }
     }
 
-    /// Its request as the incoming pod in LeastAllocated scoring.
-    pub fn incoming_non_zero_in(&self, version: crate::engine::Version) -> CpuMem {
-        match &self.pod_level {
-            Some(pl) if version.pod_level_resources() => pl.incoming_non_zero,
-            _ => self.incoming_non_zero_requests,
-        }
+    /// Its request as the incoming pod in NodeResourcesFit's scoring. Pod
+    /// level is ignored in every release: v1.34's `NewFit` builds its
+    /// resource allocation scorer without `enablePodLevelResources` (only
+    /// BalancedAllocation sets it), so the containers' sum is scored.
+    pub fn incoming_non_zero_for_fit_score(&self) -> CpuMem {
+        self.incoming_non_zero_requests
     }
 
     /// `PodPriority`: the resolved priority, 0 when nil.

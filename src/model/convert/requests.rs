@@ -213,8 +213,8 @@ fn with_pod_level(
     container_level
 }
 
-/// The three views of a pod with pod-level requests (v1.34's
-/// `PodRequests`, `CalculateResource` and `calculatePodResourceRequest`).
+/// A pod with pod-level requests as v1.34's `PodRequests` and
+/// `CalculateResource` see it.
 pub fn pod_level_requests(
     pod_level: &ResourceList,
     containers: &[ResourceList],
@@ -250,15 +250,9 @@ pub fn pod_level_requests(
             overhead,
         )
     };
-    let incoming = with_pod_level(
-        pod_requests(containers, init, &none, true),
-        pod_level,
-        overhead,
-    );
     PodLevelRequests {
         requests: to_resources(&exact, interner),
         non_zero: incoming_non_zero(&non_zero_list),
-        incoming_non_zero: incoming_non_zero(&incoming),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::engine::Version;
 use super::{for_each_term_match, resolve_incoming_term, term_matches};
 use crate::engine::status::{FilterResult, Plugin, Rejection};
 use crate::model::intern::Sym;
@@ -57,16 +58,16 @@ fn matches_all(terms: &[AffinityTerm], pod: &Pod) -> bool {
 }
 
 /// PreFilter: `None` is Skip (nothing to check).
-pub fn pre_filter(cluster: &Cluster, pod: &Pod) -> Option<PreFilterState> {
+pub fn pre_filter(cluster: &Cluster, pod: &Pod, version: Version) -> Option<PreFilterState> {
     let (req_aff, req_anti) = match &pod.pod_affinity {
         Some(a) => (
             a.required_affinity
                 .iter()
-                .map(|t| resolve_incoming_term(cluster, t))
+                .map(|t| resolve_incoming_term(cluster, t, version))
                 .collect::<Vec<_>>(),
             a.required_anti_affinity
                 .iter()
-                .map(|t| resolve_incoming_term(cluster, t))
+                .map(|t| resolve_incoming_term(cluster, t, version))
                 .collect::<Vec<_>>(),
         ),
         None => (Vec::new(), Vec::new()),

@@ -5,6 +5,7 @@
 pub mod filtering;
 pub mod scoring;
 
+use crate::engine::Version;
 use crate::model::Cluster;
 use crate::model::intern::Sym;
 use crate::model::labels::{LabelSelector, Labels};
@@ -22,7 +23,17 @@ pub fn term_matches(term: &AffinityTerm, pod: &Pod, ns_labels: Option<&Labels>) 
 /// `mergeAffinityTermNamespacesIfNotEmpty`: for the incoming pod's terms, a
 /// non-empty namespace selector is resolved against the known namespaces
 /// and replaced by the list; `{}` stays "all namespaces".
-pub fn resolve_incoming_term(cluster: &Cluster, term: &AffinityTerm) -> AffinityTerm {
+///
+/// v1.34.1 takes the term by value: the namespaces it adds reach the shared
+/// set, but the selector it clears is the copy's, so the selector stays and
+/// is later matched against an empty label set (incoming terms are matched
+/// with nil namespace labels). A selector that matches no labels at all
+/// (`NotIn`, `DoesNotExist`) then matches pods of every namespace.
+pub fn resolve_incoming_term(
+    cluster: &Cluster,
+    term: &AffinityTerm,
+    version: Version,
+) -> AffinityTerm {
     if term.namespace_selector.is_everything() {
         return term.clone();
     }
@@ -36,7 +47,11 @@ pub fn resolve_incoming_term(cluster: &Cluster, term: &AffinityTerm) -> Affinity
         namespaces: namespaces.into_boxed_slice(),
         selector: term.selector.clone(),
         topology_key: term.topology_key,
-        namespace_selector: LabelSelector::Nothing,
+        namespace_selector: if version.keeps_namespace_selector_after_merge() {
+            term.namespace_selector.clone()
+        } else {
+            LabelSelector::Nothing
+        },
     }
 }
 

@@ -2,6 +2,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::engine::Version;
 use super::{for_each_term_match, resolve_incoming_term, term_matches};
 use crate::model::intern::Sym;
 use crate::model::{Cluster, Node, NodeId, Pod};
@@ -21,7 +22,12 @@ fn add(scores: &mut FxHashMap<Sym, FxHashMap<Sym, i64>>, node: &Node, key: Sym, 
 }
 
 /// PreScore; `None` is Skip (no term matched anywhere).
-pub fn pre_score(cluster: &Cluster, pod: &Pod, feasible: &[NodeId]) -> Option<PreScoreState> {
+pub fn pre_score(
+    cluster: &Cluster,
+    pod: &Pod,
+    feasible: &[NodeId],
+    version: Version,
+) -> Option<PreScoreState> {
     if feasible.is_empty() {
         return None;
     }
@@ -35,7 +41,7 @@ pub fn pre_score(cluster: &Cluster, pod: &Pod, feasible: &[NodeId]) -> Option<Pr
             (&a.preferred_anti_affinity, -1),
         ] {
             for wt in terms.iter() {
-                let term = resolve_incoming_term(cluster, &wt.term);
+                let term = resolve_incoming_term(cluster, &wt.term, version);
                 for_each_term_match(cluster, &term, |e| {
                     let node = cluster.node(e.node.expect("scheduled"));
                     if !node.labels.is_empty() {

@@ -13,7 +13,7 @@ fn least_requested(requested: i64, capacity: i64) -> i64 {
 
 pub fn score(pod: &Pod, node: &Node, info: &NodeInfo, version: Version) -> i64 {
     let used = info.non_zero_requested_in(version);
-    let request = pod.incoming_non_zero_in(version);
+    let request = pod.incoming_non_zero_for_fit_score();
     let pairs = [
         (
             node.allocatable.milli_cpu,
