@@ -208,8 +208,12 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     for _ in 0..args.repeat {
         let t = Instant::now();
         let a = match &question {
-            Question::NewPod(pod) => engine::place(&cluster, pod, &engine::VersionChoice::default()),
-            Question::Existing(id) => engine::place_existing(&cluster, *id, &engine::VersionChoice::default()),
+            Question::NewPod(pod) => {
+                engine::place(&cluster, pod, &engine::VersionChoice::default())
+            }
+            Question::Existing(id) => {
+                engine::place_existing(&cluster, *id, &engine::VersionChoice::default())
+            }
         };
         runs.push(t.elapsed());
         answer = Some(a);
@@ -284,7 +288,8 @@ fn place_replicas(args: &PlaceArgs, cluster: &Cluster, question: Question, n: us
             pod
         }
     };
-    let plan = engine::replicas::place_replicas(cluster, &template, n, &engine::VersionChoice::default());
+    let plan =
+        engine::replicas::place_replicas(cluster, &template, n, &engine::VersionChoice::default());
     let mut stdout = std::io::stdout().lock();
     match args.output {
         Format::Json => {

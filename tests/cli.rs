@@ -28,8 +28,7 @@ fn pod(name: &str) -> String {
 }
 
 fn expected(name: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(case(name).join("expected.json")).unwrap())
-        .unwrap()
+    serde_json::from_str(&std::fs::read_to_string(case(name).join("v1.34.json")).unwrap()).unwrap()
 }
 
 fn stdout_json(out: &Output) -> Value {
@@ -548,4 +547,44 @@ fn tui_source_options_conflict_clearly() {
         "{}",
         stderr(&out)
     );
+}
+
+/// A gated pod is never attempted: outcome `gated` with the scheduler's
+/// message, no filter fields, and where it would go once ungated.
+#[test]
+fn gated_pod_says_so_and_where_it_would_go_once_ungated() {
+    let name = "gates-002";
+    let want = expected(name);
+    assert_eq!(want["outcome"], "gated");
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot(name),
+        "--pod",
+        &pod(name),
+        "-o",
+        "json",
+    ]);
+    let got = stdout_json(&out);
+    assert_eq!(got["outcome"], "gated");
+    assert_eq!(got["message"], want["message"]);
+    assert!(
+        got["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("waiting for scheduling gates: [")
+    );
+    assert!(got.get("feasibleNodes").is_none());
+    assert!(got["preemption"].is_null());
+    let ungated = &got["ifUngated"];
+    assert!(
+        ["scheduled", "preempt", "unschedulable"].contains(&ungated["outcome"].as_str().unwrap()),
+        "{ungated}"
+    );
+    assert!(ungated["feasibleNodes"].is_array());
+
+    let table = kplace(&["place", "--snapshot", &snapshot(name), "--pod", &pod(name)]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("Outcome: GATED"), "{text}");
+    assert!(text.contains("Once ungated:"), "{text}");
 }

@@ -553,3 +553,40 @@ fn help_scrolls_on_a_short_terminal() {
     // Tall enough: no scrolling hint.
     assert!(!screen(&app, 200, 60).contains("↑↓ pgup pgdn scroll"));
 }
+
+/// A pending pod with scheduling gates: the Placement view says the
+/// scheduler does not attempt it, with the gate plugin's message, and shows
+/// the engine's answer for the pod once ungated below.
+#[test]
+fn gated_pod_placement_shows_the_gates_and_where_it_would_go_once_ungated() {
+    use std::io::Read;
+    let case =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases/gates-002");
+    let mut snapshot = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(case.join("snapshot.yaml.gz")).unwrap())
+        .read_to_string(&mut snapshot)
+        .unwrap();
+    let pod = std::fs::read_to_string(case.join("pod.yaml")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cluster.yaml");
+    std::fs::write(&file, format!("{snapshot}\n---\n{pod}")).unwrap();
+
+    let mut app = App::new(Options {
+        snapshot: Some(file),
+        pod: Some("batch/job-5vnrf".into()),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    assert_eq!(app.view, View::Placement);
+    let s = screen(&app, 160, 48);
+    assert!(
+        line_with(&s, "GATED")
+            .contains("waiting for scheduling gates: [example.com/quota kueue.x-k8s.io/admission]"),
+        "{s}"
+    );
+    assert!(s.contains("Once its scheduling gates are removed"), "{s}");
+    assert!(
+        s.contains("SCHEDULED →") || s.contains("PREEMPT →") || s.contains("UNSCHEDULABLE"),
+        "the ungated answer is shown:\n{s}"
+    );
+}

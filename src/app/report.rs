@@ -139,6 +139,34 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
         ),
     };
     header.push(outcome_tone(placement.outcome), verdict);
+    if let Some(ungated) = placement
+        .if_ungated
+        .as_deref()
+        .filter(|_| placement.outcome == Outcome::Gated)
+    {
+        // The scheduler never attempts a gated pod; what it would do once
+        // the gates are removed is the engine's answer for the ungated pod.
+        let inner = build(cluster, ungated, pod_is_bound);
+        let mut lines = vec![Line {
+            tone: Tone::Heading,
+            text: "Once its scheduling gates are removed".into(),
+        }];
+        lines.extend(inner.header.into_iter().skip(1).map(|mut l| {
+            l.text = format!("  {}", l.text);
+            l
+        }));
+        lines.push(Line {
+            tone: Tone::Text,
+            text: String::new(),
+        });
+        lines.extend(inner.lines);
+        return PlacementReport {
+            pod: placement.pod.clone(),
+            outcome: placement.outcome,
+            header: header.0,
+            lines,
+        };
+    }
     if pod_is_bound {
         header.push(
             Tone::Muted,

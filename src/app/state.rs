@@ -159,7 +159,9 @@ impl Session {
             match self.outcomes.get(id).map(|o| o.outcome) {
                 Some(Outcome::Scheduled) => c.scheduled += 1,
                 Some(Outcome::Preempt) => c.preempt += 1,
-                Some(Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated) => c.unschedulable += 1,
+                Some(Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated) => {
+                    c.unschedulable += 1
+                }
                 None => c.computing += 1,
             }
         }

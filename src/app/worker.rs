@@ -68,7 +68,8 @@ impl Workers {
                     if stop_flag.load(Ordering::Relaxed) {
                         break;
                     }
-                    let answer = place_existing(&cluster, pod, &crate::engine::VersionChoice::default());
+                    let answer =
+                        place_existing(&cluster, pod, &crate::engine::VersionChoice::default());
                     let node = answer.node.map(|n| cluster.node(n).name.to_string());
                     if event_tx
                         .send(WorkerEvent::Outcome {

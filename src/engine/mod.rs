@@ -77,6 +77,7 @@ fn attempt(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement
     let version = scheduler.version;
     let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
     answer.notes.extend(plugins::volumes::note(pod));
+    answer.notes.extend(release_notes(pod, version));
     if cluster.nodes.is_empty() {
         answer.message = fit_error::NO_NODES_AVAILABLE.to_string();
         return answer;
@@ -168,6 +169,46 @@ pub fn carry_out(fork: &mut Cluster, placement: &Placement) -> Option<NodeId> {
         }
         Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated => None,
     }
+}
+
+/// What the chosen release does differently with this pod that an operator
+/// would not guess from the spec.
+fn release_notes(pod: &Pod, version: Version) -> Vec<String> {
+    let mut notes = Vec::new();
+    if pod.pod_level.is_some() && !version.pod_level_resources() {
+        notes.push(format!(
+            "the pod's pod-level spec.resources are ignored: kube-scheduler {} {}",
+            version.as_str(),
+            if version < Version::V1_32 {
+                "does not know the field"
+            } else {
+                "has the PodLevelResources feature gate off by default (on from 1.34)"
+            }
+        ));
+    }
+    let empty = crate::model::labels::Labels::default();
+    let quirk = version.keeps_namespace_selector_after_merge()
+        && pod.pod_affinity.as_ref().is_some_and(|a| {
+            let required = a
+                .required_affinity
+                .iter()
+                .chain(&a.required_anti_affinity[..]);
+            let preferred = a
+                .preferred_affinity
+                .iter()
+                .chain(&a.preferred_anti_affinity[..])
+                .map(|w| &w.term);
+            required.chain(preferred).any(|t| {
+                !t.namespace_selector.is_everything() && t.namespace_selector.matches(&empty)
+            })
+        });
+    if quirk {
+        notes.push(format!(
+            "a pod (anti-)affinity term's namespaceSelector matches namespaces without labels: kube-scheduler {} keeps the selector after resolving it, so the term also matches pods in every namespace (an upstream quirk kplace reproduces)",
+            version.patch_release()
+        ));
+    }
+    notes
 }
 
 fn pod_key(cluster: &Cluster, pod: &Pod) -> String {

@@ -1,4 +1,4 @@
-//! The `place -o json` contract: the conformance corpus's `expected.json`
+//! The `place -o json` contract: the conformance corpus's answer files
 //! fields with the same names and meanings, plus `node`, the preemption
 //! `node`/`victims`/termination estimate, and notes.
 

@@ -41,7 +41,10 @@ pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
             return out;
         }
         Outcome::Gated => {
-            let _ = writeln!(out, "Outcome: GATED, the scheduler does not attempt the pod");
+            let _ = writeln!(
+                out,
+                "Outcome: GATED, the scheduler does not attempt the pod"
+            );
             let _ = writeln!(out, "  {}", p.message);
             if let Some(ungated) = &p.if_ungated {
                 let _ = writeln!(out, "\nOnce ungated:");

@@ -112,7 +112,8 @@ impl Ctx {
             },
             Job::Replicas(d, n) => match self.resolve(d) {
                 Ok((cluster, pod)) => {
-                    let plan = place_replicas(cluster, &pod, n, &crate::engine::VersionChoice::default());
+                    let plan =
+                        place_replicas(cluster, &pod, n, &crate::engine::VersionChoice::default());
                     Answer::Replicas {
                         seq,
                         lines: plans::replica_lines(cluster, &pod, n, &plan),
