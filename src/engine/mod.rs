@@ -12,6 +12,7 @@ pub mod fit_error;
 pub mod framework;
 pub mod plugins;
 pub mod preemption;
+pub mod profile;
 pub mod replicas;
 pub mod status;
 pub mod termination;

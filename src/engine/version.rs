@@ -115,6 +115,12 @@ impl Version {
         self >= Version::V1_34
     }
 
+    /// Feature gate `DynamicResourceAllocation` on by default (GA in v1.34):
+    /// `applyFeatureGates` puts DynamicResources in the default profile.
+    pub fn dynamic_resources_in_default_profile(self) -> bool {
+        self >= Version::V1_34
+    }
+
     /// VolumeBinding's node affinity conflict reason was reworded in v1.33.
     pub fn volume_node_affinity_reason(self) -> &'static str {
         if self >= Version::V1_33 {
