@@ -67,7 +67,7 @@ fn benches(c: &mut Criterion) {
             engine::place(
                 &f.cluster,
                 black_box(&f.fitting),
-                &engine::VersionChoice::default(),
+                &engine::Scheduler::default(),
             )
         })
     });
@@ -83,7 +83,7 @@ fn benches(c: &mut Criterion) {
             engine::place(
                 &f.cluster,
                 black_box(&f.preempting),
-                &engine::VersionChoice::default(),
+                &engine::Scheduler::default(),
             )
         })
     });

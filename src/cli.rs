@@ -208,11 +208,9 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     for _ in 0..args.repeat {
         let t = Instant::now();
         let a = match &question {
-            Question::NewPod(pod) => {
-                engine::place(&cluster, pod, &engine::VersionChoice::default())
-            }
+            Question::NewPod(pod) => engine::place(&cluster, pod, &engine::Scheduler::default()),
             Question::Existing(id) => {
-                engine::place_existing(&cluster, *id, &engine::VersionChoice::default())
+                engine::place_existing(&cluster, *id, &engine::Scheduler::default())
             }
         };
         runs.push(t.elapsed());
@@ -289,7 +287,7 @@ fn place_replicas(args: &PlaceArgs, cluster: &Cluster, question: Question, n: us
         }
     };
     let plan =
-        engine::replicas::place_replicas(cluster, &template, n, &engine::VersionChoice::default());
+        engine::replicas::place_replicas(cluster, &template, n, &engine::Scheduler::default());
     let mut stdout = std::io::stdout().lock();
     match args.output {
         Format::Json => {

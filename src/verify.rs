@@ -256,7 +256,7 @@ pub fn check(t: &Timeline, b: &Binding) -> Option<Check> {
     let cluster = t.state_after(b.predict_at);
     let (ns, name) = b.pod.split_once('/')?;
     let id = cluster.find_pod(ns, name)?;
-    let answer = engine::place_existing(&cluster, id, &engine::VersionChoice::default());
+    let answer = engine::place_existing(&cluster, id, &engine::Scheduler::default());
     let best = names(&cluster, &answer.best);
     let feasible = names(&cluster, &answer.feasible);
     let preemption = b.actual_victims.as_ref().map(|actual| {

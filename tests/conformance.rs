@@ -16,7 +16,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use kplace::engine::{self, Version, VersionChoice};
+use kplace::engine::{self, Scheduler, Version, VersionChoice};
 use kplace::model::{Cluster, Pod};
 use kplace::report::json;
 use kplace::source::file::{load_pod, load_snapshot};
@@ -119,7 +119,7 @@ fn check(case: &str, version: Version) -> Result<Vec<String>, String> {
     let expected: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let loaded = load(case);
     let (cluster, pod) = loaded.as_ref().as_ref().map_err(Clone::clone)?;
-    let answer = engine::place(cluster, pod, &VersionChoice::flag(version));
+    let answer = engine::place(cluster, pod, &Scheduler::new(VersionChoice::flag(version)));
     let got = json::placement(cluster, &answer);
 
     let mut diffs = Vec::new();

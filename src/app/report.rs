@@ -1,7 +1,6 @@
 //! The Placement view's content: the engine's answer turned into styled
 //! lines once, on the worker thread, so drawing only slices a list.
 
-use crate::engine::framework::SCORE_PLUGINS;
 use crate::engine::preemption::Criterion;
 use crate::engine::{NodeFailure, Outcome, Placement};
 use crate::model::{Cluster, NodeId};
@@ -35,11 +34,6 @@ pub struct PlacementReport {
     pub header: Vec<Line>,
     pub lines: Vec<Line>,
 }
-
-/// Short score column titles, in [`SCORE_PLUGINS`] order.
-pub const SCORE_COLUMNS: [&str; 8] = [
-    "Taint", "NodeAff", "Spread", "PodAff", "Fit", "Balance", "Image", "Volume",
-];
 
 /// Failing nodes listed by name per reason, before "+N more".
 const NAMES_PER_REASON: usize = 6;
@@ -84,7 +78,9 @@ pub fn outcome_tone(outcome: Outcome) -> Tone {
     match outcome {
         Outcome::Scheduled => Tone::Good,
         Outcome::Preempt => Tone::Warn,
-        Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated => Tone::Bad,
+        Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated | Outcome::NoProfile => {
+            Tone::Bad
+        }
     }
 }
 
@@ -135,6 +131,10 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
         ),
         Outcome::Gated => format!(
             "GATED: {}; the scheduler does not attempt the pod",
+            placement.message
+        ),
+        Outcome::NoProfile => format!(
+            "NO PROFILE: {}; no scheduler of this configuration picks the pod up",
             placement.message
         ),
     };
@@ -255,8 +255,8 @@ fn ranked_nodes(out: &mut Out, cluster: &Cluster, placement: &Placement) {
         ),
     );
     let mut header = format!("  {:>4}  {:<28} {:>6}", "#", "NODE", "TOTAL");
-    for c in SCORE_COLUMNS {
-        header.push_str(&format!(" {c:>8}"));
+    for (plugin, _) in placement.score_plugins() {
+        header.push_str(&format!(" {:>8}", plugin.short_name()));
     }
     out.push(Tone::TableHeader, header);
     let mut scores: Vec<_> = placement.scores.iter().collect();
@@ -269,7 +269,7 @@ fn ranked_nodes(out: &mut Out, cluster: &Cluster, placement: &Placement) {
             format::truncate(&cluster.node(s.node).name, 28),
             s.total
         );
-        for p in s.plugins {
+        for p in &s.plugins {
             row.push_str(&format!(" {p:>8}"));
         }
         if Some(s.node) == placement.node {
@@ -279,10 +279,10 @@ fn ranked_nodes(out: &mut Out, cluster: &Cluster, placement: &Placement) {
         }
         out.push(if best { Tone::Good } else { Tone::Text }, row);
     }
-    let legend: Vec<String> = SCORE_PLUGINS
+    let legend: Vec<String> = placement
+        .score_plugins()
         .iter()
-        .zip(SCORE_COLUMNS)
-        .map(|((plugin, weight), col)| format!("{col}={plugin}×{weight}"))
+        .map(|(plugin, weight)| format!("{}={}×{weight}", plugin.short_name(), plugin.as_str()))
         .collect();
     out.push(Tone::Muted, format!("  {}", legend.join("  ")));
     out.blank();

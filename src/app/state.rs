@@ -159,9 +159,12 @@ impl Session {
             match self.outcomes.get(id).map(|o| o.outcome) {
                 Some(Outcome::Scheduled) => c.scheduled += 1,
                 Some(Outcome::Preempt) => c.preempt += 1,
-                Some(Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated) => {
-                    c.unschedulable += 1
-                }
+                Some(
+                    Outcome::Unschedulable
+                    | Outcome::Rejected
+                    | Outcome::Gated
+                    | Outcome::NoProfile,
+                ) => c.unschedulable += 1,
                 None => c.computing += 1,
             }
         }

@@ -32,7 +32,7 @@ pub struct Workers {
 
 /// Answers for one pod of the snapshot, as the Placement view shows it.
 pub fn placement_report(cluster: &Cluster, pod: PodId) -> PlacementReport {
-    let answer = place_existing(cluster, pod, &crate::engine::VersionChoice::default());
+    let answer = place_existing(cluster, pod, &crate::engine::Scheduler::default());
     report::build(cluster, &answer, cluster.pod(pod).node.is_some())
 }
 
@@ -69,7 +69,7 @@ impl Workers {
                         break;
                     }
                     let answer =
-                        place_existing(&cluster, pod, &crate::engine::VersionChoice::default());
+                        place_existing(&cluster, pod, &crate::engine::Scheduler::default());
                     let node = answer.node.map(|n| cluster.node(n).name.to_string());
                     if event_tx
                         .send(WorkerEvent::Outcome {

@@ -2,10 +2,12 @@
 
 use super::framework::NodeScore;
 use super::preemption::PreemptionAnswer;
+use super::profile::Profile;
 use super::status::Rejection;
 use super::version::VersionChoice;
 use crate::model::pod::PreemptionPolicy;
 use crate::model::{NodeId, Pod};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -19,6 +21,8 @@ pub enum Outcome {
     Rejected,
     /// The pod has scheduling gates: the scheduler never attempts it.
     Gated,
+    /// No profile has the pod's `schedulerName`: this scheduler ignores it.
+    NoProfile,
 }
 
 impl Outcome {
@@ -29,6 +33,7 @@ impl Outcome {
             Outcome::Unschedulable => "unschedulable",
             Outcome::Rejected => "rejected",
             Outcome::Gated => "gated",
+            Outcome::NoProfile => "no-profile",
         }
     }
 
@@ -38,7 +43,7 @@ impl Outcome {
         match self {
             Outcome::Scheduled => 0,
             Outcome::Preempt => 1,
-            Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated => 2,
+            Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated | Outcome::NoProfile => 2,
         }
     }
 }
@@ -79,11 +84,22 @@ pub struct Placement {
     pub scheduler: VersionChoice,
     /// For a gated pod: where it would go once its gates are removed.
     pub if_ungated: Option<Box<Placement>>,
+    /// The profile that answered (`None` when no profile has the pod's
+    /// scheduler name, or admission rejected it first).
+    pub profile: Option<Arc<Profile>>,
+    /// Where the profiles came from: "the default profile" or a file.
+    pub profiles_origin: String,
 }
 
 impl Placement {
+    /// The score plugins of the profile that answered, with their weights,
+    /// in the order of [`NodeScore::plugins`](super::framework::NodeScore).
+    pub fn score_plugins(&self) -> &[(super::status::Plugin, i64)] {
+        self.profile.as_deref().map_or(&[], |p| &p.score)
+    }
+
     /// An answer with nothing decided yet: unschedulable, no nodes.
-    pub fn new(pod_key: String, pod: &Pod, scheduler: &VersionChoice) -> Self {
+    pub fn new(pod_key: String, pod: &Pod, scheduler: &super::Scheduler) -> Self {
         Placement {
             pod: pod_key,
             priority: Some(pod.priority_value()),
@@ -99,8 +115,10 @@ impl Placement {
             message: String::new(),
             preemption: None,
             notes: vec![],
-            scheduler: scheduler.clone(),
+            scheduler: scheduler.version.clone(),
             if_ungated: None,
+            profile: None,
+            profiles_origin: scheduler.profiles.origin.clone(),
         }
     }
 }

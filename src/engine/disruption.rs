@@ -95,7 +95,7 @@ fn workload_of(cluster: &Cluster, pod: &Pod) -> Option<String> {
 pub fn simulate(
     cluster: &Cluster,
     disruption: &Disruption,
-    scheduler: &super::VersionChoice,
+    scheduler: &super::Scheduler,
 ) -> DisruptionPlan {
     let (nodes, evict, remove) = match disruption {
         Disruption::Drain(nodes) => (nodes.clone(), true, false),
@@ -281,7 +281,7 @@ items:
         let plan = simulate(
             &c,
             &Disruption::Drain(vec![c.node_id("a1").unwrap()]),
-            &crate::engine::VersionChoice::default(),
+            &crate::engine::Scheduler::default(),
         );
         assert_eq!(plan.affected_nodes, vec!["a1"]);
         let names: Vec<&str> = plan.displaced.iter().map(|d| d.pod.as_str()).collect();
@@ -313,7 +313,7 @@ items:
         let plan = simulate(
             &c,
             &Disruption::LoseZone("a".into()),
-            &crate::engine::VersionChoice::default(),
+            &crate::engine::Scheduler::default(),
         );
         assert_eq!(plan.affected_nodes, vec!["a1", "a2"]);
         assert_eq!(
@@ -348,7 +348,7 @@ items:
         let plan = simulate(
             &c,
             &Disruption::CordonZone("b".into()),
-            &crate::engine::VersionChoice::default(),
+            &crate::engine::Scheduler::default(),
         );
         assert_eq!(plan.affected_nodes, vec!["b1", "b2"]);
         assert!(plan.displaced.is_empty());

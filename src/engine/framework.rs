@@ -1,28 +1,17 @@
 //! One scheduling cycle for one pod (upstream `framework/runtime/framework.go`
 //! and `schedule_one.go`): PreFilter, Filter with nominated pods, PreScore,
-//! Score, NormalizeScore and the weighted totals.
+//! Score, NormalizeScore and the weighted totals, running the plugins the
+//! profile enables, in its order, with its weights and arguments.
 
 use super::plugins::interpodaffinity::{filtering as ipa_filter, scoring as ipa_score};
 use super::plugins::node_affinity::{self, PreFilter as AffinityPreFilter};
-use super::plugins::noderesources::{balanced_allocation, fit, least_allocated};
+use super::plugins::noderesources::{balanced_allocation, fit};
 use super::plugins::podtopologyspread::{filtering as pts_filter, scoring as pts_score};
 use super::plugins::{image_locality, node_name, node_ports, node_unschedulable, taint_toleration};
+use super::profile::Profile;
 use super::status::{Code, FilterResult, Plugin, Rejection};
 use super::version::Version;
 use crate::model::{Cluster, Node, NodeId, NodeInfo, Pod, PodId};
-
-/// The score plugins of the default profile with their weights, in the
-/// order kplace reports them.
-pub const SCORE_PLUGINS: [(&str, i64); 8] = [
-    ("TaintToleration", 3),
-    ("NodeAffinity", 2),
-    ("PodTopologySpread", 2),
-    ("InterPodAffinity", 2),
-    ("NodeResourcesFit", 1),
-    ("NodeResourcesBalancedAllocation", 1),
-    ("ImageLocality", 1),
-    ("VolumeBinding", 1),
-];
 
 /// `SetAbsentNodesStatus`'s reason; NodeAffinity is the only default
 /// plugin that returns a PreFilter result.
@@ -34,6 +23,8 @@ pub struct Cycle<'a> {
     pub pod: &'a Pod,
     /// The release whose rules this cycle follows.
     pub version: Version,
+    /// The profile whose plugins, order, weights and arguments it runs.
+    pub profile: &'a Profile,
     node_affinity: AffinityPreFilter,
     spread: Option<pts_filter::PreFilterState>,
     interpod: Option<ipa_filter::PreFilterState>,
@@ -55,20 +46,30 @@ pub struct FilterState<'s> {
 
 impl<'a> Cycle<'a> {
     /// Runs every PreFilter plugin in profile order.
-    pub fn new(cluster: &'a Cluster, pod: &'a Pod, version: Version) -> Self {
+    pub fn new(cluster: &'a Cluster, pod: &'a Pod, version: Version, profile: &'a Profile) -> Self {
+        let args = &profile.args;
+        let node_affinity = if profile.runs_pre_filter(Plugin::NodeAffinity)
+            || profile.runs_filter(Plugin::NodeAffinity)
+        {
+            node_affinity::pre_filter(pod, &args.node_affinity)
+        } else {
+            AffinityPreFilter::Skip
+        };
         let mut cycle = Cycle {
             cluster,
             pod,
             version,
-            node_affinity: node_affinity::pre_filter(pod),
+            profile,
+            node_affinity,
             spread: None,
             interpod: None,
             prefilter_rejection: None,
             allowed: None,
             nominated: nominated_pods(cluster, pod),
         };
+        let prefilter_affinity = profile.runs_pre_filter(Plugin::NodeAffinity);
         match &cycle.node_affinity {
-            AffinityPreFilter::Conflict => {
+            AffinityPreFilter::Conflict if prefilter_affinity => {
                 // UU stops PreFilter at once.
                 cycle.prefilter_rejection = Some(Rejection::unresolvable(
                     Plugin::NodeAffinity,
@@ -76,7 +77,7 @@ impl<'a> Cycle<'a> {
                 ));
                 return cycle;
             }
-            AffinityPreFilter::Nodes(names) => {
+            AffinityPreFilter::Nodes(names) if prefilter_affinity => {
                 let mut allowed = vec![false; cluster.nodes.len()];
                 for name in names {
                     if let Some(id) = cluster.node_id(name) {
@@ -85,10 +86,17 @@ impl<'a> Cycle<'a> {
                 }
                 cycle.allowed = Some(allowed);
             }
-            AffinityPreFilter::Skip | AffinityPreFilter::AllNodes => {}
+            _ => {}
         }
-        cycle.spread = pts_filter::pre_filter(cluster, pod);
-        cycle.interpod = ipa_filter::pre_filter(cluster, pod, version);
+        // A plugin whose PreFilter is disabled leaves its Filter to compute
+        // the same state itself, so the state is built for either.
+        let runs = |p: Plugin| profile.runs_pre_filter(p) || profile.runs_filter(p);
+        if runs(Plugin::PodTopologySpread) {
+            cycle.spread = pts_filter::pre_filter(cluster, pod, &args.pod_topology_spread);
+        }
+        if runs(Plugin::InterPodAffinity) {
+            cycle.interpod = ipa_filter::pre_filter(cluster, pod, version);
+        }
         cycle
     }
 
@@ -122,21 +130,36 @@ impl<'a> Cycle<'a> {
     /// Every Filter plugin in profile order; the first failure decides.
     pub fn run_filters(&self, state: &FilterState, node: &Node, info: &NodeInfo) -> FilterResult {
         let (pod, interner) = (self.pod, &self.cluster.interner);
-        node_unschedulable::filter(pod, node)?;
-        node_name::filter(pod, node)?;
-        taint_toleration::filter(pod, node)?;
-        if self.node_affinity != AffinityPreFilter::Skip {
-            node_affinity::filter(pod, node, interner)?;
-        }
-        if !pod.host_ports.is_empty() {
-            node_ports::filter(pod, info)?;
-        }
-        fit::filter(pod, node, info, interner, self.version)?;
-        if let Some(s) = &state.spread {
-            s.filter(pod, node)?;
-        }
-        if let Some(s) = &state.interpod {
-            s.filter(node)?;
+        let args = &self.profile.args;
+        for &plugin in &self.profile.filter {
+            match plugin {
+                Plugin::NodeUnschedulable => node_unschedulable::filter(pod, node)?,
+                Plugin::NodeName => node_name::filter(pod, node)?,
+                Plugin::TaintToleration => taint_toleration::filter(pod, node)?,
+                Plugin::NodeAffinity if self.node_affinity != AffinityPreFilter::Skip => {
+                    node_affinity::filter(pod, node, interner, &args.node_affinity)?
+                }
+                Plugin::NodePorts if !pod.host_ports.is_empty() => node_ports::filter(pod, info)?,
+                Plugin::NodeResourcesFit => fit::filter(
+                    pod,
+                    node,
+                    info,
+                    interner,
+                    &args.node_resources_fit,
+                    self.version,
+                )?,
+                Plugin::PodTopologySpread => {
+                    if let Some(s) = &state.spread {
+                        s.filter(pod, node)?;
+                    }
+                }
+                Plugin::InterPodAffinity => {
+                    if let Some(s) = &state.interpod {
+                        s.filter(node)?;
+                    }
+                }
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -213,102 +236,39 @@ fn nominated_pods(cluster: &Cluster, pod: &Pod) -> Vec<(PodId, NodeId)> {
         .collect()
 }
 
-/// One feasible node's scores: weighted per plugin (in [`SCORE_PLUGINS`]
-/// order) and their total.
+/// One feasible node's scores: weighted per plugin (in the profile's score
+/// order, [`Profile::score`]) and their total.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeScore {
     pub node: NodeId,
     pub total: i64,
-    pub plugins: [i64; 8],
+    pub plugins: Box<[i64]>,
 }
 
-/// PreScore, Score, NormalizeScore and weighting over the feasible nodes.
+/// PreScore, Score, NormalizeScore and weighting over the feasible nodes,
+/// for every score plugin of the profile.
 pub fn score_nodes(
     cluster: &Cluster,
     pod: &Pod,
     feasible: &[NodeId],
     version: Version,
+    profile: &Profile,
 ) -> Vec<NodeScore> {
-    let n = feasible.len();
-    let interner = &cluster.interner;
-    let mut columns: [Vec<i64>; 8] = Default::default();
-
-    // TaintToleration (PreScore never skips with nodes).
-    let mut taints: Vec<i64> = feasible
+    let columns: Vec<Vec<i64>> = profile
+        .score
         .iter()
-        .map(|&id| taint_toleration::score(pod, cluster.node(id)))
+        .map(|&(plugin, _)| score_column(cluster, pod, feasible, version, profile, plugin))
         .collect();
-    taint_toleration::normalize(&mut taints);
-    columns[0] = taints;
-
-    // NodeAffinity.
-    columns[1] = if node_affinity::pre_score_skips(pod) {
-        vec![0; n]
-    } else {
-        let mut s: Vec<i64> = feasible
-            .iter()
-            .map(|&id| node_affinity::score(pod, cluster.node(id), interner))
-            .collect();
-        node_affinity::normalize(&mut s);
-        s
-    };
-
-    // PodTopologySpread.
-    columns[2] = match pts_score::pre_score(cluster, pod, feasible) {
-        None => vec![0; n],
-        Some(state) => {
-            let mut s: Vec<i64> = feasible
-                .iter()
-                .enumerate()
-                .map(|(i, &id)| state.score(cluster, i, id))
-                .collect();
-            state.normalize(&mut s);
-            s
-        }
-    };
-
-    // InterPodAffinity.
-    columns[3] = match ipa_score::pre_score(cluster, pod, feasible, version) {
-        None => vec![0; n],
-        Some(state) => {
-            let mut s: Vec<i64> = feasible
-                .iter()
-                .map(|&id| state.score(cluster.node(id)))
-                .collect();
-            state.normalize(&mut s);
-            s
-        }
-    };
-
-    columns[4] = feasible
-        .iter()
-        .map(|&id| least_allocated::score(pod, cluster.node(id), cluster.node_info(id), version))
-        .collect();
-    columns[5] = if balanced_allocation::pre_score_skips(pod, version) {
-        vec![0; n]
-    } else {
-        feasible
-            .iter()
-            .map(|&id| {
-                balanced_allocation::score(pod, cluster.node(id), cluster.node_info(id), version)
-            })
-            .collect()
-    };
-    columns[6] = feasible
-        .iter()
-        .map(|&id| image_locality::score(cluster, pod, cluster.node(id)))
-        .collect();
-    // VolumeBinding: PreScore skips (VolumeCapacityPriority is off).
-    columns[7] = vec![0; n];
-
     feasible
         .iter()
         .enumerate()
         .map(|(i, &node)| {
-            let mut plugins = [0i64; 8];
-            for (p, (_, weight)) in SCORE_PLUGINS.iter().enumerate() {
-                plugins[p] = columns[p][i] * weight;
-            }
+            let plugins: Box<[i64]> = profile
+                .score
+                .iter()
+                .zip(&columns)
+                .map(|(&(_, weight), column)| column[i] * weight)
+                .collect();
             NodeScore {
                 node,
                 total: plugins.iter().sum(),
@@ -316,4 +276,79 @@ pub fn score_nodes(
             }
         })
         .collect()
+}
+
+/// One score plugin's normalized scores over the feasible nodes; a plugin
+/// that skips itself at PreScore scores 0 everywhere.
+fn score_column(
+    cluster: &Cluster,
+    pod: &Pod,
+    feasible: &[NodeId],
+    version: Version,
+    profile: &Profile,
+    plugin: Plugin,
+) -> Vec<i64> {
+    let n = feasible.len();
+    let interner = &cluster.interner;
+    let args = &profile.args;
+    let per_node = |f: &dyn Fn(NodeId) -> i64| feasible.iter().map(|&id| f(id)).collect::<Vec<_>>();
+    match plugin {
+        Plugin::TaintToleration => {
+            let mut s = per_node(&|id| taint_toleration::score(pod, cluster.node(id)));
+            taint_toleration::normalize(&mut s);
+            s
+        }
+        Plugin::NodeAffinity => {
+            if node_affinity::pre_score_skips(pod, &args.node_affinity) {
+                return vec![0; n];
+            }
+            let mut s = per_node(&|id| {
+                node_affinity::score(pod, cluster.node(id), interner, &args.node_affinity)
+            });
+            node_affinity::normalize(&mut s);
+            s
+        }
+        Plugin::PodTopologySpread => {
+            match pts_score::pre_score(cluster, pod, feasible, &args.pod_topology_spread) {
+                None => vec![0; n],
+                Some(state) => {
+                    let mut s: Vec<i64> = feasible
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &id)| state.score(cluster, i, id))
+                        .collect();
+                    state.normalize(&mut s);
+                    s
+                }
+            }
+        }
+        Plugin::InterPodAffinity => {
+            match ipa_score::pre_score(cluster, pod, feasible, &args.inter_pod_affinity, version) {
+                None => vec![0; n],
+                Some(state) => {
+                    let mut s = per_node(&|id| state.score(cluster.node(id)));
+                    state.normalize(&mut s);
+                    s
+                }
+            }
+        }
+        Plugin::NodeResourcesFit => {
+            let scorer = fit::pre_score(pod, &args.node_resources_fit, interner, version);
+            per_node(&|id| scorer.score(cluster.node(id), cluster.node_info(id)))
+        }
+        Plugin::NodeResourcesBalancedAllocation => {
+            match balanced_allocation::pre_score(pod, &args.balanced_allocation, interner, version)
+            {
+                None => vec![0; n],
+                Some(scorer) => {
+                    per_node(&|id| scorer.score(cluster.node(id), cluster.node_info(id)))
+                }
+            }
+        }
+        Plugin::ImageLocality => {
+            per_node(&|id| image_locality::score(cluster, pod, cluster.node(id)))
+        }
+        // VolumeBinding: PreScore skips (VolumeCapacityPriority is off).
+        _ => vec![0; n],
+    }
 }

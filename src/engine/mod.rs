@@ -19,7 +19,58 @@ pub mod termination;
 pub mod version;
 
 pub use answer::{NodeFailure, Outcome, Placement};
+pub use profile::{Profile, Profiles};
 pub use version::{Version, VersionChoice, VersionSource};
+
+use std::sync::Arc;
+
+/// What an answer is asked of: a scheduler release (and how it was chosen)
+/// and the profiles it runs, the built-in default or an operator's
+/// configuration. An input of every engine call, never global state.
+#[derive(Clone, Debug)]
+pub struct Scheduler {
+    pub version: VersionChoice,
+    pub profiles: Arc<Profiles>,
+}
+
+impl Scheduler {
+    /// The release's default profile.
+    pub fn new(version: VersionChoice) -> Self {
+        Scheduler {
+            profiles: Arc::new(Profiles::default_for(version.version)),
+            version,
+        }
+    }
+
+    /// A configuration's profiles, already merged for `version`.
+    pub fn with_profiles(version: VersionChoice, profiles: Arc<Profiles>) -> Self {
+        Scheduler { version, profiles }
+    }
+
+    /// The same profiles under another release (a configuration is merged
+    /// again with that release's defaults).
+    pub fn switch_version(&self, version: VersionChoice) -> Result<Self, profile::ProfileError> {
+        Ok(Scheduler {
+            profiles: Arc::new(self.profiles.for_version(version.version)?),
+            version,
+        })
+    }
+
+    /// "kube-scheduler v1.34 rules, default profile" for titles.
+    pub fn describe(&self) -> String {
+        format!(
+            "kube-scheduler {} rules, {}",
+            self.version.version, self.profiles.origin
+        )
+    }
+}
+
+impl Default for Scheduler {
+    /// The newest supported release with its default profile.
+    fn default() -> Self {
+        Scheduler::new(VersionChoice::default())
+    }
+}
 
 use crate::model::pod::PreemptionPolicy;
 use crate::model::{Cluster, NodeId, Pod};
@@ -27,7 +78,7 @@ use framework::{Cycle, score_nodes};
 
 /// Answers for a new pod as the chosen release would: priority admission
 /// first, then a scheduling cycle.
-pub fn place(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement {
+pub fn place(cluster: &Cluster, pod: &Pod, scheduler: &Scheduler) -> Placement {
     match admission::admit(cluster, pod) {
         Err(rejection) => Placement {
             outcome: Outcome::Rejected,
@@ -35,6 +86,21 @@ pub fn place(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placeme
             priority: None,
             ..Placement::new(pod_key(cluster, pod), pod, scheduler)
         },
+        Ok(_)
+            if scheduler
+                .profiles
+                .for_scheduler(&pod.scheduler_name)
+                .is_none() =>
+        {
+            // The scheduler only picks up pods of its own profiles.
+            let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
+            answer.outcome = Outcome::NoProfile;
+            answer.message = format!(
+                "profile not found for scheduler name {:?}",
+                pod.scheduler_name.as_ref()
+            );
+            answer
+        }
         Ok(admitted) => {
             let mut admitted_pod = pod.clone();
             admitted_pod.priority = Some(admitted.priority);
@@ -52,12 +118,22 @@ pub fn place(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placeme
 /// A pod with scheduling gates is never attempted (PreEnqueue): the answer
 /// is `gated` with the SchedulingGates plugin's message, and where the pod
 /// would go once ungated is kept in [`Placement::if_ungated`].
-pub fn schedule(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement {
-    let mut answer = attempt(cluster, pod, scheduler);
-    if pod.scheduling_gates.is_empty() {
+pub fn schedule(cluster: &Cluster, pod: &Pod, scheduler: &Scheduler) -> Placement {
+    let Some(profile) = scheduler.profiles.for_scheduler(&pod.scheduler_name) else {
+        let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
+        answer.outcome = Outcome::NoProfile;
+        answer.message = format!(
+            "profile not found for scheduler name {:?}",
+            pod.scheduler_name.as_ref()
+        );
+        return answer;
+    };
+    let mut answer = attempt(cluster, pod, scheduler, profile);
+    if pod.scheduling_gates.is_empty() || !profile.gates() {
         return answer;
     }
     let mut gated = Placement::new(answer.pod.clone(), pod, scheduler);
+    gated.profile = answer.profile.clone();
     gated.priority_class = answer.priority_class.clone();
     gated.outcome = Outcome::Gated;
     gated.message = format!(
@@ -74,9 +150,15 @@ pub fn schedule(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Plac
 
 /// One scheduling attempt: Filter, Score, and DefaultPreemption when no
 /// node fits.
-fn attempt(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement {
-    let version = scheduler.version;
+fn attempt(
+    cluster: &Cluster,
+    pod: &Pod,
+    scheduler: &Scheduler,
+    profile: &Arc<Profile>,
+) -> Placement {
+    let version = scheduler.version.version;
     let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
+    answer.profile = Some(profile.clone());
     answer.notes.extend(plugins::volumes::note(pod));
     answer.notes.extend(release_notes(pod, version));
     if cluster.nodes.is_empty() {
@@ -84,7 +166,7 @@ fn attempt(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement
         return answer;
     }
 
-    let cycle = Cycle::new(cluster, pod, version);
+    let cycle = Cycle::new(cluster, pod, version, profile);
     if let Some(rejection) = &cycle.prefilter_rejection {
         for id in 0..cluster.nodes.len() as NodeId {
             answer.failures.push(NodeFailure {
@@ -113,7 +195,7 @@ fn attempt(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement
     }
 
     if !answer.feasible.is_empty() {
-        answer.scores = score_nodes(cluster, pod, &answer.feasible, version);
+        answer.scores = score_nodes(cluster, pod, &answer.feasible, version, profile);
         let top = answer.scores.iter().map(|s| s.total).max().unwrap_or(0);
         answer.best = answer
             .scores
@@ -135,6 +217,13 @@ fn attempt(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement
             .filter(|f| !f.rejection.reasons.is_empty())
             .map(|f| &f.rejection),
     );
+    if !profile.preempts() {
+        answer.notes.push(format!(
+            "the profile {:?} has no DefaultPreemption (PostFilter): the pod waits instead of preempting",
+            profile.scheduler_name
+        ));
+        return answer;
+    }
     let preemption = preemption::preempt(&cycle, &answer.failures);
     if preemption.eligible && preemption.node.is_some() {
         answer.outcome = Outcome::Preempt;
@@ -168,7 +257,7 @@ pub fn carry_out(fork: &mut Cluster, placement: &Placement) -> Option<NodeId> {
             }
             pre.node
         }
-        Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated => None,
+        Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated | Outcome::NoProfile => None,
     }
 }
 
@@ -222,7 +311,7 @@ fn pod_key(cluster: &Cluster, pod: &Pod) -> String {
 pub fn place_existing(
     cluster: &Cluster,
     id: crate::model::PodId,
-    scheduler: &VersionChoice,
+    scheduler: &Scheduler,
 ) -> Placement {
     let pod = cluster.pod(id);
     if pod.node.is_none() {

@@ -357,6 +357,9 @@ impl Profile {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profiles {
     pub profiles: Vec<Arc<Profile>>,
+    /// The configuration's profiles as read, to merge again with another
+    /// release's defaults (`None`: the built-in default profile).
+    pub specs: Option<Vec<ProfileSpec>>,
     /// Where they came from, for the answer: "the default profile" or a path.
     pub origin: String,
     /// Top-level `percentageOfNodesToScore`.
@@ -368,8 +371,22 @@ impl Profiles {
     pub fn default_for(version: Version) -> Profiles {
         Profiles {
             profiles: vec![Arc::new(Profile::default_for(version))],
+            specs: None,
             origin: "the default profile".into(),
             percentage_of_nodes_to_score: None,
+        }
+    }
+
+    /// The same configuration merged with another release's defaults.
+    pub fn for_version(&self, version: Version) -> Result<Profiles, ProfileError> {
+        match &self.specs {
+            None => Ok(Profiles::default_for(version)),
+            Some(specs) => Profiles::from_specs(
+                specs,
+                version,
+                self.origin.clone(),
+                self.percentage_of_nodes_to_score,
+            ),
         }
     }
 
@@ -403,6 +420,7 @@ impl Profiles {
         }
         Ok(Profiles {
             profiles,
+            specs: Some(specs.to_vec()),
             origin,
             percentage_of_nodes_to_score,
         })

@@ -63,7 +63,7 @@ pub fn place_replicas(
     cluster: &Cluster,
     pod: &Pod,
     n: usize,
-    scheduler: &super::VersionChoice,
+    scheduler: &super::Scheduler,
 ) -> ReplicaPlan {
     let mut fork = cluster.clone();
     let mut plan = ReplicaPlan {

@@ -25,6 +25,21 @@ pub enum Plugin {
 }
 
 impl Plugin {
+    /// A short column title for score tables.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Plugin::TaintToleration => "Taint",
+            Plugin::NodeAffinity => "NodeAff",
+            Plugin::PodTopologySpread => "Spread",
+            Plugin::InterPodAffinity => "PodAff",
+            Plugin::NodeResourcesFit => "Fit",
+            Plugin::NodeResourcesBalancedAllocation => "Balance",
+            Plugin::ImageLocality => "Image",
+            Plugin::VolumeBinding => "Volume",
+            other => other.as_str(),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Plugin::SchedulingGates => "SchedulingGates",

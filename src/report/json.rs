@@ -4,7 +4,6 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::framework::SCORE_PLUGINS;
 use crate::engine::preemption::PreemptionAnswer;
 use crate::engine::termination::TerminationEstimate;
 use crate::engine::{Outcome, Placement};
@@ -52,7 +51,24 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
             "reason": p.scheduler.reason(),
         }),
     );
-    if !matches!(p.outcome, Outcome::Rejected | Outcome::Gated) {
+    if let Some(profile) = &p.profile {
+        out.insert("profile".into(), json!(profile.scheduler_name));
+        out.insert("profileSource".into(), json!(p.profiles_origin));
+        out.insert(
+            "scorePlugins".into(),
+            Value::Object(
+                profile
+                    .score
+                    .iter()
+                    .map(|(plugin, weight)| (plugin.as_str().to_string(), json!(weight)))
+                    .collect(),
+            ),
+        );
+    }
+    if !matches!(
+        p.outcome,
+        Outcome::Rejected | Outcome::Gated | Outcome::NoProfile
+    ) {
         out.insert(
             "feasibleNodes".into(),
             json!(sorted_names(cluster, &p.feasible)),
@@ -73,10 +89,11 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
         out.insert("filterFailures".into(), Value::Object(failures));
         let mut scores = Map::new();
         for s in &p.scores {
-            let plugins: Map<String, Value> = SCORE_PLUGINS
+            let plugins: Map<String, Value> = p
+                .score_plugins()
                 .iter()
-                .zip(s.plugins)
-                .map(|((n, _), v)| (n.to_string(), json!(v)))
+                .zip(&s.plugins)
+                .map(|((plugin, _), v)| (plugin.as_str().to_string(), json!(v)))
                 .collect();
             scores.insert(
                 cluster.node(s.node).name.to_string(),

@@ -5,15 +5,9 @@
 use super::groups::failure_groups;
 use std::fmt::Write;
 
-use crate::engine::framework::SCORE_PLUGINS;
 use crate::engine::preemption::PreemptionAnswer;
 use crate::engine::{Outcome, Placement};
 use crate::model::{Cluster, NodeId};
-
-/// Short column headings for the score plugins, in `SCORE_PLUGINS` order.
-const SCORE_HEADINGS: [&str; 8] = [
-    "TAINT", "NODEAFF", "SPREAD", "INTERPOD", "FIT", "BALANCE", "IMAGE", "VOLUME",
-];
 
 /// Renders the answer. `limit` caps long lists (0 = no cap).
 pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
@@ -38,6 +32,14 @@ pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
         Outcome::Rejected => {
             let _ = writeln!(out, "Outcome: REJECTED by priority admission");
             let _ = writeln!(out, "  {}", p.rejection.as_deref().unwrap_or(""));
+            return out;
+        }
+        Outcome::NoProfile => {
+            let _ = writeln!(
+                out,
+                "Outcome: NO PROFILE, no scheduler of this configuration picks the pod up"
+            );
+            let _ = writeln!(out, "  {}", p.message);
             return out;
         }
         Outcome::Gated => {
@@ -106,8 +108,8 @@ pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
             ranked.len()
         );
         let _ = write!(out, "  {:>4}  {:<width$}  {:>5}", "RANK", "NODE", "TOTAL");
-        for h in SCORE_HEADINGS {
-            let _ = write!(out, " {h:>8}");
+        for (plugin, _) in p.score_plugins() {
+            let _ = write!(out, " {:>8}", plugin.short_name().to_uppercase());
         }
         out.push('\n');
         for (i, s) in ranked.iter().take(cap(ranked.len())).enumerate() {
@@ -118,7 +120,7 @@ pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
                 cluster.node(s.node).name,
                 s.total
             );
-            for v in s.plugins {
+            for v in &s.plugins {
                 let _ = write!(out, " {v:>8}");
             }
             out.push('\n');
@@ -130,9 +132,10 @@ pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
                 ranked.len() - cap(ranked.len())
             );
         }
-        let weights: Vec<String> = SCORE_PLUGINS
+        let weights: Vec<String> = p
+            .score_plugins()
             .iter()
-            .map(|(n, w)| format!("{n}×{w}"))
+            .map(|(n, w)| format!("{}×{w}", n.as_str()))
             .collect();
         let _ = writeln!(out, "  weights: {}", weights.join(", "));
     }

@@ -97,7 +97,7 @@ impl Ctx {
         match r.job {
             Job::Place(d) => match self.resolve(d) {
                 Ok((cluster, pod)) => {
-                    let answer = place(cluster, &pod, &crate::engine::VersionChoice::default());
+                    let answer = place(cluster, &pod, &crate::engine::Scheduler::default());
                     let took = started.elapsed();
                     let summary = plans::summary(cluster, &answer);
                     let report = Arc::new(report::build(cluster, &answer, false));
@@ -113,7 +113,7 @@ impl Ctx {
             Job::Replicas(d, n) => match self.resolve(d) {
                 Ok((cluster, pod)) => {
                     let plan =
-                        place_replicas(cluster, &pod, n, &crate::engine::VersionChoice::default());
+                        place_replicas(cluster, &pod, n, &crate::engine::Scheduler::default());
                     Answer::Replicas {
                         seq,
                         lines: plans::replica_lines(cluster, &pod, n, &plan),
@@ -123,7 +123,7 @@ impl Ctx {
             },
             Job::Disrupt(d, title) => {
                 let cluster = self.cluster();
-                let plan = simulate(cluster, &d, &crate::engine::VersionChoice::default());
+                let plan = simulate(cluster, &d, &crate::engine::Scheduler::default());
                 Answer::Disrupt {
                     seq,
                     lines: plans::disruption_lines(cluster, &title, &plan),

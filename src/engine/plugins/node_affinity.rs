@@ -1,6 +1,7 @@
 //! `nodeaffinity`: `spec.nodeSelector` and required node affinity filter,
 //! preferred node affinity scores.
 
+use crate::engine::profile::{AddedRequirement, AddedTerm, NodeAffinityArgs};
 use crate::engine::status::{FilterResult, Plugin, Rejection};
 use crate::model::intern::Interner;
 use crate::model::node::Node;
@@ -8,6 +9,54 @@ use crate::model::pod::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelec
 
 pub const REASON: &str = "node(s) didn't match Pod's node affinity/selector";
 pub const REASON_CONFLICT: &str = "pod affinity terms conflict";
+/// `errReasonEnforced`: the profile's `addedAffinity` does not match.
+pub const REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";
+
+/// One `addedAffinity` requirement, matched by text (see [`AddedTerm`]).
+fn added_requirement_matches(r: &AddedRequirement, value: Option<&str>) -> bool {
+    match r.operator {
+        NodeSelectorOperator::In => value.is_some_and(|v| r.values.iter().any(|w| w == v)),
+        NodeSelectorOperator::NotIn => value.is_none_or(|v| !r.values.iter().any(|w| w == v)),
+        NodeSelectorOperator::Exists => value.is_some(),
+        NodeSelectorOperator::DoesNotExist => value.is_none(),
+        NodeSelectorOperator::Gt | NodeSelectorOperator::Lt => {
+            let want = r.values.first().and_then(|w| w.parse::<i64>().ok());
+            match (value.and_then(|v| v.parse::<i64>().ok()), want) {
+                (Some(have), Some(want)) if r.operator == NodeSelectorOperator::Gt => have > want,
+                (Some(have), Some(want)) => have < want,
+                _ => false,
+            }
+        }
+    }
+}
+
+/// An `addedAffinity` term: every expression on the node's labels and every
+/// field (`metadata.name`) holds; an empty term matches nothing.
+pub fn added_term_matches(term: &AddedTerm, node: &Node, interner: &Interner) -> bool {
+    if term.match_expressions.is_empty() && term.match_fields.is_empty() {
+        return false;
+    }
+    let label = |key: &str| {
+        interner
+            .lookup(key)
+            .and_then(|k| node.labels.get(k))
+            .map(|v| interner.resolve(v))
+    };
+    term.match_expressions
+        .iter()
+        .all(|r| added_requirement_matches(r, label(&r.key)))
+        && term
+            .match_fields
+            .iter()
+            .all(|r| r.key == "metadata.name" && added_requirement_matches(r, Some(&node.name)))
+}
+
+/// The profile's required `addedAffinity` (terms ORed); `true` when unset.
+pub fn added_required_matches(args: &NodeAffinityArgs, node: &Node, interner: &Interner) -> bool {
+    args.added_required
+        .as_ref()
+        .is_none_or(|terms| terms.iter().any(|t| added_term_matches(t, node, interner)))
+}
 
 fn requirement_matches(r: &NodeSelectorRequirement, node: &Node, interner: &Interner) -> bool {
     let got = node.labels.get(r.key);
@@ -69,9 +118,9 @@ pub enum PreFilter {
     Conflict,
 }
 
-pub fn pre_filter(pod: &Pod) -> PreFilter {
+pub fn pre_filter(pod: &Pod, args: &NodeAffinityArgs) -> PreFilter {
     let required = pod.node_affinity.as_ref().and_then(|a| a.required.as_ref());
-    if required.is_none() && pod.node_selector.is_none() {
+    if required.is_none() && pod.node_selector.is_none() && args.added_required.is_none() {
         return PreFilter::Skip;
     }
     let Some(terms) = required.filter(|t| !t.is_empty()) else {
@@ -95,7 +144,18 @@ pub fn pre_filter(pod: &Pod) -> PreFilter {
     }
 }
 
-pub fn filter(pod: &Pod, node: &Node, interner: &Interner) -> FilterResult {
+pub fn filter(
+    pod: &Pod,
+    node: &Node,
+    interner: &Interner,
+    args: &NodeAffinityArgs,
+) -> FilterResult {
+    if !added_required_matches(args, node, interner) {
+        return Err(Rejection::unresolvable(
+            Plugin::NodeAffinity,
+            REASON_ENFORCED,
+        ));
+    }
     if required_matches(pod, node, interner) {
         Ok(())
     } else {
@@ -103,23 +163,34 @@ pub fn filter(pod: &Pod, node: &Node, interner: &Interner) -> FilterResult {
     }
 }
 
-/// Whether PreScore skips (no preferred terms with weight).
-pub fn pre_score_skips(pod: &Pod) -> bool {
-    pod.node_affinity
-        .as_ref()
-        .is_none_or(|a| !a.preferred.iter().any(|(w, t)| *w != 0 && t.usable))
+/// Whether PreScore skips: no preferred terms with weight, of the pod or
+/// added by the profile.
+pub fn pre_score_skips(pod: &Pod, args: &NodeAffinityArgs) -> bool {
+    args.added_preferred.iter().all(|(w, _)| *w == 0)
+        && pod
+            .node_affinity
+            .as_ref()
+            .is_none_or(|a| !a.preferred.iter().any(|(w, t)| *w != 0 && t.usable))
 }
 
-/// Sum of the weights of matching preferred terms.
-pub fn score(pod: &Pod, node: &Node, interner: &Interner) -> i64 {
-    let Some(a) = &pod.node_affinity else {
-        return 0;
-    };
-    a.preferred
+/// Sum of the weights of matching preferred terms, the profile's added
+/// ones first.
+pub fn score(pod: &Pod, node: &Node, interner: &Interner, args: &NodeAffinityArgs) -> i64 {
+    let added: i64 = args
+        .added_preferred
         .iter()
-        .filter(|(w, t)| *w != 0 && term_matches(t, node, interner))
-        .map(|(w, _)| *w as i64)
-        .sum()
+        .filter(|(w, t)| *w != 0 && added_term_matches(t, node, interner))
+        .map(|(w, _)| i64::from(*w))
+        .sum();
+    let Some(a) = &pod.node_affinity else {
+        return added;
+    };
+    added
+        + a.preferred
+            .iter()
+            .filter(|(w, t)| *w != 0 && term_matches(t, node, interner))
+            .map(|(w, _)| *w as i64)
+            .sum::<i64>()
 }
 
 pub fn normalize(scores: &mut [i64]) {

@@ -28,8 +28,6 @@ pub const NOT_ELIGIBLE_TERMINATING: &str =
 pub const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 pub const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
 
-/// Upstream samples candidates above this many potential nodes.
-pub const MIN_CANDIDATE_NODES_ABSOLUTE: usize = 100;
 
 /// A node where preemption makes the pod fit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,8 +69,12 @@ pub struct PreemptionAnswer {
 }
 
 /// `numCandidates` as upstream computes it for `n` potential nodes.
-pub fn upstream_sample_size(n: usize) -> usize {
-    n.min((n * 10 / 100).max(MIN_CANDIDATE_NODES_ABSOLUTE))
+pub fn upstream_sample_size(n: usize, args: &crate::engine::profile::PreemptionArgs) -> usize {
+    // `calculateNumCandidates`: a percentage of the nodes, at least the
+    // absolute minimum, at most all of them.
+    let percentage = args.min_candidate_nodes_percentage.max(0) as usize;
+    let absolute = args.min_candidate_nodes_absolute.max(0) as usize;
+    n.min((n * percentage / 100).max(absolute))
 }
 
 /// PostFilter: runs after every node failed the filters.
@@ -112,7 +114,8 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
         }
     }
     answer.potential_nodes = potential.len();
-    answer.upstream_sample = upstream_sample_size(potential.len());
+    answer.upstream_sample =
+        upstream_sample_size(potential.len(), &cycle.profile.args.default_preemption);
 
     let results: Vec<Result<Candidate, NodeFailure>> = potential
         .par_iter()
@@ -249,7 +252,7 @@ items:
         );
         let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\nspec:\n  priorityClassName: high\n  containers: [{name: c, image: i, resources: {requests: {cpu: '2'}}}]\n";
         let pod = load_pod_bytes(pod.as_bytes(), "pod", &mut cluster.interner).unwrap();
-        let answer = engine::place(&cluster, &pod, &engine::VersionChoice::default());
+        let answer = engine::place(&cluster, &pod, &engine::Scheduler::default());
         assert_eq!(answer.outcome, Outcome::Preempt);
         let pre = answer.preemption.as_ref().unwrap();
         // Two victims needed; the budget allows one, so one eviction breaks the PDB.

@@ -4,6 +4,7 @@ use rustc_hash::FxHashMap;
 
 use super::{for_each_term_match, resolve_incoming_term, term_matches};
 use crate::engine::Version;
+use crate::engine::profile::InterPodAffinityArgs;
 use crate::model::intern::Sym;
 use crate::model::{Cluster, Node, NodeId, Pod};
 
@@ -11,9 +12,6 @@ use crate::model::{Cluster, Node, NodeId, Pod};
 pub struct PreScoreState {
     topology_score: FxHashMap<Sym, FxHashMap<Sym, i64>>,
 }
-
-/// `hardPodAffinityWeight` default.
-const HARD_POD_AFFINITY_WEIGHT: i64 = 1;
 
 fn add(scores: &mut FxHashMap<Sym, FxHashMap<Sym, i64>>, node: &Node, key: Sym, w: i64) {
     if let Some(v) = node.labels.get(key) {
@@ -26,11 +24,22 @@ pub fn pre_score(
     cluster: &Cluster,
     pod: &Pod,
     feasible: &[NodeId],
+    args: &InterPodAffinityArgs,
     version: Version,
 ) -> Option<PreScoreState> {
     if feasible.is_empty() {
         return None;
     }
+    let has_preferred = pod
+        .pod_affinity
+        .as_ref()
+        .is_some_and(|a| !a.preferred_affinity.is_empty() || !a.preferred_anti_affinity.is_empty());
+    // `ignorePreferredTermsOfExistingPods`: without preferred terms of its
+    // own, the pod is not scored at all.
+    if args.ignore_preferred_terms_of_existing_pods && !has_preferred {
+        return None;
+    }
+    let hard_weight = i64::from(args.hard_pod_affinity_weight);
     let mut scores: FxHashMap<Sym, FxHashMap<Sym, i64>> = FxHashMap::default();
     let ns_labels = cluster.namespace_labels(pod.namespace);
 
@@ -67,9 +76,11 @@ pub fn pre_score(
             let Some(a) = &cluster.pod(e).pod_affinity else {
                 continue;
             };
-            for t in a.required_affinity.iter() {
-                if term_matches(t, pod, ns_labels) {
-                    add(&mut scores, node, t.topology_key, HARD_POD_AFFINITY_WEIGHT);
+            if hard_weight > 0 {
+                for t in a.required_affinity.iter() {
+                    if term_matches(t, pod, ns_labels) {
+                        add(&mut scores, node, t.topology_key, hard_weight);
+                    }
                 }
             }
             for wt in a.preferred_affinity.iter() {

@@ -3,6 +3,7 @@
 
 use crate::engine::plugins::node_affinity::required_matches;
 use crate::engine::plugins::taint_toleration::first_untolerated;
+use crate::engine::profile::{DefaultConstraint, SpreadArgs, SpreadDefaulting};
 use crate::model::intern::{Interner, Sym};
 use crate::model::labels::{LabelSelector, Requirement};
 use crate::model::pod::{InclusionPolicy, Pod, SpreadConstraint, WhenUnsatisfiable};
@@ -105,26 +106,53 @@ pub fn default_selector(cluster: &Cluster, pod: &Pod) -> LabelSelector {
     LabelSelector::Requirements(reqs.into_boxed_slice())
 }
 
-/// The system default constraints for a pod without its own constraints;
-/// empty when nothing selects the pod.
-pub fn default_constraints(cluster: &Cluster, pod: &Pod) -> Vec<Constraint> {
+/// `getConstraints`: the pod's own constraints with this action, or, when
+/// it has none, the profile's default constraints with this action
+/// (`buildDefaultConstraints`); empty when nothing selects the pod.
+pub fn constraints_for(
+    cluster: &Cluster,
+    pod: &Pod,
+    args: &SpreadArgs,
+    action: WhenUnsatisfiable,
+) -> Vec<Constraint> {
+    if !pod.spread_constraints.is_empty() {
+        return pod_constraints(pod, action);
+    }
+    let system;
+    let defaults: &[DefaultConstraint] = match &args.defaulting {
+        SpreadDefaulting::System => {
+            system =
+                [(LABEL_HOSTNAME, 3), (LABEL_ZONE, 5)].map(|(key, max_skew)| DefaultConstraint {
+                    max_skew,
+                    topology_key: key.to_string(),
+                    when_unsatisfiable: WhenUnsatisfiable::ScheduleAnyway,
+                });
+            &system
+        }
+        SpreadDefaulting::List(list) => list,
+    };
+    if !defaults.iter().any(|d| d.when_unsatisfiable == action) {
+        return Vec::new();
+    }
     let selector = default_selector(cluster, pod);
     if selector.is_everything() {
         return Vec::new();
     }
-    let keys = [(LABEL_HOSTNAME, 3), (LABEL_ZONE, 5)];
-    keys.iter()
-        .filter_map(|&(key, max_skew)| {
-            // The cluster interns the well-known keys, so this always succeeds.
-            let topology_key = cluster.interner.lookup(key)?;
-            Some(Constraint {
-                max_skew,
-                topology_key,
-                selector: selector.clone(),
-                min_domains: 1,
-                node_affinity_policy: InclusionPolicy::Honor,
-                node_taints_policy: InclusionPolicy::Ignore,
-            })
+    defaults
+        .iter()
+        .filter(|d| d.when_unsatisfiable == action)
+        .map(|d| Constraint {
+            max_skew: d.max_skew,
+            // A key no object carries cannot be interned; the empty symbol
+            // is never a label key, so no node has it, as with the key.
+            topology_key: cluster
+                .interner
+                .lookup(&d.topology_key)
+                .unwrap_or_else(|| cluster.empty_sym()),
+            selector: selector.clone(),
+            min_domains: 1,
+            node_affinity_policy: InclusionPolicy::Honor,
+            node_taints_policy: InclusionPolicy::Ignore,
         })
         .collect()
 }

@@ -5,9 +5,10 @@
 use rustc_hash::FxHashMap;
 
 use super::common::{
-    Constraint, Pair, counts_per_node, matches_inclusion_policies, node_has_all_keys,
-    pod_constraints,
+    Constraint, Pair, constraints_for, counts_per_node, matches_inclusion_policies,
+    node_has_all_keys,
 };
+use crate::engine::profile::SpreadArgs;
 use crate::engine::status::{FilterResult, Plugin, Rejection};
 use crate::model::intern::Sym;
 use crate::model::pod::WhenUnsatisfiable;
@@ -180,8 +181,8 @@ impl<'a> State<'a> {
 }
 
 /// PreFilter: `None` means Skip (no DoNotSchedule constraints).
-pub fn pre_filter(cluster: &Cluster, pod: &Pod) -> Option<PreFilterState> {
-    let constraints = pod_constraints(pod, WhenUnsatisfiable::DoNotSchedule);
+pub fn pre_filter(cluster: &Cluster, pod: &Pod, args: &SpreadArgs) -> Option<PreFilterState> {
+    let constraints = constraints_for(cluster, pod, args, WhenUnsatisfiable::DoNotSchedule);
     if constraints.is_empty() {
         return None;
     }

@@ -3,9 +3,10 @@
 use rustc_hash::FxHashMap;
 
 use super::common::{
-    Constraint, LABEL_HOSTNAME, Pair, counts_per_node, default_constraints,
-    matches_inclusion_policies, node_has_all_keys, pod_constraints,
+    Constraint, LABEL_HOSTNAME, Pair, constraints_for, counts_per_node, matches_inclusion_policies,
+    node_has_all_keys,
 };
+use crate::engine::profile::{SpreadArgs, SpreadDefaulting};
 use crate::model::pod::WhenUnsatisfiable;
 use crate::model::{Cluster, NodeId, Pod};
 
@@ -22,20 +23,24 @@ pub struct PreScoreState {
 }
 
 /// PreScore; `None` is Skip (no ScheduleAnyway constraints, pod or default).
-pub fn pre_score(cluster: &Cluster, pod: &Pod, feasible: &[NodeId]) -> Option<PreScoreState> {
+pub fn pre_score(
+    cluster: &Cluster,
+    pod: &Pod,
+    feasible: &[NodeId],
+    args: &SpreadArgs,
+) -> Option<PreScoreState> {
     if feasible.is_empty() || cluster.nodes.is_empty() {
         return None;
     }
-    let own = !pod.spread_constraints.is_empty();
-    let constraints = if own {
-        pod_constraints(pod, WhenUnsatisfiable::ScheduleAnyway)
-    } else {
-        default_constraints(cluster, pod)
-    };
+    let constraints = constraints_for(cluster, pod, args, WhenUnsatisfiable::ScheduleAnyway);
     if constraints.is_empty() {
         return None;
     }
-    let require_all = own;
+    // `requireAllTopologies`: only the system defaults tolerate nodes
+    // without every key.
+    let system_defaulted =
+        pod.spread_constraints.is_empty() && args.defaulting == SpreadDefaulting::System;
+    let require_all = !system_defaulted;
     let hostname = cluster.interner.lookup(LABEL_HOSTNAME);
     let empty = cluster.empty_sym();
     let mut ignored = vec![false; feasible.len()];

@@ -1,0 +1,12 @@
+//! `most_allocated.go`: favours nodes with more of each resource in use
+//! (bin packing).
+
+use super::super::MAX_NODE_SCORE;
+
+/// `mostRequestedScore`: a request above capacity counts as full.
+pub fn most_requested_score(requested: i64, capacity: i64) -> i64 {
+    if capacity == 0 {
+        return 0;
+    }
+    requested.min(capacity) * MAX_NODE_SCORE / capacity
+}
