@@ -28,7 +28,6 @@ pub const NOT_ELIGIBLE_TERMINATING: &str =
 pub const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 pub const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
 
-
 /// A node where preemption makes the pod fit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
