@@ -63,7 +63,13 @@ fn benches(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("placement");
     group.bench_function(&nodes, |b| {
-        b.iter(|| engine::place(&f.cluster, black_box(&f.fitting), &engine::VersionChoice::default()))
+        b.iter(|| {
+            engine::place(
+                &f.cluster,
+                black_box(&f.fitting),
+                &engine::VersionChoice::default_newest(),
+            )
+        })
     });
     group.finish();
 
@@ -73,7 +79,13 @@ fn benches(c: &mut Criterion) {
         .sample_size(20)
         .measurement_time(Duration::from_secs(30));
     group.bench_function(&nodes, |b| {
-        b.iter(|| engine::place(&f.cluster, black_box(&f.preempting), &engine::VersionChoice::default()))
+        b.iter(|| {
+            engine::place(
+                &f.cluster,
+                black_box(&f.preempting),
+                &engine::VersionChoice::default_newest(),
+            )
+        })
     });
     group.finish();
 

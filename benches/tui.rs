@@ -142,7 +142,11 @@ fn draw_views(c: &mut Criterion) {
             form::apply(&mut doc, &cpu, if flip { "101m" } else { "100m" });
             draft.set_doc(doc, &mut interner);
             let pod = draft.pod.as_ref().expect("valid draft");
-            kplace::engine::place(cluster, pod, &kplace::engine::VersionChoice::default())
+            kplace::engine::place(
+                cluster,
+                pod,
+                &kplace::engine::VersionChoice::default_newest(),
+            )
         });
     });
     group.finish();

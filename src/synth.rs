@@ -2118,7 +2118,11 @@ mod tests {
         let spec = SynthSpec::small();
         let mut cluster = small_cluster();
         let incoming = pod(&mut cluster, &fitting_pod_yaml(&spec));
-        let answer = place(&cluster, &incoming, &crate::engine::VersionChoice::default());
+        let answer = place(
+            &cluster,
+            &incoming,
+            &crate::engine::VersionChoice::default_newest(),
+        );
         assert_eq!(answer.outcome, Outcome::Scheduled, "{}", answer.message);
         let share = answer.feasible.len() as f64 / spec.nodes as f64;
         assert!(
@@ -2152,7 +2156,11 @@ mod tests {
         let spec = SynthSpec::small();
         let mut cluster = small_cluster();
         let incoming = pod(&mut cluster, &preempting_pod_yaml(&spec));
-        let answer = place(&cluster, &incoming, &crate::engine::VersionChoice::default());
+        let answer = place(
+            &cluster,
+            &incoming,
+            &crate::engine::VersionChoice::default_newest(),
+        );
         assert_eq!(answer.outcome, Outcome::Preempt, "{}", answer.message);
         assert!(answer.feasible.is_empty());
         let insufficient_cpu = answer

@@ -78,7 +78,11 @@ fn demo_pending_pods_get_the_outcomes_their_story_says() {
             cluster.pod(id).node.is_none(),
             "{ns}/{name} should be pending"
         );
-        place_existing(&cluster, id, &kplace::engine::VersionChoice::default())
+        place_existing(
+            &cluster,
+            id,
+            &kplace::engine::VersionChoice::default_newest(),
+        )
     };
 
     let spread = outcome("shop", "frontend-6b8f7c5d4-r6ndz");

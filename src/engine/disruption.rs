@@ -278,7 +278,11 @@ items:
     #[test]
     fn drain_moves_controller_pods_and_keeps_daemon_pods() {
         let c = cluster();
-        let plan = simulate(&c, &Disruption::Drain(vec![c.node_id("a1").unwrap()]), &crate::engine::VersionChoice::default());
+        let plan = simulate(
+            &c,
+            &Disruption::Drain(vec![c.node_id("a1").unwrap()]),
+            &crate::engine::VersionChoice::default_newest(),
+        );
         assert_eq!(plan.affected_nodes, vec!["a1"]);
         let names: Vec<&str> = plan.displaced.iter().map(|d| d.pod.as_str()).collect();
         assert_eq!(
@@ -306,7 +310,11 @@ items:
     #[test]
     fn losing_a_zone_breaks_the_pdb_and_reports_skew() {
         let c = cluster();
-        let plan = simulate(&c, &Disruption::LoseZone("a".into()), &crate::engine::VersionChoice::default());
+        let plan = simulate(
+            &c,
+            &Disruption::LoseZone("a".into()),
+            &crate::engine::VersionChoice::default_newest(),
+        );
         assert_eq!(plan.affected_nodes, vec!["a1", "a2"]);
         assert_eq!(
             plan.broken_pdbs,
@@ -337,7 +345,11 @@ items:
     #[test]
     fn cordoning_a_zone_moves_nothing() {
         let c = cluster();
-        let plan = simulate(&c, &Disruption::CordonZone("b".into()), &crate::engine::VersionChoice::default());
+        let plan = simulate(
+            &c,
+            &Disruption::CordonZone("b".into()),
+            &crate::engine::VersionChoice::default_newest(),
+        );
         assert_eq!(plan.affected_nodes, vec!["b1", "b2"]);
         assert!(plan.displaced.is_empty());
         assert!(

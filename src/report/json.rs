@@ -29,6 +29,15 @@ fn sorted_pods(cluster: &Cluster, ids: &[PodId]) -> Vec<String> {
     v
 }
 
+/// `schedulerVersionSource`: how the release was chosen.
+pub fn scheduler_source(choice: &crate::engine::VersionChoice) -> Value {
+    json!({
+        "kind": choice.source_kind(),
+        "clamped": choice.clamped,
+        "reason": choice.reason(),
+    })
+}
+
 pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
     let mut out = Map::new();
     out.insert("pod".into(), json!(p.pod));
@@ -46,11 +55,7 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
     );
     out.insert(
         "schedulerVersionSource".into(),
-        json!({
-            "kind": p.scheduler.source_kind(),
-            "clamped": p.scheduler.clamped,
-            "reason": p.scheduler.reason(),
-        }),
+        scheduler_source(&p.scheduler),
     );
     if !matches!(p.outcome, Outcome::Rejected | Outcome::Gated) {
         out.insert(

@@ -249,7 +249,7 @@ items:
         );
         let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\nspec:\n  priorityClassName: high\n  containers: [{name: c, image: i, resources: {requests: {cpu: '2'}}}]\n";
         let pod = load_pod_bytes(pod.as_bytes(), "pod", &mut cluster.interner).unwrap();
-        let answer = engine::place(&cluster, &pod, &engine::VersionChoice::default());
+        let answer = engine::place(&cluster, &pod, &engine::VersionChoice::default_newest());
         assert_eq!(answer.outcome, Outcome::Preempt);
         let pre = answer.preemption.as_ref().unwrap();
         // Two victims needed; the budget allows one, so one eviction breaks the PDB.
