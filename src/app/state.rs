@@ -316,8 +316,8 @@ impl Session {
 /// `UNSCHEDULABLE` or `SCHEDULED → node-a`.
 fn verdict(r: &PlacementReport) -> String {
     match &r.node {
-        Some(n) => format!("{} → {n}", r.outcome.as_str()),
-        None => r.outcome.as_str().to_string(),
+        Some(n) => format!("{} → {n}", r.outcome.as_str().to_uppercase()),
+        None => r.outcome.as_str().to_uppercase(),
     }
 }
 
