@@ -277,7 +277,8 @@ fn table_says_the_rates_and_the_disagreements() {
     let text = verify_table(&path, &[]);
     assert_eq!(
         text,
-        "3 pods went from pending to bound\n\
+        "kube-scheduler v1.34 rules (nothing says which release the cluster runs: the newest supported)\n\
+         3 pods went from pending to bound\n\
          \x20 bound node among bestNodes: 1/3 (33.3%)\n\
          \x20 bound node feasible:        2/3 (66.7%)\n\
          \x20 t=20.0s default/meh: bound to m1, kplace: scheduled best [m2]\n\
