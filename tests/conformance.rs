@@ -112,8 +112,8 @@ fn check(case: &str, version: Version) -> Result<Vec<String>, String> {
     if dir.join("config.yaml").exists() {
         return Err("scheduler configuration (config.yaml) is not read yet: issue #12".into());
     }
-    let text =
-        std::fs::read_to_string(dir.join(format!("{version}.json"))).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(dir.join(format!("{version}.json")))
+        .map_err(|e| e.to_string())?;
     let expected: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let loaded = load(case);
     let (cluster, pod) = loaded.as_ref().as_ref().map_err(Clone::clone)?;
@@ -134,10 +134,7 @@ fn check(case: &str, version: Version) -> Result<Vec<String>, String> {
     if matches!(outcome, "rejected" | "gated" | "waiting-for-claims") {
         for field in ["feasibleNodes", "filterFailures", "scores", "bestNodes"] {
             if !got[field].is_null() {
-                diffs.push(format!(
-                    "{field}: want none for {outcome}, got {}",
-                    got[field]
-                ));
+                diffs.push(format!("{field}: want none for {outcome}, got {}", got[field]));
             }
         }
     } else {
@@ -331,12 +328,7 @@ fn main() {
         }
         corpus_copy_matches_shared(&shared)
     })
-    .with_ignored_flag(
-        !in_ci
-            && !Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/conformance")
-                .exists(),
-    );
+    .with_ignored_flag(!in_ci && !Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance").exists());
     trials.push(copy_check);
     let trials_total = trials.len();
 
@@ -350,7 +342,9 @@ fn main() {
         }
         for &(fam, issue, floor) in PENDING {
             if let Some(&(passed, total)) = t.counts.get(&(version, fam)) {
-                eprintln!("conformance {version} {fam} (open issue {issue}): {passed}/{total}");
+                eprintln!(
+                    "conformance {version} {fam} (open issue {issue}): {passed}/{total}"
+                );
                 if passed < floor {
                     regressions.push(format!(
                         "{fam} under {version}: {passed} pass, fewer than the {floor} that passed before"

@@ -66,10 +66,7 @@ impl Version {
         } else if minor > Version::NEWEST.minor() {
             (Version::NEWEST, true)
         } else {
-            (
-                Version::ALL[(minor - Version::OLDEST.minor()) as usize],
-                false,
-            )
+            (Version::ALL[(minor - Version::OLDEST.minor()) as usize], false)
         }
     }
 
@@ -318,11 +315,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!((old.version, old.clamped), (Version::V1_30, true));
-        assert!(
-            old.reason().contains("uses the nearest, 1.30"),
-            "{}",
-            old.reason()
-        );
+        assert!(old.reason().contains("uses the nearest, 1.30"), "{}", old.reason());
         let new = VersionChoice::reported(VersionSource::ApiServer {
             reported: "v1.36.0".into(),
         })

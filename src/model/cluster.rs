@@ -35,11 +35,7 @@ impl NodeInfo {
     pub fn account(&mut self, pod: &Pod, by: i8) {
         use crate::engine::Version;
         let add = |into: &mut CpuMem, v: CpuMem| {
-            if by > 0 {
-                into.add(v)
-            } else {
-                into.subtract(v)
-            }
+            if by > 0 { into.add(v) } else { into.subtract(v) }
         };
         if by > 0 {
             self.requested.add(&pod.requests);
@@ -50,10 +46,7 @@ impl NodeInfo {
             .into_iter()
             .enumerate()
         {
-            add(
-                &mut self.non_zero_requested[era],
-                pod.existing_non_zero_in(version),
-            );
+            add(&mut self.non_zero_requested[era], pod.existing_non_zero_in(version));
         }
         if let Some(pl) = &pod.pod_level {
             let (plus, minus) = if by > 0 {

@@ -12,8 +12,8 @@ use k8s_openapi::api::core::v1 as core;
 
 use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
-use crate::model::pod::PodLevelRequests;
 use crate::model::quantity::Quantity;
+use crate::model::pod::PodLevelRequests;
 use crate::model::resources::{CpuMem, Resources};
 
 /// `DefaultMilliCPURequest`.

@@ -2,8 +2,8 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{for_each_term_match, resolve_incoming_term, term_matches};
 use crate::engine::Version;
+use super::{for_each_term_match, resolve_incoming_term, term_matches};
 use crate::engine::status::{FilterResult, Plugin, Rejection};
 use crate::model::intern::Sym;
 use crate::model::labels::Labels;

@@ -19,7 +19,10 @@ pub fn score(pod: &Pod, node: &Node, info: &NodeInfo, version: Version) -> i64 {
             node.allocatable.milli_cpu,
             used.milli_cpu + request.milli_cpu,
         ),
-        (node.allocatable.memory, used.memory + request.memory),
+        (
+            node.allocatable.memory,
+            used.memory + request.memory,
+        ),
     ];
     let mut fractions = [0f64; 2];
     let mut n = 0;
