@@ -10,13 +10,20 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use kplace::engine::{self, Outcome, Placement};
+use kplace::engine::{self, Outcome, Placement, Version};
 use kplace::model::Cluster;
 use kplace::report;
 use kplace::source::file::{SourceError, load_pod, load_snapshot};
+use kplace::source::version::{ServerVersion, choose};
 
-/// Where would this pod go, and who would be evicted? Answers as
-/// kube-scheduler v1.30 (default profile) would.
+/// `--scheduler-version`: `1.33`, `v1.33` or `v1.33.2`; anything else is a
+/// usage error (exit 2) that names the supported releases.
+pub fn parse_scheduler_version(s: &str) -> Result<Version, String> {
+    s.parse::<Version>().map_err(|e| e.to_string())
+}
+
+/// Where would this pod go, and who would be evicted? Answers as the
+/// cluster's kube-scheduler release (1.30–1.34, default profile) would.
 #[derive(Parser, Debug)]
 #[command(name = "kplace", version, about, long_about = None)]
 pub struct Cli {
@@ -52,6 +59,10 @@ pub struct TuiArgs {
     /// Open the placement view of this pod (NAMESPACE/NAME).
     #[arg(long, value_name = "NAMESPACE/NAME")]
     pub pod: Option<String>,
+    /// Answer as this kube-scheduler release (1.30–1.34) instead of the one the
+    /// cluster reports (`:version X.Y` switches at runtime).
+    #[arg(long, value_name = "X.Y", value_parser = parse_scheduler_version)]
+    pub scheduler_version: Option<Version>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -110,6 +121,10 @@ pub struct PlaceArgs {
     /// snapshot before the next, as a scale-up would.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub replicas: Option<u32>,
+    /// Answer as this kube-scheduler release (1.30–1.34). Default: the version
+    /// `kplace record` stored, else the newest kubelet among the nodes, else 1.34.
+    #[arg(long, value_name = "X.Y", value_parser = parse_scheduler_version)]
+    pub scheduler_version: Option<Version>,
 }
 
 #[derive(Args, Debug)]
@@ -199,8 +214,17 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     let pod_started = Instant::now();
     let question = resolve_pod(&args.pod, &mut cluster)?;
     timings.load += pod_started.elapsed();
+    let choice = choose(
+        args.scheduler_version,
+        &ServerVersion::of_recording(&cluster),
+        &cluster,
+    );
+    if let Some(note) = ServerVersion::of_recording(&cluster).note(&choice) {
+        eprintln!("kplace: warning: {}: {note}", args.snapshot.display());
+    }
+    let scheduler = engine::Scheduler::new(choice);
     if let Some(n) = args.replicas {
-        return place_replicas(args, &cluster, question, n as usize);
+        return place_replicas(args, &cluster, question, n as usize, &scheduler);
     }
 
     let mut runs = Vec::with_capacity(args.repeat as usize);
@@ -208,10 +232,8 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     for _ in 0..args.repeat {
         let t = Instant::now();
         let a = match &question {
-            Question::NewPod(pod) => engine::place(&cluster, pod, &engine::Scheduler::default()),
-            Question::Existing(id) => {
-                engine::place_existing(&cluster, *id, &engine::Scheduler::default())
-            }
+            Question::NewPod(pod) => engine::place(&cluster, pod, &scheduler),
+            Question::Existing(id) => engine::place_existing(&cluster, *id, &scheduler),
         };
         runs.push(t.elapsed());
         answer = Some(a);
@@ -274,7 +296,13 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
 
 /// `place --replicas N`: the pod (a manifest, or a pod of the snapshot used
 /// as a template) placed N times in sequence on a fork of the snapshot.
-fn place_replicas(args: &PlaceArgs, cluster: &Cluster, question: Question, n: usize) -> Result<()> {
+fn place_replicas(
+    args: &PlaceArgs,
+    cluster: &Cluster,
+    question: Question,
+    n: usize,
+    scheduler: &engine::Scheduler,
+) -> Result<()> {
     let template = match question {
         Question::NewPod(pod) => *pod,
         Question::Existing(id) => {
@@ -286,8 +314,7 @@ fn place_replicas(args: &PlaceArgs, cluster: &Cluster, question: Question, n: us
             pod
         }
     };
-    let plan =
-        engine::replicas::place_replicas(cluster, &template, n, &engine::Scheduler::default());
+    let plan = engine::replicas::place_replicas(cluster, &template, n, scheduler);
     let mut stdout = std::io::stdout().lock();
     match args.output {
         Format::Json => {
@@ -403,5 +430,6 @@ pub fn tui(args: TuiArgs) -> Result<()> {
         snapshot: args.snapshot,
         theme: args.theme,
         pod: args.pod,
+        scheduler_version: args.scheduler_version,
     })
 }

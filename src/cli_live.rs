@@ -53,6 +53,10 @@ pub struct VerifyArgs {
     /// Disagreements listed in the table (0 = all).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
+    /// Check as this kube-scheduler release (1.30–1.34) instead of the server
+    /// version the recording stored (or its newest kubelet's).
+    #[arg(long, value_name = "X.Y", value_parser = crate::cli::parse_scheduler_version)]
+    pub scheduler_version: Option<kplace::engine::Version>,
 }
 
 /// `30s`, `10m`, `1h`, `500ms`, or plain seconds.
@@ -142,7 +146,8 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
     let timeline = Timeline::load(&args.timeline).map_err(CliError::from)?;
     // Long recordings take a while: say how far it is when a person watches.
     let tty = std::io::stderr().is_terminal();
-    let checks = verify::checks_with_progress(&timeline, &mut |done, total| {
+    let scheduler = verify::scheduler_for(&timeline, args.scheduler_version);
+    let checks = verify::checks_with_progress(&timeline, &scheduler, &mut |done, total| {
         if tty && total > 0 {
             eprint!("\rchecking bindings: {done}/{total}");
             if done == total {
@@ -155,17 +160,29 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match args.output {
         VerifyFormat::Json => {
-            let report = verify_json(&args.timeline, &summary, &disagreeing);
+            let report = verify_json(&args.timeline, &scheduler, &summary, &disagreeing);
             serde_json::to_writer_pretty(&mut out, &report)?;
             writeln!(out)?;
         }
-        VerifyFormat::Table => verify_table(&mut out, &summary, &disagreeing, args.limit)?,
+        VerifyFormat::Table => {
+            writeln!(
+                out,
+                "{}",
+                kplace::report::table::scheduler_line(&scheduler.version)
+            )?;
+            verify_table(&mut out, &summary, &disagreeing, args.limit)?
+        }
     }
     Ok(())
 }
 
 /// `verify -o json`: the rates, then every disagreeing check.
-fn verify_json(timeline: &std::path::Path, s: &Summary, disagreeing: &[&Check]) -> Value {
+fn verify_json(
+    timeline: &std::path::Path,
+    scheduler: &kplace::engine::Scheduler,
+    s: &Summary,
+    disagreeing: &[&Check],
+) -> Value {
     let cases: Vec<Value> = disagreeing
         .iter()
         .map(|c| {
@@ -183,6 +200,8 @@ fn verify_json(timeline: &std::path::Path, s: &Summary, disagreeing: &[&Check]) 
         .collect();
     json!({
         "timeline": timeline.display().to_string(),
+        "schedulerVersion": scheduler.version.version.as_str(),
+        "schedulerVersionSource": kplace::report::json::scheduler_source(&scheduler.version),
         "bindings": s.bindings,
         "bestNodeAgreement": s.best_rate(),
         "feasibleAgreement": s.feasible_rate(),

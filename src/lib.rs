@@ -2,7 +2,8 @@
 //!
 //! Layers, each knowing only the one before it: [`source`] (where snapshots
 //! come from) → [`model`] (the compact cluster) → [`engine`] (the
-//! kube-scheduler v1.30 re-implementation); [`verify`] checks the engine
+//! kube-scheduler 1.30–1.34 re-implementation, answering as a chosen
+//! release: `source::version`); [`verify`] checks the engine
 //! against the bindings a recorded timeline saw.
 
 pub mod app;

@@ -2136,10 +2136,24 @@ mod tests {
         );
         // NodeAffinity, PodTopologySpread, InterPodAffinity, NodeResourcesFit,
         // BalancedAllocation and ImageLocality each score some node above zero.
-        for plugin in 1..=6 {
+        use crate::engine::status::Plugin;
+        for plugin in [
+            Plugin::NodeAffinity,
+            Plugin::PodTopologySpread,
+            Plugin::InterPodAffinity,
+            Plugin::NodeResourcesFit,
+            Plugin::NodeResourcesBalancedAllocation,
+            Plugin::ImageLocality,
+        ] {
+            let column = answer
+                .score_plugins()
+                .iter()
+                .position(|(p, _)| *p == plugin)
+                .expect("a default score plugin");
             assert!(
-                answer.scores.iter().any(|s| s.plugins[plugin] > 0),
-                "score plugin #{plugin} is idle"
+                answer.scores.iter().any(|s| s.plugins[column] > 0),
+                "score plugin {} is idle",
+                plugin.as_str()
             );
         }
         // Spread and anti-affinity make the scores differ between nodes.

@@ -250,13 +250,23 @@ fn names(cluster: &Cluster, ids: &[NodeId]) -> Vec<String> {
         .collect()
 }
 
-/// kplace's answer for one binding, from the state at `predict_at`. `None`
-/// when the pod did not exist yet at that moment (nothing to compare).
-pub fn check(t: &Timeline, b: &Binding) -> Option<Check> {
+/// The release a recording is checked as: `flag` if given, else the server
+/// version the recording stored, else its newest kubelet, else the newest
+/// supported (see [`crate::source::version::choose`]).
+pub fn scheduler_for(t: &Timeline, flag: Option<engine::Version>) -> engine::Scheduler {
+    use crate::source::version::{ServerVersion, choose};
+    let first = t.state_after(0);
+    engine::Scheduler::new(choose(flag, &ServerVersion::of_recording(&first), &first))
+}
+
+/// kplace's answer for one binding, from the state at `predict_at`, as the
+/// `scheduler` release. `None` when the pod did not exist yet at that moment
+/// (nothing to compare).
+pub fn check(t: &Timeline, b: &Binding, scheduler: &engine::Scheduler) -> Option<Check> {
     let cluster = t.state_after(b.predict_at);
     let (ns, name) = b.pod.split_once('/')?;
     let id = cluster.find_pod(ns, name)?;
-    let answer = engine::place_existing(&cluster, id, &engine::Scheduler::default());
+    let answer = engine::place_existing(&cluster, id, scheduler);
     let best = names(&cluster, &answer.best);
     let feasible = names(&cluster, &answer.feasible);
     let preemption = b.actual_victims.as_ref().map(|actual| {
@@ -295,15 +305,19 @@ pub fn check(t: &Timeline, b: &Binding) -> Option<Check> {
 }
 
 /// Every check of a timeline, in event order.
-pub fn checks(t: &Timeline) -> Vec<Check> {
-    checks_with_progress(t, &mut |_, _| {})
+pub fn checks(t: &Timeline, scheduler: &engine::Scheduler) -> Vec<Check> {
+    checks_with_progress(t, scheduler, &mut |_, _| {})
 }
 
 /// Like [`checks`], calling `progress(done, total)` on the calling thread
 /// after each batch (first with `done = 0`), so a UI can show how far it got.
 /// Bindings within a batch are checked in parallel; each rebuilds the
 /// cluster at its own moment, which is most of the cost.
-pub fn checks_with_progress(t: &Timeline, progress: &mut impl FnMut(usize, usize)) -> Vec<Check> {
+pub fn checks_with_progress(
+    t: &Timeline,
+    scheduler: &engine::Scheduler,
+    progress: &mut impl FnMut(usize, usize),
+) -> Vec<Check> {
     let found = bindings(t);
     let total = found.len();
     progress(0, total);
@@ -312,7 +326,7 @@ pub fn checks_with_progress(t: &Timeline, progress: &mut impl FnMut(usize, usize
     let mut out = Vec::with_capacity(total);
     let mut done = 0;
     for chunk in found.chunks(batch) {
-        let part: Vec<Option<Check>> = chunk.par_iter().map(|b| check(t, b)).collect();
+        let part: Vec<Option<Check>> = chunk.par_iter().map(|b| check(t, b, scheduler)).collect();
         out.extend(part.into_iter().flatten());
         done += chunk.len();
         progress(done, total);

@@ -27,8 +27,18 @@ fn pod(name: &str) -> String {
     case(name).join("pod.yaml").display().to_string()
 }
 
+/// The real scheduler's answer as `version` (`"v1.33"`).
+fn answer_of(name: &str, version: &str) -> Value {
+    serde_json::from_str(
+        &std::fs::read_to_string(case(name).join(format!("{version}.json"))).unwrap(),
+    )
+    .unwrap()
+}
+
+/// The answer kplace gives without `--scheduler-version`: the corpus's
+/// nodes all report kubelet v1.30.6, so it answers as kube-scheduler 1.30.
 fn expected(name: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(case(name).join("v1.34.json")).unwrap()).unwrap()
+    answer_of(name, "v1.30")
 }
 
 fn stdout_json(out: &Output) -> Value {
@@ -549,12 +559,282 @@ fn tui_source_options_conflict_clearly() {
     );
 }
 
+// ---- Which kube-scheduler release answers (--scheduler-version, recorded, kubelets).
+
+/// `filterFailures` as node → code.
+fn failure_codes(answer: &Value) -> std::collections::BTreeMap<String, String> {
+    answer["filterFailures"]
+        .as_object()
+        .expect("filterFailures")
+        .iter()
+        .map(|(node, f)| (node.clone(), f["code"].as_str().unwrap_or("").to_string()))
+        .collect()
+}
+
+/// A conformance snapshot with its text rewritten, as a plain YAML file.
+fn rewritten_snapshot(dir: &Path, name: &str, edit: impl FnOnce(String) -> String) -> String {
+    let path = dir.join(format!("{name}.yaml"));
+    std::fs::write(&path, edit(unpacked_snapshot(name))).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn scheduler_version_flag_picks_the_release_and_the_answer_follows_it() {
+    // admission-018: v1.34's NodeResourcesFit calls a request above a node's
+    // whole allocatable UnschedulableAndUnresolvable; v1.33 says Unschedulable.
+    let want33 = failure_codes(&answer_of("admission-018", "v1.33"));
+    let want34 = failure_codes(&answer_of("admission-018", "v1.34"));
+    assert_ne!(
+        want33, want34,
+        "the corpus case must tell the releases apart"
+    );
+    for (flag, want) in [("1.33", &want33), ("v1.34.1", &want34)] {
+        let got = stdout_json(&kplace(&[
+            "place",
+            "--snapshot",
+            &snapshot("admission-018"),
+            "--pod",
+            &pod("admission-018"),
+            "--scheduler-version",
+            flag,
+            "-o",
+            "json",
+        ]));
+        let release = flag.trim_start_matches('v');
+        assert_eq!(
+            got["schedulerVersion"],
+            release[..4],
+            "--scheduler-version {flag}"
+        );
+        assert_eq!(got["schedulerVersionSource"]["kind"], "flag");
+        assert_eq!(got["schedulerVersionSource"]["clamped"], false);
+        assert_eq!(&failure_codes(&got), want, "--scheduler-version {flag}");
+    }
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("admission-018"),
+        "--pod",
+        &pod("admission-018"),
+        "--scheduler-version",
+        "1.32",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["schedulerVersion"], "1.32");
+    assert_eq!(got["schedulerVersionSource"]["kind"], "flag");
+}
+
+#[test]
+fn the_table_says_which_release_answered_and_why() {
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("admission-018"),
+        "--pod",
+        &pod("admission-018"),
+        "--scheduler-version",
+        "1.32",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines().next(),
+        Some("kube-scheduler v1.32 rules (chosen with --scheduler-version)"),
+        "{text}"
+    );
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("admission-018"),
+        "--pod",
+        &pod("admission-018"),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "kube-scheduler v1.30 rules (the snapshot has no server version; its newest kubelet is v1.30.6 (node "
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_plain_snapshot_answers_as_its_newest_kubelet() {
+    // The corpus's nodes report v1.30.6, so without a flag kplace answers as
+    // 1.30 and agrees with the v1.30 answer.
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("admission-018"),
+        "--pod",
+        &pod("admission-018"),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["schedulerVersion"], "1.30");
+    assert_eq!(got["schedulerVersionSource"]["kind"], "newest-kubelet");
+    assert_eq!(
+        failure_codes(&got),
+        failure_codes(&answer_of("admission-018", "v1.30"))
+    );
+
+    // One node upgraded to v1.31.12, one very old (v1.9 is older than v1.31:
+    // versions compare as numbers): the newest wins.
+    let dir = tempfile::tempdir().unwrap();
+    let path = rewritten_snapshot(dir.path(), "admission-018", |text| {
+        text.replacen("kubeletVersion: v1.30.6", "kubeletVersion: v1.9.11", 1)
+            .replacen(
+                "kubeletVersion: v1.30.6",
+                "kubeletVersion: v1.31.12-eks-1a2b3c",
+                1,
+            )
+    });
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &path,
+        "--pod",
+        &pod("admission-018"),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["schedulerVersion"], "1.31");
+    let source = &got["schedulerVersionSource"];
+    assert_eq!(source["kind"], "newest-kubelet");
+    assert_eq!(source["clamped"], false);
+    let reason = source["reason"].as_str().unwrap();
+    assert!(reason.contains("v1.31.12-eks-1a2b3c (node "), "{reason}");
+
+    // Every kubelet newer than kplace knows: the newest supported, and it says so.
+    let path = rewritten_snapshot(dir.path(), "admission-018", |text| {
+        text.replace("kubeletVersion: v1.30.6", "kubeletVersion: v1.36.0")
+    });
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &path,
+        "--pod",
+        &pod("admission-018"),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["schedulerVersion"], "1.34");
+    assert_eq!(got["schedulerVersionSource"]["clamped"], true);
+    assert!(
+        got["schedulerVersionSource"]["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("kplace supports 1.30–1.34 and uses the nearest, 1.34"),
+        "{}",
+        got["schedulerVersionSource"]["reason"]
+    );
+}
+
+#[test]
+fn a_snapshot_kplace_recorded_answers_as_the_server_it_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let annotate = |version: &'static str| {
+        move |text: String| {
+            text.replacen(
+                "metadata: {resourceVersion: ''}",
+                &format!("metadata: {{annotations: {{kplace.io/server-version: {version}}}}}"),
+                1,
+            )
+        }
+    };
+    // The recorded server version wins over the nodes' kubelets (v1.30.6).
+    let path = rewritten_snapshot(dir.path(), "admission-018", annotate("v1.33.4"));
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &path,
+        "--pod",
+        &pod("admission-018"),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["schedulerVersion"], "1.33");
+    assert_eq!(got["schedulerVersionSource"]["kind"], "recording");
+    assert_eq!(
+        got["schedulerVersionSource"]["reason"],
+        "the recording's API server reported v1.33.4"
+    );
+    assert_eq!(
+        failure_codes(&got),
+        failure_codes(&answer_of("admission-018", "v1.33"))
+    );
+    // ... and the flag wins over it.
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &path,
+        "--pod",
+        &pod("admission-018"),
+        "--scheduler-version",
+        "1.34",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["schedulerVersion"], "1.34");
+    assert_eq!(
+        failure_codes(&got),
+        failure_codes(&answer_of("admission-018", "v1.34"))
+    );
+    // A server older than 1.30 answers as 1.30, and says so.
+    let path = rewritten_snapshot(dir.path(), "admission-018", annotate("v1.28.9"));
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &path,
+        "--pod",
+        &pod("admission-018"),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["schedulerVersion"], "1.30");
+    assert_eq!(got["schedulerVersionSource"]["clamped"], true);
+    assert_eq!(
+        got["schedulerVersionSource"]["reason"],
+        "the recording's API server reported v1.28.9; kplace supports 1.30–1.34 and uses the nearest, 1.30"
+    );
+}
+
+#[test]
+fn an_unsupported_scheduler_version_is_a_usage_error() {
+    for command in [
+        vec![
+            "place",
+            "--snapshot",
+            &snapshot("admission-018"),
+            "--pod",
+            &pod("admission-018"),
+        ],
+        vec!["verify", "no-such-timeline.gz"],
+        vec!["--demo"],
+    ] {
+        let mut args: Vec<&str> = command.clone();
+        args.extend(["--scheduler-version", "1.12"]);
+        let out = kplace(&args);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("--scheduler-version"), "{err}");
+        assert!(
+            err.contains(
+                "unsupported scheduler version \"1.12\": kplace answers as kube-scheduler 1.30, 1.31, 1.32, 1.33 or 1.34"
+            ),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
 /// A gated pod is never attempted: outcome `gated` with the scheduler's
 /// message, no filter fields, and where it would go once ungated.
 #[test]
 fn gated_pod_says_so_and_where_it_would_go_once_ungated() {
     let name = "gates-002";
-    let want = expected(name);
+    let want = answer_of(name, "v1.34");
     assert_eq!(want["outcome"], "gated");
     let out = kplace(&[
         "place",

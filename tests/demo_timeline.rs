@@ -281,7 +281,7 @@ fn demo_timeline_replay_matches_the_events_applied_by_hand() {
 fn demo_timeline_verifies_with_exactly_one_disagreement() {
     let t = load_demo_timeline().unwrap();
     let raw = raw();
-    let checks = verify::checks(&t);
+    let checks = verify::checks(&t, &verify::scheduler_for(&t, None));
     let by_hand = bindings_by_hand(&raw);
     let found: Vec<(u64, String, String)> = checks
         .iter()

@@ -305,6 +305,10 @@ mod recording {
             assert_eq!(list["kind"], "List");
             let ann = &list["metadata"]["annotations"];
             assert_eq!(ann["kplace.io/context"], "fake");
+            assert_eq!(
+                ann["kplace.io/server-version"],
+                support::DEFAULT_GIT_VERSION
+            );
             assert!(
                 ann["kplace.io/recorded-at"]
                     .as_str()
@@ -315,9 +319,24 @@ mod recording {
         std::fs::write(&plain, server.list_json().to_string()).unwrap();
         let pod = dir.path().join("pod.json");
         std::fs::write(&pod, test_pod("incoming", None).to_string()).unwrap();
-        let expected = place_json(&plain, &pod);
-        assert_eq!(place_json(&dir.path().join("snap.json"), &pod), expected);
-        assert_eq!(place_json(&dir.path().join("snap.json.gz"), &pod), expected);
+        // The same answer, except for which release answered and why: the
+        // recording stored the server's version; the plain List has none, so
+        // its newest kubelet (the synthetic nodes' v1.30.0-eks) decides.
+        let without_version = |mut v: Value| {
+            let m = v.as_object_mut().unwrap();
+            let version = (
+                m.remove("schedulerVersion").unwrap(),
+                m.remove("schedulerVersionSource").unwrap()["kind"].clone(),
+            );
+            (v, version)
+        };
+        let (expected, plain_version) = without_version(place_json(&plain, &pod));
+        assert_eq!(plain_version, (json!("1.30"), json!("newest-kubelet")));
+        for snap in ["snap.json", "snap.json.gz"] {
+            let (got, version) = without_version(place_json(&dir.path().join(snap), &pod));
+            assert_eq!(got, expected, "{snap}");
+            assert_eq!(version, (json!("1.33"), json!("recording")), "{snap}");
+        }
         assert!(!is_timeline(&dir.path().join("snap.json.gz")));
     }
 
@@ -434,6 +453,150 @@ mod recording {
             by_hand(&text, timeline.len())
         );
     }
+
+    /// `kplace` with these arguments: (exit code, stdout, stderr).
+    fn run(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
+            .args(args)
+            .output()
+            .expect("run kplace");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    #[test]
+    fn a_recording_keeps_the_server_version_and_verify_answers_as_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = FakeServer::start(synth_objects(4, 20));
+        // Older than kplace knows: clamped to 1.30, and it says so.
+        server.set_version(Some("v1.29.2"));
+        let opts = record_options(
+            &server,
+            dir.path(),
+            "tl.jsonl.gz",
+            Some(Duration::from_millis(300)),
+        );
+        record(&opts).expect("record timeline");
+        let timeline = Timeline::load(&opts.output).expect("load");
+        assert_eq!(timeline.header.server_version.as_deref(), Some("v1.29.2"));
+        let choice = kplace::verify::scheduler_for(&timeline, None).version;
+        assert_eq!(choice.version, kplace::engine::Version::V1_30);
+        assert!(choice.clamped);
+
+        let path = opts.output.as_os_str();
+        let (code, out, err) = run(&["verify".as_ref(), path, "-o".as_ref(), "json".as_ref()]);
+        assert_eq!(code, Some(0), "{err}");
+        let report: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(report["schedulerVersion"], "1.30");
+        assert_eq!(report["schedulerVersionSource"]["kind"], "recording");
+        assert_eq!(report["schedulerVersionSource"]["clamped"], true);
+        assert_eq!(
+            report["schedulerVersionSource"]["reason"],
+            "the recording's API server reported v1.29.2; kplace supports 1.30–1.34 and uses the nearest, 1.30"
+        );
+        let (code, out, err) = run(&["verify".as_ref(), path]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(
+            out.starts_with("kube-scheduler v1.30 rules (the recording's API server reported v1.29.2; kplace supports 1.30–1.34 and uses the nearest, 1.30)\n"),
+            "{out}"
+        );
+        // The flag overrides the recording.
+        let (code, out, err) = run(&[
+            "verify".as_ref(),
+            path,
+            "--scheduler-version".as_ref(),
+            "1.32".as_ref(),
+            "-o".as_ref(),
+            "json".as_ref(),
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        let report: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(report["schedulerVersion"], "1.32");
+        assert_eq!(report["schedulerVersionSource"]["kind"], "flag");
+    }
+
+    #[test]
+    fn a_server_without_version_records_none_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = FakeServer::start(synth_objects(3, 10));
+        server.set_version(None);
+        let opts = record_options(&server, dir.path(), "snap.json", None);
+        let summary = record(&opts).expect("record");
+        assert!(
+            summary
+                .limitations
+                .iter()
+                .any(|l| l.starts_with("the API server's /version could not be read")),
+            "{:?}",
+            summary.limitations
+        );
+        let list: Value = serde_json::from_str(&read_text(&opts.output)).unwrap();
+        assert!(list["metadata"]["annotations"]["kplace.io/server-version"].is_null());
+        // Loading it answers as the newest kubelet instead.
+        let (cluster, _) = kplace::source::file::load_snapshot(&opts.output).unwrap();
+        assert_eq!(cluster.recorded_server_version, None);
+        let server_version = kplace::source::version::ServerVersion::of_recording(&cluster);
+        let choice = kplace::source::version::choose(None, &server_version, &cluster);
+        assert_eq!(choice.source_kind(), "newest-kubelet");
+    }
+}
+
+#[test]
+fn the_live_server_version_is_read_and_chosen() {
+    use kplace::engine::{Version, VersionSource};
+    use kplace::source::version::{ServerVersion, choose};
+    let dir = tempfile::tempdir().unwrap();
+    for (git, want, clamped) in [
+        ("v1.32.7+k3s1", Version::V1_32, false),
+        ("v1.29.2", Version::V1_30, true),
+        ("v1.36.0-gke.100", Version::V1_34, true),
+    ] {
+        let server = FakeServer::start(synth_objects(3, 10));
+        server.set_version(Some(git));
+        let live = connect(&server, dir.path());
+        let reported = live.wait_server_version(Duration::from_secs(10));
+        assert_eq!(reported, ServerVersion::Live(git.to_string()));
+        let (cluster, _) = live.cluster();
+        let choice = choose(None, &reported, &cluster);
+        assert_eq!((choice.version, choice.clamped), (want, clamped), "{git}");
+        assert_eq!(
+            choice.source,
+            VersionSource::ApiServer {
+                reported: git.to_string()
+            }
+        );
+        if clamped {
+            assert!(
+                choice.reason().starts_with(&format!(
+                    "the API server reports {git}; kplace supports 1.30–1.34 and uses the nearest, "
+                )),
+                "{}",
+                choice.reason()
+            );
+        }
+        assert!(server.requests().contains(&"GET /version?".to_string()));
+        assert!(server.requests().iter().all(|r| r.starts_with("GET ")));
+    }
+    // /version failing: the nodes' kubelets decide, and the note says why.
+    let server = FakeServer::start(synth_objects(3, 10));
+    server.set_version(None);
+    let live = connect(&server, dir.path());
+    let reported = live.wait_server_version(Duration::from_secs(10));
+    assert!(
+        matches!(reported, ServerVersion::LiveFailed(_)),
+        "{reported:?}"
+    );
+    let (cluster, _) = live.cluster();
+    let choice = choose(None, &reported, &cluster);
+    assert_eq!(choice.source_kind(), "newest-kubelet");
+    let note = reported.note(&choice).unwrap();
+    assert!(
+        note.starts_with("the API server's /version could not be read ("),
+        "{note}"
+    );
 }
 
 #[test]

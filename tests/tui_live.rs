@@ -321,3 +321,63 @@ fn a_burst_of_events_becomes_few_rebuilds() {
         "60 events should coalesce into a few rebuilds, not {made}"
     );
 }
+
+#[test]
+fn answers_as_the_live_servers_release_clamped_when_it_is_too_old() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 12));
+    server.apply(test_pod("waiting", None));
+    server.set_version(Some("v1.29.2"));
+    let mut app = open(&server, dir.path());
+    let s = screen(&app);
+    assert!(
+        s.lines()
+            .find(|l| l.contains(" kplace "))
+            .is_some_and(|l| l.contains("kube-scheduler v1.30 rules")),
+        "{s}"
+    );
+    key(&mut app, KeyCode::Char('5'));
+    key(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "waiting");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Placement);
+    let s = screen(&app);
+    assert!(
+        s.contains(
+            "Answered as kube-scheduler v1.30 rules: the API server reports v1.29.2; kplace supports 1.30–1.34 and uses the nearest, 1.30"
+        ),
+        "{s}"
+    );
+    // `:version` switches at runtime, then back to the server's.
+    key(&mut app, KeyCode::Char(':'));
+    type_text(&mut app, "version 1.33");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(s.contains("kube-scheduler v1.33 rules"), "{s}");
+    assert!(
+        s.contains("now answering as kube-scheduler v1.33 (was v1.30): default/waiting"),
+        "{s}"
+    );
+    key(&mut app, KeyCode::Char(':'));
+    type_text(&mut app, "version auto");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.scheduler.version, kplace::engine::Version::V1_30);
+    assert!(app.scheduler.clamped);
+}
+
+#[test]
+fn a_server_without_version_falls_back_to_the_kubelets_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 12));
+    server.set_version(None);
+    let app = open(&server, dir.path());
+    // The synthetic nodes' kubelets are v1.30.0-eks-….
+    assert_eq!(app.scheduler.source_kind(), "newest-kubelet");
+    let s = screen(&app);
+    assert!(s.contains("kube-scheduler v1.30 rules"), "{s}");
+    assert!(
+        s.contains("the API server's /version could not be read ("),
+        "{s}"
+    );
+}

@@ -554,6 +554,114 @@ fn help_scrolls_on_a_short_terminal() {
     assert!(!screen(&app, 200, 60).contains("↑↓ pgup pgdn scroll"));
 }
 
+#[test]
+fn the_header_names_the_release_and_version_switches_it() {
+    let mut app = demo_app();
+    // The demo's nodes report no kubelet version: the newest supported.
+    let s = screen(&app, 160, 48);
+    assert!(
+        line_with(&s, " kplace ").contains("kube-scheduler v1.34 rules"),
+        "{s}"
+    );
+    key(&mut app, KeyCode::Char('5'));
+    keys(&mut app, "/frontend-6b8f7c5d4-r6ndz");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Placement);
+    let s = screen(&app, 160, 48);
+    assert!(
+        s.contains(
+            "Answered as kube-scheduler v1.34 rules: nothing says which release the cluster runs: the newest supported"
+        ),
+        "{s}"
+    );
+
+    keys(&mut app, ":version 1.32");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app, 160, 48);
+    assert!(
+        line_with(&s, " kplace ").contains("kube-scheduler v1.32 rules"),
+        "{s}"
+    );
+    assert!(!s.contains("v1.34 rules"), "{s}");
+    assert!(
+        s.contains("Answered as kube-scheduler v1.32 rules: chosen with --scheduler-version"),
+        "{s}"
+    );
+    // What the switch changed for the pod on screen.
+    assert!(
+        s.contains(
+            "now answering as kube-scheduler v1.32 (was v1.34): shop/frontend-6b8f7c5d4-r6ndz unchanged, UNSCHEDULABLE"
+        ),
+        "{s}"
+    );
+    assert!(
+        s.contains("UNSCHEDULABLE: no node fits and preemption cannot help"),
+        "{s}"
+    );
+
+    // A release kplace does not know: an error on screen, nothing changes.
+    keys(&mut app, ":version 1.12");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app, 160, 48);
+    assert!(
+        s.contains(
+            ":version 1.12: unsupported scheduler version \"1.12\": kplace answers as kube-scheduler 1.30, 1.31, 1.32, 1.33 or 1.34"
+        ),
+        "{s}"
+    );
+    assert!(
+        line_with(&s, " kplace ").contains("kube-scheduler v1.32 rules"),
+        "{s}"
+    );
+
+    // `:version auto` follows the cluster again.
+    keys(&mut app, ":version auto");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app, 160, 48);
+    assert!(
+        line_with(&s, " kplace ").contains("kube-scheduler v1.34 rules"),
+        "{s}"
+    );
+    assert!(
+        s.contains("now answering as kube-scheduler v1.34 (was v1.32)"),
+        "{s}"
+    );
+}
+
+#[test]
+fn scheduler_version_option_sets_the_release_and_the_pending_tally_uses_it() {
+    let mut app = App::new(Options {
+        demo: true,
+        scheduler_version: Some(kplace::engine::Version::V1_31),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    let s = screen(&app, 160, 48);
+    assert!(
+        line_with(&s, " kplace ").contains("kube-scheduler v1.31 rules"),
+        "{s}"
+    );
+    let session = app.session().expect("ready");
+    assert_eq!(
+        session.scheduler.version.version,
+        kplace::engine::Version::V1_31
+    );
+    // The tally's outcomes are the 1.31 answers.
+    let cluster = session.cluster();
+    for (&pod, got) in &session.outcomes {
+        let want = place_existing(
+            cluster,
+            pod,
+            &kplace::engine::Scheduler::new(kplace::engine::VersionChoice::flag(
+                kplace::engine::Version::V1_31,
+            )),
+        );
+        assert_eq!(got.outcome, want.outcome, "{}", cluster.pod_key(pod));
+    }
+    assert!(!session.outcomes.is_empty());
+}
+
 /// A pending pod with scheduling gates: the Placement view says the
 /// scheduler does not attempt it, with the gate plugin's message, and shows
 /// the engine's answer for the pod once ungated below.

@@ -277,7 +277,8 @@ fn table_says_the_rates_and_the_disagreements() {
     let text = verify_table(&path, &[]);
     assert_eq!(
         text,
-        "3 pods went from pending to bound\n\
+        "kube-scheduler v1.34 rules (nothing says which release the cluster runs: the newest supported)\n\
+         3 pods went from pending to bound\n\
          \x20 bound node among bestNodes: 1/3 (33.3%)\n\
          \x20 bound node feasible:        2/3 (66.7%)\n\
          \x20 t=20.0s default/meh: bound to m1, kplace: scheduled best [m2]\n\
@@ -362,7 +363,7 @@ fn library_finds_bindings_in_event_order_and_answers_before_each() {
         assert_eq!(b.predict_at, b.event, "no preemption: just before");
         assert_eq!(b.actual_victims, None);
     }
-    let checks = verify::checks(&t);
+    let checks = verify::checks(&t, &verify::scheduler_for(&t, None));
     let agrees: Vec<bool> = checks.iter().map(|c| c.agrees()).collect();
     assert_eq!(agrees, [true, false, false]);
     assert_eq!(checks[0].best, ["m2"]);
@@ -384,8 +385,11 @@ fn library_finds_bindings_in_event_order_and_answers_before_each() {
 fn library_reports_progress_and_the_same_checks() {
     let t = mixed().timeline();
     let mut calls = Vec::new();
-    let with = verify::checks_with_progress(&t, &mut |done, total| calls.push((done, total)));
-    assert_eq!(with, verify::checks(&t));
+    let with =
+        verify::checks_with_progress(&t, &verify::scheduler_for(&t, None), &mut |done, total| {
+            calls.push((done, total))
+        });
+    assert_eq!(with, verify::checks(&t, &verify::scheduler_for(&t, None)));
     assert_eq!(calls.first(), Some(&(0, 3)));
     assert_eq!(calls.last(), Some(&(3, 3)));
     assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
@@ -407,7 +411,8 @@ fn library_preemption_compares_victims_before_the_first_one_went() {
             .collect::<Vec<_>>(),
         ["default/low-b"]
     );
-    let c = verify::check(&t, b).expect("urgent exists at the first victim");
+    let c = verify::check(&t, b, &verify::scheduler_for(&t, None))
+        .expect("urgent exists at the first victim");
     let p = c.preemption.as_ref().unwrap();
     assert_eq!(p.predicted_node.as_deref(), Some("p1"));
     assert!(!p.victims_agree());
@@ -426,7 +431,7 @@ fn pods_created_already_bound_are_not_bindings() {
         .event(2_000, "MODIFIED", running(&direct, "m1"));
     let t = r.timeline();
     assert!(verify::bindings(&t).is_empty());
-    let s = Summary::of(&verify::checks(&t));
+    let s = Summary::of(&verify::checks(&t, &verify::scheduler_for(&t, None)));
     assert_eq!(s.bindings, 0);
     assert_eq!(s.best_rate(), 1.0, "nothing to disagree about");
 }

@@ -168,7 +168,11 @@ impl Story {
         let cluster = timeline.state_after(timeline.len());
         let (ns, name) = pod.split_once('/').expect("namespace/name");
         let id = cluster.find_pod(ns, name).expect("the pod exists");
-        let answer = engine::place_existing(&cluster, id, &engine::Scheduler::default());
+        let answer = engine::place_existing(
+            &cluster,
+            id,
+            &kplace::verify::scheduler_for(&timeline, None),
+        );
         (cluster, answer)
     }
 

@@ -47,7 +47,11 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(Scope::Global, "tab / shift-tab", "next / previous view"),
     bind(Scope::Global, "?", "show or hide this help"),
-    bind(Scope::Global, ":", "command palette (views, themes, quit)"),
+    bind(
+        Scope::Global,
+        ":",
+        "command palette (views, themes, version X.Y, quit)",
+    ),
     bind(Scope::Global, "/", "filter the current list (fuzzy)"),
     bind(
         Scope::Global,

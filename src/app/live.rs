@@ -10,6 +10,7 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::source::live::{Changes, ConnectionState, Limitation, LiveSource};
+use crate::source::version::ServerVersion;
 
 use super::loader::Loaded;
 
@@ -58,6 +59,13 @@ impl LiveFeed {
 
     pub fn state(&self) -> ConnectionState {
         self.source.state()
+    }
+
+    /// What the API server's `/version` said (a failure until it answers).
+    pub fn server_version(&self) -> ServerVersion {
+        self.source
+            .server_version()
+            .unwrap_or_else(|| ServerVersion::LiveFailed("no answer yet".into()))
     }
 
     pub fn last_event(&self) -> Option<SystemTime> {

@@ -275,6 +275,10 @@ fn open_live(
             _ => std::thread::sleep(Duration::from_millis(50)),
         }
     }
+    set(progress, format!("{label}: reading the server version"));
+    // Usually answered long ago; a server that is slow to say its version
+    // only delays the first answers a little, then it is said why it is unknown.
+    let _ = live.wait_server_version(Duration::from_secs(3));
     set(progress, format!("{label}: converting the objects"));
     let changes = live.changes();
     let (cluster, skipped) = live.cluster();

@@ -49,6 +49,8 @@ pub struct Options {
     pub theme: Option<String>,
     /// `NAMESPACE/NAME`: open the Placement view on this pod.
     pub pod: Option<String>,
+    /// `--scheduler-version`: answer as this release whatever the cluster reports.
+    pub scheduler_version: Option<crate::engine::Version>,
 }
 
 /// How long the loop waits for input before redrawing (spinners, results).

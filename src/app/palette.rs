@@ -16,6 +16,9 @@ pub enum Command {
     At(String),
     /// `mark`: mark the moment shown, to compare with.
     Mark,
+    /// `version X.Y` answers as that kube-scheduler release; `version auto`
+    /// follows the cluster again; `version` says which and why.
+    Version(String),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -38,6 +41,13 @@ impl Palette {
         let mut commands: Vec<String> = View::ALL.iter().map(|v| v.command().to_string()).collect();
         commands.extend(extra.iter().cloned());
         commands.extend(theme_names.iter().map(|t| format!("theme {t}")));
+        commands.extend(
+            crate::engine::Version::ALL
+                .iter()
+                .rev()
+                .map(|v| format!("version {}", v.as_str())),
+        );
+        commands.push("version auto".to_string());
         commands.extend(["help".to_string(), "quit".to_string()]);
         let mut p = Palette {
             commands,
@@ -100,6 +110,12 @@ pub fn parse(s: &str) -> Option<Command> {
     if let Some(name) = s.strip_prefix("theme ") {
         return Some(Command::Theme(name.trim().to_string()));
     }
+    if s == "version" {
+        return Some(Command::Version(String::new()));
+    }
+    if let Some(v) = s.strip_prefix("version ") {
+        return Some(Command::Version(v.trim().to_string()));
+    }
     if let Some(t) = s.strip_prefix("at ") {
         return Some(Command::At(t.trim().to_string()));
     }
@@ -139,5 +155,12 @@ mod tests {
         p.type_char('o');
         assert_eq!(p.accept(), Ok(Command::Show(View::Pods)));
         assert_eq!(parse("q"), Some(Command::Quit));
+        assert_eq!(parse("version 1.32"), Some(Command::Version("1.32".into())));
+        assert_eq!(parse("version"), Some(Command::Version(String::new())));
+        let mut p = Palette::open(&[]);
+        for c in "ver 31".chars() {
+            p.type_char(c);
+        }
+        assert_eq!(p.accept(), Ok(Command::Version("1.31".into())));
     }
 }

@@ -110,10 +110,14 @@ impl Replay {
             || self.trust.as_ref().is_some_and(TrustCheck::running)
     }
 
-    /// Starts the trust check, once.
-    pub fn start_trust_check(&mut self) {
-        if self.trust.is_none() {
-            self.trust = Some(TrustCheck::start(self.timeline.clone()));
+    /// Starts the trust check as the `scheduler` release, once per release.
+    pub fn start_trust_check(&mut self, scheduler: &crate::engine::Scheduler) {
+        if self
+            .trust
+            .as_ref()
+            .is_none_or(|t| &t.scheduler != scheduler)
+        {
+            self.trust = Some(TrustCheck::start(self.timeline.clone(), scheduler.clone()));
         }
     }
 

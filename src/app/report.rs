@@ -30,6 +30,10 @@ pub struct Line {
 pub struct PlacementReport {
     pub pod: String,
     pub outcome: Outcome,
+    /// The node it goes to (or is nominated for), if any.
+    pub node: Option<String>,
+    /// The release that answered.
+    pub scheduler: crate::engine::VersionChoice,
     /// Always visible above the scrolling part.
     pub header: Vec<Line>,
     pub lines: Vec<Line>,
@@ -163,6 +167,8 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
         return PlacementReport {
             pod: placement.pod.clone(),
             outcome: placement.outcome,
+            node: None,
+            scheduler: placement.scheduler.clone(),
             header: header.0,
             lines,
         };
@@ -178,6 +184,14 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
             "The pod is pending; this is why, and what the scheduler would do.",
         );
     }
+    header.push(
+        Tone::Muted,
+        format!(
+            "Answered as kube-scheduler {} rules: {} (:version X.Y switches)",
+            placement.scheduler.version,
+            placement.scheduler.reason()
+        ),
+    );
 
     let mut out = Out(Vec::new());
     if !placement.message.is_empty() {
@@ -238,6 +252,8 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
     PlacementReport {
         pod: placement.pod.clone(),
         outcome: placement.outcome,
+        node: placement.node.map(name),
+        scheduler: placement.scheduler.clone(),
         header: header.0,
         lines: out.0,
     }

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use rustc_hash::FxHashMap;
 
-use crate::engine::Outcome;
+use crate::engine::{Outcome, Scheduler, Version, VersionChoice};
 use crate::model::{Cluster, PodId};
 use crate::source::live::LiveOptions;
+use crate::source::version::{ServerVersion, choose};
 
 use super::Options;
 use super::cursor::Cursor;
@@ -93,11 +94,24 @@ pub struct Session {
     pub placement_gone: Option<String>,
     /// The What-if view: draft, answers, replicas, disruptions.
     pub whatif: super::whatif::WhatIf,
+    /// The release and profiles every answer of this session is asked of.
+    pub scheduler: Scheduler,
+    /// After a release switch: the Placement shown before it and the release
+    /// that answered it, to say what changed once the new answer arrives.
+    version_before: Option<(Version, Arc<PlacementReport>)>,
+    /// What the switch changed for the pod in Placement (taken by the app).
+    version_note: Option<String>,
 }
 
 impl Session {
-    fn new(loaded: Loaded) -> Session {
-        let workers = Workers::start(loaded.cluster.clone(), loaded.derived.pending.clone());
+    fn new(loaded: Loaded, scheduler: Scheduler) -> Session {
+        let workers = Workers::start(
+            loaded.cluster.clone(),
+            loaded.derived.pending.clone(),
+            scheduler.clone(),
+        );
+        let mut whatif = super::whatif::WhatIf::default();
+        whatif.scheduler = scheduler.clone();
         let mut s = Session {
             workers,
             outcomes: FxHashMap::default(),
@@ -117,7 +131,10 @@ impl Session {
             placement_scroll: Cursor::default(),
             placement_cache: FxHashMap::default(),
             placement_gone: None,
-            whatif: Default::default(),
+            whatif,
+            scheduler,
+            version_before: None,
+            version_note: None,
             loaded,
         };
         s.refresh_nodes();
@@ -226,6 +243,29 @@ impl Session {
         }
     }
 
+    /// Answers as another release from now on: the tally, the Placement and
+    /// the what-if answers are computed again.
+    fn set_scheduler(&mut self, scheduler: Scheduler) {
+        if self.scheduler == scheduler {
+            return;
+        }
+        let before = self.scheduler.version.version;
+        self.scheduler = scheduler.clone();
+        self.workers = Workers::start(
+            self.loaded.cluster.clone(),
+            self.loaded.derived.pending.clone(),
+            scheduler.clone(),
+        );
+        self.outcomes.clear();
+        self.placement_cache.clear();
+        self.version_before = self.placement.take().map(|r| (before, r));
+        if let Some(pod) = self.placement_pod {
+            self.workers.request_placement(pod);
+        }
+        let cluster = self.loaded.cluster.clone();
+        self.whatif.set_scheduler(&cluster, scheduler);
+    }
+
     /// Applies worker results; returns whether anything changed.
     fn pump(&mut self) -> bool {
         let mut changed = false;
@@ -241,6 +281,9 @@ impl Session {
         match event {
             WorkerEvent::Placement { pod, report } => {
                 if self.placement_pod == Some(pod) {
+                    if let Some((was, before)) = self.version_before.take() {
+                        self.version_note = Some(version_change(was, &before, &report));
+                    }
                     self.placement = Some(report.clone());
                 }
                 self.placement_cache.insert(pod, report);
@@ -273,6 +316,34 @@ impl Session {
     }
 }
 
+/// `UNSCHEDULABLE` or `SCHEDULED → node-a`.
+fn verdict(r: &PlacementReport) -> String {
+    match &r.node {
+        Some(n) => format!("{} → {n}", r.outcome.as_str().to_uppercase()),
+        None => r.outcome.as_str().to_uppercase(),
+    }
+}
+
+/// What a release switch changed for the pod in Placement.
+fn version_change(was: Version, before: &PlacementReport, after: &PlacementReport) -> String {
+    let now = after.scheduler.version;
+    if before.pod != after.pod {
+        return format!("now answering as kube-scheduler {now} (was {was})");
+    }
+    let (b, a) = (verdict(before), verdict(after));
+    if b == a {
+        format!(
+            "now answering as kube-scheduler {now} (was {was}): {} unchanged, {a}",
+            after.pod
+        )
+    } else {
+        format!(
+            "now answering as kube-scheduler {now} (was {was}): {} changed: {a} (was {b})",
+            after.pod
+        )
+    }
+}
+
 pub struct App {
     pub phase: Phase,
     pub view: View,
@@ -295,6 +366,13 @@ pub struct App {
     pub feed: Option<Feed>,
     /// First line of the help overlay shown (when it does not fit).
     pub help_scroll: u16,
+    /// The kube-scheduler release every answer is asked of, and why. Chosen
+    /// from the source when it opens (or changes) unless `scheduler_flag`.
+    pub scheduler: VersionChoice,
+    /// `--scheduler-version` or `:version X.Y`: overrides the source.
+    pub scheduler_flag: Option<Version>,
+    /// Why the server's own version is not used (`/version` failed), if so.
+    pub scheduler_note: Option<String>,
 }
 
 impl App {
@@ -378,6 +456,12 @@ impl App {
             open_pod: options.pod.clone(),
             feed: None,
             help_scroll: 0,
+            scheduler: match options.scheduler_version {
+                Some(v) => VersionChoice::flag(v),
+                None => VersionChoice::default_newest(),
+            },
+            scheduler_flag: options.scheduler_version,
+            scheduler_note: None,
         }
     }
 
@@ -395,8 +479,50 @@ impl App {
         }
     }
 
+    /// What the source says about its server's release: live, `/version`;
+    /// a recording, what `kplace record` stored.
+    fn server_version(feed: Option<&super::feed::Feed>, cluster: &Cluster) -> ServerVersion {
+        match feed.and_then(super::feed::Feed::live) {
+            Some(live) => live.server_version(),
+            None => ServerVersion::of_recording(cluster),
+        }
+    }
+
+    /// Chooses the release for `cluster` (from `feed`); says why when the
+    /// server's own version could not be used.
+    fn choose_scheduler(
+        &mut self,
+        feed: Option<&super::feed::Feed>,
+        cluster: &Cluster,
+    ) -> VersionChoice {
+        let server = Self::server_version(feed, cluster);
+        let choice = choose(self.scheduler_flag, &server, cluster);
+        let note = server.note(&choice);
+        if note.is_some() && note != self.scheduler_note {
+            self.set_info(note.clone().unwrap_or_default());
+        }
+        self.scheduler_note = note;
+        self.scheduler = choice.clone();
+        choice
+    }
+
+    /// The engine's input for a release: that release with the profiles in
+    /// force (the release's default profile).
+    pub(crate) fn engine_scheduler(&self, choice: VersionChoice) -> Scheduler {
+        Scheduler::new(choice)
+    }
+
+    /// Moves what a release switch changed into the status line.
+    fn take_version_note(&mut self) {
+        if let Some(note) = self.session_mut().and_then(|s| s.version_note.take()) {
+            self.set_info(note);
+        }
+    }
+
     fn become_ready(&mut self, opened: Opened) {
-        self.phase = Phase::Ready(Box::new(Session::new(opened.loaded)));
+        let choice = self.choose_scheduler(opened.feed.as_ref(), &opened.loaded.cluster);
+        let scheduler = self.engine_scheduler(choice);
+        self.phase = Phase::Ready(Box::new(Session::new(opened.loaded, scheduler)));
         self.feed = opened.feed;
         if opened.note.is_some() {
             self.demo_note = opened.note;
@@ -440,7 +566,67 @@ impl App {
         }
         let mut changed = self.pump_feed();
         changed |= self.session_mut().is_some_and(|s| s.pump());
+        self.take_version_note();
         changed
+    }
+
+    /// `:version X.Y` answers as that release from now on; `:version auto`
+    /// goes back to the one the source reports; `:version` says which and why.
+    pub fn set_scheduler_version(&mut self, arg: &str) {
+        let arg = arg.trim();
+        let flag = match arg {
+            "" => {
+                let text = format!(
+                    "answering as kube-scheduler {}: {} (:version X.Y switches, :version auto follows the cluster)",
+                    self.scheduler.version,
+                    self.scheduler.reason()
+                );
+                self.set_info(text);
+                return;
+            }
+            "auto" => None,
+            _ => match arg.parse::<Version>() {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    self.set_error(format!(":version {arg}: {e}"));
+                    return;
+                }
+            },
+        };
+        let was = self.scheduler.version;
+        self.scheduler_flag = flag;
+        let choice = match self.session() {
+            Some(s) => {
+                let cluster = s.loaded.cluster.clone();
+                let feed = self.feed.take();
+                let c = self.choose_scheduler(feed.as_ref(), &cluster);
+                self.feed = feed;
+                c
+            }
+            None => {
+                self.scheduler =
+                    flag.map_or_else(VersionChoice::default_newest, VersionChoice::flag);
+                self.scheduler.clone()
+            }
+        };
+        let now = choice.version;
+        let scheduler = self.engine_scheduler(choice.clone());
+        if let Some(s) = self.session_mut() {
+            s.set_scheduler(scheduler.clone());
+        }
+        if let Some(r) = self.feed.as_mut().and_then(super::feed::Feed::replay_mut)
+            && r.trust.is_some()
+        {
+            r.start_trust_check(&scheduler);
+        }
+        if now == was {
+            self.set_info(format!(
+                "answering as kube-scheduler {now} (unchanged): {}",
+                choice.reason()
+            ));
+        } else {
+            self.set_info(format!("now answering as kube-scheduler {now} (was {was})"));
+        }
     }
 
     /// Swaps in a newer cluster from the live cluster or the recording.
@@ -469,7 +655,10 @@ impl App {
         if next.name.is_empty() {
             next.name = old.loaded.name.clone();
         }
-        let mut session = Session::new(next);
+        let feed = self.feed.take();
+        let choice = self.choose_scheduler(feed.as_ref(), &next.cluster);
+        self.feed = feed;
+        let mut session = Session::new(next, self.engine_scheduler(choice));
         session.carry_from(*old);
         if let Some(r) = self.feed.as_mut().and_then(Feed::replay_mut) {
             r.compare_with(&session.loaded);
@@ -529,6 +718,7 @@ impl App {
                     }
                 }
             }
+            self.take_version_note();
             if !self.busy() {
                 return true;
             }
@@ -564,10 +754,11 @@ impl App {
     }
 
     pub fn switch_to(&mut self, view: View) {
-        if view == View::Replay
-            && let Some(r) = self.feed.as_mut().and_then(Feed::replay_mut)
-        {
-            r.start_trust_check();
+        if view == View::Replay {
+            let scheduler = self.engine_scheduler(self.scheduler.clone());
+            if let Some(r) = self.feed.as_mut().and_then(Feed::replay_mut) {
+                r.start_trust_check(&scheduler);
+            }
         }
         if view != self.view {
             self.history.push(self.view);

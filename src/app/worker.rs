@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
-use crate::engine::{Outcome, place_existing};
+use crate::engine::{Outcome, Scheduler, place_existing};
 use crate::model::{Cluster, PodId};
 
 use super::report::{self, PlacementReport};
@@ -30,21 +30,24 @@ pub struct Workers {
     stop: Arc<AtomicBool>,
 }
 
-/// Answers for one pod of the snapshot, as the Placement view shows it.
-pub fn placement_report(cluster: &Cluster, pod: PodId) -> PlacementReport {
-    let answer = place_existing(cluster, pod, &crate::engine::Scheduler::default());
+/// Answers for one pod of the snapshot as the `scheduler` release, as the
+/// Placement view shows it.
+pub fn placement_report(cluster: &Cluster, pod: PodId, scheduler: &Scheduler) -> PlacementReport {
+    let answer = place_existing(cluster, pod, scheduler);
     report::build(cluster, &answer, cluster.pod(pod).node.is_some())
 }
 
 impl Workers {
-    /// Starts the threads; `pending` are the pods whose outcomes to tally.
-    pub fn start(cluster: Arc<Cluster>, pending: Vec<PodId>) -> Workers {
+    /// Starts the threads; `pending` are the pods whose outcomes to tally;
+    /// every answer is the `scheduler` release's.
+    pub fn start(cluster: Arc<Cluster>, pending: Vec<PodId>, scheduler: Scheduler) -> Workers {
         let (requests, request_rx) = mpsc::channel::<PodId>();
         let (event_tx, events) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
 
         let c = cluster.clone();
         let tx = event_tx.clone();
+        let version = scheduler.clone();
         let _ = std::thread::Builder::new()
             .name("kplace-placement".into())
             .spawn(move || {
@@ -53,7 +56,7 @@ impl Workers {
                     while let Ok(newer) = request_rx.try_recv() {
                         pod = newer;
                     }
-                    let report = Arc::new(placement_report(&c, pod));
+                    let report = Arc::new(placement_report(&c, pod, &version));
                     if tx.send(WorkerEvent::Placement { pod, report }).is_err() {
                         break;
                     }
@@ -68,8 +71,7 @@ impl Workers {
                     if stop_flag.load(Ordering::Relaxed) {
                         break;
                     }
-                    let answer =
-                        place_existing(&cluster, pod, &crate::engine::Scheduler::default());
+                    let answer = place_existing(&cluster, pod, &scheduler);
                     let node = answer.node.map(|n| cluster.node(n).name.to_string());
                     if event_tx
                         .send(WorkerEvent::Outcome {

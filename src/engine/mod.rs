@@ -27,7 +27,7 @@ use std::sync::Arc;
 /// What an answer is asked of: a scheduler release (and how it was chosen)
 /// and the profiles it runs, the built-in default or an operator's
 /// configuration. An input of every engine call, never global state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Scheduler {
     pub version: VersionChoice,
     pub profiles: Arc<Profiles>,

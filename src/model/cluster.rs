@@ -179,6 +179,9 @@ pub struct Cluster {
     pub images: FxHashMap<Sym, ImageSummary>,
     /// Object kinds the snapshot held that kplace does not use, with counts.
     pub skipped_kinds: BTreeMap<String, usize>,
+    /// The API server's `gitVersion` that `kplace record` stored in the
+    /// snapshot or timeline (`None` for a plain kubectl List).
+    pub recorded_server_version: Option<String>,
     node_by_name: FxHashMap<Box<str>, NodeId>,
     /// Scheduled pods by label pair, to find the pods a selector can match.
     label_index: FxHashMap<(Sym, Sym), Vec<PodId>>,
@@ -330,6 +333,7 @@ impl Cluster {
             self.namespaces.clone(),
         );
         cluster.skipped_kinds = self.skipped_kinds.clone();
+        cluster.recorded_server_version = self.recorded_server_version.clone();
         cluster
     }
 

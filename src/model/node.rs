@@ -57,4 +57,7 @@ pub struct Node {
     pub ready: Option<bool>,
     /// `metadata.creationTimestamp` as Unix seconds.
     pub created: Option<i64>,
+    /// `status.nodeInfo.kubeletVersion` (`v1.32.7-eks-abc`), when reported:
+    /// a snapshot without a server version is answered as the newest one.
+    pub kubelet_version: Option<Box<str>>,
 }

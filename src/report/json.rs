@@ -28,6 +28,15 @@ fn sorted_pods(cluster: &Cluster, ids: &[PodId]) -> Vec<String> {
     v
 }
 
+/// `schedulerVersionSource`: how the release was chosen.
+pub fn scheduler_source(choice: &crate::engine::VersionChoice) -> Value {
+    json!({
+        "kind": choice.source_kind(),
+        "clamped": choice.clamped,
+        "reason": choice.reason(),
+    })
+}
+
 pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
     let mut out = Map::new();
     out.insert("pod".into(), json!(p.pod));
@@ -45,11 +54,7 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
     );
     out.insert(
         "schedulerVersionSource".into(),
-        json!({
-            "kind": p.scheduler.source_kind(),
-            "clamped": p.scheduler.clamped,
-            "reason": p.scheduler.reason(),
-        }),
+        scheduler_source(&p.scheduler),
     );
     if let Some(profile) = &p.profile {
         out.insert("profile".into(), json!(profile.scheduler_name));

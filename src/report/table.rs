@@ -9,8 +9,25 @@ use crate::engine::preemption::PreemptionAnswer;
 use crate::engine::{Outcome, Placement};
 use crate::model::{Cluster, NodeId};
 
+/// `kube-scheduler v1.33 rules (the API server reports v1.33.4)`: which
+/// release answered, and why that one.
+pub fn scheduler_line(scheduler: &crate::engine::VersionChoice) -> String {
+    format!(
+        "kube-scheduler {} rules ({})",
+        scheduler.version,
+        scheduler.reason()
+    )
+}
+
 /// Renders the answer. `limit` caps long lists (0 = no cap).
 pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
+    let mut out = scheduler_line(&p.scheduler);
+    out.push('\n');
+    out.push_str(&render_answer(cluster, p, limit));
+    out
+}
+
+fn render_answer(cluster: &Cluster, p: &Placement, limit: usize) -> String {
     let mut out = String::new();
     let node_name = |id: NodeId| cluster.node(id).name.to_string();
     let cap = |n: usize| if limit == 0 { n } else { n.min(limit) };
@@ -50,7 +67,7 @@ pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
             let _ = writeln!(out, "  {}", p.message);
             if let Some(ungated) = &p.if_ungated {
                 let _ = writeln!(out, "\nOnce ungated:");
-                out.push_str(&render(cluster, ungated, limit));
+                out.push_str(&render_answer(cluster, ungated, limit));
             }
             return out;
         }
@@ -332,6 +349,10 @@ fn render_preemption(out: &mut String, cluster: &Cluster, pr: &PreemptionAnswer,
 pub fn render_replicas(plan: &crate::engine::replicas::ReplicaPlan) -> String {
     let cluster = &plan.cluster;
     let mut out = String::new();
+    if let Some(first) = plan.steps.first() {
+        out.push_str(&scheduler_line(&first.placement.scheduler));
+        out.push('\n');
+    }
     let keys: Vec<String> = plan
         .domains_after
         .first()

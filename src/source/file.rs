@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use thiserror::Error;
 
 use super::build::{AnyObject, ClusterBuilder};
+use super::record::ANNOTATION_SERVER_VERSION;
 use crate::model::Cluster;
 use crate::model::convert::object_name;
 use crate::model::error::InvalidObject;
@@ -65,6 +66,8 @@ struct Collector {
     builder: ClusterBuilder,
     skipped: std::collections::BTreeMap<String, usize>,
     timings: LoadTimings,
+    /// [`ANNOTATION_SERVER_VERSION`] of a List `kplace record` wrote.
+    server_version: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -287,6 +290,7 @@ impl Collector {
         let started = Instant::now();
         let mut cluster = self.builder.finish();
         cluster.skipped_kinds = self.skipped;
+        cluster.recorded_server_version = self.server_version;
         let mut timings = self.timings;
         timings.convert += started.elapsed();
         Ok((cluster, timings))
@@ -349,6 +353,18 @@ struct JsonEnvelope<'a> {
     kind: Option<String>,
     #[serde(borrow)]
     items: Option<Vec<&'a RawValue>>,
+    /// A List's metadata: only what `kplace record` writes is read.
+    #[serde(default)]
+    metadata: Option<serde_json::Value>,
+}
+
+/// The server version `kplace record` stored in a List's annotations.
+fn recorded_version(list_metadata: Option<&serde_json::Value>) -> Option<String> {
+    list_metadata?
+        .get("annotations")?
+        .get(ANNOTATION_SERVER_VERSION)?
+        .as_str()
+        .map(str::to_string)
 }
 
 /// JSON: one pass splits the documents (a `List` into its items), then the
@@ -373,7 +389,12 @@ fn ingest_json(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
         let env = env.map_err(syntax)?;
         let doc_end = stream.byte_offset();
         match (env.kind.as_deref(), env.items) {
-            (Some(k), Some(list)) if k.ends_with("List") => items.extend(list),
+            (Some(k), Some(list)) if k.ends_with("List") => {
+                if let Some(v) = recorded_version(env.metadata.as_ref()) {
+                    c.server_version = Some(v);
+                }
+                items.extend(list)
+            }
             _ => docs.push(&text[doc_start..doc_end]),
         }
         doc_start = doc_end;
@@ -425,6 +446,9 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
             .get("kind")
             .and_then(|k| k.as_str())
             .is_some_and(|k| k.ends_with("List"));
+        if is_list && let Some(v) = recorded_version(doc.get("metadata")) {
+            c.server_version = Some(v);
+        }
         match (is_list, doc.get("items")) {
             (true, Some(serde_json::Value::Array(list))) => {
                 items.extend(list.iter().map(ValueItem))

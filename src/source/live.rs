@@ -38,6 +38,32 @@ use self::store::ModelStore;
 use self::watch::{KindCtx, run_kind};
 use super::build::Typed;
 use crate::model::Cluster;
+use crate::source::version::ServerVersion;
+
+/// How long to wait between tries when `/version` fails.
+const VERSION_RETRY: Duration = Duration::from_secs(10);
+
+/// Reads `/version` (a GET, like everything here) until it answers,
+/// recording each failure so a caller can say why it is unknown.
+async fn read_server_version(client: Client, into: Arc<std::sync::Mutex<Option<ServerVersion>>>) {
+    loop {
+        let result = match client.apiserver_version().await {
+            Ok(info) if !info.git_version.trim().is_empty() => {
+                ServerVersion::Live(info.git_version.trim().to_string())
+            }
+            Ok(_) => ServerVersion::LiveFailed("its gitVersion is empty".into()),
+            Err(e) => ServerVersion::LiveFailed(config::error_chain(&e)),
+        };
+        let done = matches!(result, ServerVersion::Live(_));
+        if let Ok(mut v) = into.lock() {
+            *v = Some(result);
+        }
+        if done {
+            return;
+        }
+        tokio::time::sleep(VERSION_RETRY).await;
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum LiveError {
@@ -89,6 +115,8 @@ impl Changes {
 /// A connected live source. Dropping it stops the watchers and the thread.
 pub struct LiveSource {
     shared: Arc<Shared>,
+    /// The server's `/version` (`None` until the first answer or failure).
+    server_version: Arc<std::sync::Mutex<Option<ServerVersion>>>,
     store: Arc<ModelStore>,
     context: String,
     server: String,
@@ -145,6 +173,8 @@ impl LiveSource {
             server: server.clone(),
         };
         let store = Arc::new(ModelStore::default());
+        let server_version = Arc::new(std::sync::Mutex::new(None));
+        handle.spawn(read_server_version(client.clone(), server_version.clone()));
         spawn_kind::<core::Node>(&handle, &client, &ctx, &store);
         spawn_kind::<core::Pod>(&handle, &client, &ctx, &store);
         spawn_kind::<policy::PodDisruptionBudget>(&handle, &client, &ctx, &store);
@@ -164,6 +194,7 @@ impl LiveSource {
             .map_err(|e| LiveError::Runtime(e.to_string()))?;
         Ok(LiveSource {
             shared,
+            server_version,
             store,
             context: resolved.context,
             server,
@@ -184,6 +215,29 @@ impl LiveSource {
 
     pub fn state(&self) -> ConnectionState {
         self.shared.state()
+    }
+
+    /// What `/version` said, once it answered or failed (`None` before).
+    pub fn server_version(&self) -> Option<ServerVersion> {
+        self.server_version.lock().ok().and_then(|v| v.clone())
+    }
+
+    /// [`LiveSource::server_version`], waiting up to `timeout` for the
+    /// first answer; no answer by then is a failure that says so.
+    pub fn wait_server_version(&self, timeout: Duration) -> ServerVersion {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(v) = self.server_version() {
+                return v;
+            }
+            if Instant::now() >= deadline {
+                return ServerVersion::LiveFailed(format!(
+                    "no answer within {} s",
+                    timeout.as_secs_f32()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// When the last object event or completed list arrived.

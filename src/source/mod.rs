@@ -3,3 +3,4 @@ pub mod file;
 pub mod live;
 pub mod record;
 pub mod timeline;
+pub mod version;

@@ -4,12 +4,17 @@
 //! Timeline format (gzip-compressed JSON lines):
 //!
 //! ```text
-//! {"kplaceTimeline":1,"recordedAt":"…","context":"…","server":"…","initialObjects":N,"limitations":[…]}
+//! {"kplaceTimeline":1,"recordedAt":"…","context":"…","server":"…","serverVersion":"v1.33.4","initialObjects":N,"limitations":[…]}
 //! {"t":0,"type":"ADDED","object":{…}}            ← N lines: the state when recording started
 //! {"t":1520,"type":"MODIFIED","object":{…}}      ← then every event, t = ms since start
 //! {"t":1733,"type":"DELETED","object":{…}}
 //! {"t":600000,"type":"END"}                      ← optional: when recording stopped
 //! ```
+//!
+//! `serverVersion` (the API server's `/version` `gitVersion`; absent when it
+//! could not be read) is also stored in a snapshot List, as the annotation
+//! [`ANNOTATION_SERVER_VERSION`]: loading either answers as that
+//! kube-scheduler release. Readers that do not know it ignore it.
 //!
 //! Objects carry `kind` and `apiVersion`. Replay builds checkpoints of the
 //! object sets in memory when it loads the file (see `timeline`), so the file
@@ -31,6 +36,10 @@ pub const TIMELINE_MARKER: &str = "kplaceTimeline";
 pub const ANNOTATION_RECORDED_AT: &str = "kplace.io/recorded-at";
 pub const ANNOTATION_CONTEXT: &str = "kplace.io/context";
 pub const ANNOTATION_SERVER: &str = "kplace.io/server";
+/// The API server's `/version` `gitVersion` when the snapshot was taken
+/// (a List annotation; a timeline's header has `serverVersion`). Loading the
+/// file answers as that kube-scheduler release (`source::version`).
+pub const ANNOTATION_SERVER_VERSION: &str = "kplace.io/server-version";
 
 /// One change to write to a timeline.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,6 +167,8 @@ impl Recorder {
 pub struct RecordingMeta {
     pub context: String,
     pub server: String,
+    /// The server's `gitVersion`, when `/version` answered.
+    pub server_version: Option<String>,
     pub recorded_at: String,
     pub limitations: Vec<String>,
 }
@@ -167,6 +178,7 @@ impl RecordingMeta {
         RecordingMeta {
             context: context.to_string(),
             server: server.to_string(),
+            server_version: None,
             recorded_at: k8s_openapi::jiff::Timestamp::now().to_string(),
             limitations,
         }
@@ -202,6 +214,9 @@ pub fn write_snapshot<'a>(
         ANNOTATION_CONTEXT: meta.context,
         ANNOTATION_SERVER: meta.server,
     });
+    if let Some(v) = &meta.server_version {
+        annotations[ANNOTATION_SERVER_VERSION] = json!(v);
+    }
     if !meta.limitations.is_empty() {
         annotations["kplace.io/limitations"] = json!(meta.limitations.join("; "));
     }
@@ -238,7 +253,7 @@ impl TimelineWriter {
         started: Instant,
     ) -> std::io::Result<Self> {
         let mut w = create_writer(path, true)?;
-        let header = json!({
+        let mut header = json!({
             TIMELINE_MARKER: 1,
             "recordedAt": meta.recorded_at,
             "context": meta.context,
@@ -246,6 +261,9 @@ impl TimelineWriter {
             "initialObjects": initial.len(),
             "limitations": meta.limitations,
         });
+        if let Some(v) = &meta.server_version {
+            header["serverVersion"] = json!(v);
+        }
         writeln!(w, "{header}")?;
         for o in initial {
             writeln!(w, "{}", json!({"t": 0, "type": "ADDED", "object": o}))?;
@@ -364,7 +382,18 @@ pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
         }
     }
     let limitations: Vec<String> = live.limitations().into_iter().map(|l| l.message).collect();
-    let meta = RecordingMeta::now(live.context(), live.server(), limitations.clone());
+    let mut meta = RecordingMeta::now(live.context(), live.server(), limitations.clone());
+    let mut limitations = limitations;
+    match live.wait_server_version(Duration::from_secs(5)) {
+        super::version::ServerVersion::Live(v) => meta.server_version = Some(v),
+        other => limitations.push(format!(
+            "the API server's /version could not be read ({}): the recording stores no server version, so it is answered as its newest kubelet's release",
+            match other {
+                super::version::ServerVersion::LiveFailed(e) => e,
+                _ => "no answer".into(),
+            }
+        )),
+    }
     let mut summary = RecordSummary {
         context: live.context().to_string(),
         objects: rec.items().count(),

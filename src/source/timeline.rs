@@ -65,6 +65,9 @@ pub struct Header {
     pub context: String,
     #[serde(default)]
     pub server: String,
+    /// The API server's `gitVersion` when recording started, if it answered.
+    #[serde(default)]
+    pub server_version: Option<String>,
     #[serde(default)]
     pub initial_objects: usize,
     #[serde(default)]
@@ -277,7 +280,9 @@ impl Timeline {
                 b.push(m.clone());
             }
         }
-        b.finish()
+        let mut cluster = b.finish();
+        cluster.recorded_server_version = self.header.server_version.clone();
+        cluster
     }
 
     /// Pods added, removed and moved between two moments (in events).

@@ -28,6 +28,12 @@ pub fn title_bar(frame: &mut Frame, app: &App, area: Rect) {
             t.fg(t.muted),
         ));
     }
+    if !matches!(app.phase, Phase::Failed { .. }) {
+        spans.push(Span::styled(
+            format!(" kube-scheduler {} rules ", app.scheduler.version),
+            t.fg(t.accent),
+        ));
+    }
     let hints = " ?:help  ::command  /:filter  esc:back  q:quit ";
     let used: usize = spans.iter().map(|s| s.width()).sum();
     let gap = (area.width as usize).saturating_sub(used + hints.len());

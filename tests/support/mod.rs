@@ -2,7 +2,7 @@
 //! 127.0.0.1 and an ephemeral port, speaking the list and watch protocol
 //! with real JSON objects. It can drop watch connections, answer a watch with
 //! `410 Gone`, refuse a resource with 403, reject the token with 401, and go
-//! away. Only GET is served: anything else is answered 405 and remembered,
+//! away. `/version` reports a configurable `gitVersion` (or 404). Only GET is served: anything else is answered 405 and remembered,
 //! so tests can prove the client is read-only.
 
 #![allow(dead_code)]
@@ -71,7 +71,12 @@ struct State {
     token_ok: bool,
     requests: Vec<String>,
     open_watches: usize,
+    /// `/version`'s `gitVersion`; `None` answers 404.
+    version: Option<String>,
 }
+
+/// What the fake's `/version` reports unless a test says otherwise.
+pub const DEFAULT_GIT_VERSION: &str = "v1.33.4";
 
 pub struct FakeServer {
     rt: Option<tokio::runtime::Runtime>,
@@ -94,6 +99,7 @@ impl FakeServer {
         let port = listener.local_addr().unwrap().port();
         let state = Arc::new(Mutex::new(State {
             token_ok: true,
+            version: Some(DEFAULT_GIT_VERSION.to_string()),
             ..Default::default()
         }));
         let (notify, _) = watch::channel((0u64, 0u64));
@@ -120,6 +126,11 @@ impl FakeServer {
             }
         });
         server
+    }
+
+    /// What `/version` reports as `gitVersion` (`None`: it answers 404).
+    pub fn set_version(&self, git_version: Option<&str>) {
+        self.state.lock().unwrap().version = git_version.map(str::to_string);
     }
 
     pub fn port(&self) -> u16 {
@@ -331,12 +342,12 @@ async fn serve(
     let Some(req) = read_request(&mut socket).await? else {
         return Ok(());
     };
-    let (forbidden, token_ok) = {
+    let (forbidden, token_ok, version) = {
         let mut st = state.lock().unwrap();
         let q: Vec<String> = req.query.iter().map(|(k, v)| format!("{k}={v}")).collect();
         st.requests
             .push(format!("{} {}?{}", req.method, req.path, q.join("&")));
-        (st.forbidden.clone(), st.token_ok)
+        (st.forbidden.clone(), st.token_ok, st.version.clone())
     };
     if req.method != "GET" {
         return respond(
@@ -353,6 +364,28 @@ async fn serve(
             &status_json(401, "Unauthorized", "Unauthorized"),
         )
         .await;
+    }
+    if req.path == "/version" {
+        let Some(git) = version else {
+            return respond(
+                &mut socket,
+                404,
+                &status_json(
+                    404,
+                    "NotFound",
+                    "the server could not find the requested resource",
+                ),
+            )
+            .await;
+        };
+        let minor = git.split('.').nth(1).unwrap_or("").to_string();
+        let body = json!({
+            "major": "1", "minor": minor, "gitVersion": git,
+            "gitCommit": "0000000", "gitTreeState": "clean",
+            "buildDate": "2025-01-01T00:00:00Z", "goVersion": "go1.24.0",
+            "compiler": "gc", "platform": "linux/amd64",
+        });
+        return respond(&mut socket, 200, &body).await;
     }
     let Some(&(path, kind, api_version)) = RESOURCES.iter().find(|r| r.0 == req.path) else {
         return respond(

@@ -63,10 +63,11 @@ impl App {
     /// moment shown, wrapping around): goes to the moment kplace answered
     /// for and opens that pod's Placement once the moment is built.
     pub(crate) fn next_disagreement(&mut self) {
+        let scheduler = self.engine_scheduler(self.scheduler.clone());
         let Some(r) = self.replay_mut() else {
             return;
         };
-        r.start_trust_check();
+        r.start_trust_check(&scheduler);
         let Some((_, checks)) = r.trust.as_ref().and_then(|t| t.result.as_ref()) else {
             self.set_info("the trust check is still running (Replay view, 8)");
             return;

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 
 use crate::app::report::{Line, Tone};
+use crate::engine::Scheduler;
 use crate::source::timeline::Timeline;
 use crate::verify::{Check, Summary, checks_with_progress};
 
@@ -18,18 +19,21 @@ pub struct TrustCheck {
     total: Arc<AtomicUsize>,
     rx: Option<Receiver<Vec<Check>>>,
     pub result: Option<(Summary, Vec<Check>)>,
+    /// The release kplace answers as.
+    pub scheduler: Scheduler,
 }
 
 impl TrustCheck {
-    pub fn start(timeline: Arc<Timeline>) -> TrustCheck {
+    pub fn start(timeline: Arc<Timeline>, scheduler: Scheduler) -> TrustCheck {
         let done = Arc::new(AtomicUsize::new(0));
         let total = Arc::new(AtomicUsize::new(0));
         let (tx, rx) = mpsc::channel();
         let (d, n) = (done.clone(), total.clone());
+        let version = scheduler.clone();
         let spawned = std::thread::Builder::new()
             .name("kplace-trust".into())
             .spawn(move || {
-                let checks = checks_with_progress(&timeline, &mut |done, total| {
+                let checks = checks_with_progress(&timeline, &version, &mut |done, total| {
                     n.store(total, Ordering::Relaxed);
                     d.store(done, Ordering::Relaxed);
                 });
@@ -40,6 +44,7 @@ impl TrustCheck {
             total,
             rx: spawned.ok().map(|_| rx),
             result: None,
+            scheduler,
         }
     }
 
@@ -70,6 +75,13 @@ impl TrustCheck {
         let mut out = vec![line(
             Tone::Heading,
             "Trust check: each pod the recording saw go from pending to bound, against kplace's answer at that moment".into(),
+        ), line(
+            Tone::Muted,
+            format!(
+                "  answered as kube-scheduler {} rules: {}",
+                self.scheduler.version.version,
+                self.scheduler.version.reason()
+            ),
         )];
         let Some((s, checks)) = &self.result else {
             out.push(line(

@@ -150,6 +150,7 @@ impl App {
             Command::WhatIf(c) => self.whatif_command(c),
             Command::At(t) => self.jump_to(&t),
             Command::Mark => self.mark_moment(),
+            Command::Version(v) => self.set_scheduler_version(&v),
         }
     }
 

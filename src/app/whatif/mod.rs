@@ -142,6 +142,10 @@ pub struct WhatIf {
     /// `E` was pressed: the event loop runs `$EDITOR` and hands the text back.
     pub external_requested: bool,
     worker: Option<WhatIfWorker>,
+    /// The release every what-if answer is asked of (the app's).
+    pub scheduler: crate::engine::Scheduler,
+    /// The last disruption asked for, to ask again when the release changes.
+    last_disruption: Option<Disruption>,
     place_seq: Seq,
     replicas_seq: Seq,
     disrupt_seq: Seq,
@@ -273,9 +277,11 @@ impl WhatIf {
         }
         let Some(dp) = self.draft_pod() else { return };
         let seq = self.place_seq.next();
+        let scheduler = self.scheduler.clone();
         self.worker(cluster).send(Request {
             seq,
             job: Job::Place(dp.clone()),
+            scheduler,
         });
         if self.replicas.is_some() || self.panel == Panel::Replicas {
             self.request_replicas(cluster);
@@ -289,9 +295,11 @@ impl WhatIf {
         }
         let seq = self.replicas_seq.next();
         let n = self.replicas_n;
+        let scheduler = self.scheduler.clone();
         self.worker(cluster).send(Request {
             seq,
             job: Job::Replicas(dp, n),
+            scheduler,
         });
     }
 
@@ -302,10 +310,32 @@ impl WhatIf {
         self.disruption = None;
         self.panel = Panel::Disruption;
         self.scroll = 0;
+        self.last_disruption = Some(d.clone());
+        let scheduler = self.scheduler.clone();
         self.worker(cluster).send(Request {
             seq,
             job: Job::Disrupt(d, title),
+            scheduler,
         });
+    }
+
+    /// Answers as another release from now on: the draft, its replicas and
+    /// the disruption shown are asked again.
+    pub fn set_scheduler(&mut self, cluster: &Arc<Cluster>, scheduler: crate::engine::Scheduler) {
+        if self.scheduler == scheduler {
+            return;
+        }
+        self.scheduler = scheduler;
+        self.evaluate(cluster);
+        let shown = self.disruption.is_some() || self.disrupt_seq.busy();
+        if let (Some(d), true) = (self.last_disruption.clone(), shown) {
+            let title = self.disruption_title.clone();
+            let panel = self.panel;
+            let scroll = self.scroll;
+            self.disrupt(cluster, d, title);
+            self.panel = panel;
+            self.scroll = scroll;
+        }
     }
 
     /// Starts a new draft from a document.

@@ -39,6 +39,8 @@ pub enum Job {
 pub struct Request {
     pub seq: u64,
     pub job: Job,
+    /// The release to answer as (the app's, when the request was made).
+    pub scheduler: crate::engine::Scheduler,
 }
 
 pub enum Answer {
@@ -93,11 +95,12 @@ impl Ctx {
 
     fn run(&mut self, r: Request) -> Answer {
         let seq = r.seq;
+        let scheduler = r.scheduler;
         let started = Instant::now();
         match r.job {
             Job::Place(d) => match self.resolve(d) {
                 Ok((cluster, pod)) => {
-                    let answer = place(cluster, &pod, &crate::engine::Scheduler::default());
+                    let answer = place(cluster, &pod, &scheduler);
                     let took = started.elapsed();
                     let summary = plans::summary(cluster, &answer);
                     let report = Arc::new(report::build(cluster, &answer, false));
@@ -112,8 +115,7 @@ impl Ctx {
             },
             Job::Replicas(d, n) => match self.resolve(d) {
                 Ok((cluster, pod)) => {
-                    let plan =
-                        place_replicas(cluster, &pod, n, &crate::engine::Scheduler::default());
+                    let plan = place_replicas(cluster, &pod, n, &scheduler);
                     Answer::Replicas {
                         seq,
                         lines: plans::replica_lines(cluster, &pod, n, &plan),
@@ -123,7 +125,7 @@ impl Ctx {
             },
             Job::Disrupt(d, title) => {
                 let cluster = self.cluster();
-                let plan = simulate(cluster, &d, &crate::engine::Scheduler::default());
+                let plan = simulate(cluster, &d, &scheduler);
                 Answer::Disrupt {
                     seq,
                     lines: plans::disruption_lines(cluster, &title, &plan),

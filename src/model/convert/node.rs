@@ -60,5 +60,10 @@ pub fn convert_node(n: &core::Node, interner: &mut Interner) -> Result<Node, Inv
         images: images.into_boxed_slice(),
         ready,
         created: timestamp(n.metadata.creation_timestamp.as_ref()),
+        kubelet_version: status
+            .and_then(|s| s.node_info.as_ref())
+            .map(|i| i.kubelet_version.trim())
+            .filter(|v| !v.is_empty())
+            .map(Into::into),
     })
 }
