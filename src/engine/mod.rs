@@ -15,6 +15,8 @@ pub mod preemption;
 pub mod replicas;
 pub mod status;
 pub mod termination;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod version;
 
 pub use answer::{NodeFailure, Outcome, Placement};
@@ -76,7 +78,6 @@ pub fn schedule(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Plac
 fn attempt(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement {
     let version = scheduler.version;
     let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
-    answer.notes.extend(plugins::volumes::note(pod));
     if cluster.nodes.is_empty() {
         answer.message = fit_error::NO_NODES_AVAILABLE.to_string();
         return answer;
@@ -96,7 +97,7 @@ fn attempt(cluster: &Cluster, pod: &Pod, scheduler: &VersionChoice) -> Placement
             if !cycle.is_allowed(id) {
                 answer.failures.push(NodeFailure {
                     node: id,
-                    rejection: cycle.absent_node_status(),
+                    rejection: cycle.absent_node_status(id),
                 });
                 continue;
             }

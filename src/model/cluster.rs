@@ -170,6 +170,8 @@ pub struct Cluster {
     /// Namespace labels, for `namespaceSelector`s; unknown namespaces have none.
     pub namespaces: FxHashMap<Sym, Labels>,
     pub images: FxHashMap<Sym, ImageSummary>,
+    /// StorageClasses, PersistentVolumes, PersistentVolumeClaims and CSINodes.
+    pub storage: super::storage::Storage,
     /// Object kinds the snapshot held that kplace does not use, with counts.
     pub skipped_kinds: BTreeMap<String, usize>,
     node_by_name: FxHashMap<Box<str>, NodeId>,
@@ -323,6 +325,7 @@ impl Cluster {
             self.namespaces.clone(),
         );
         cluster.skipped_kinds = self.skipped_kinds.clone();
+        cluster.storage = self.storage.clone();
         cluster
     }
 
