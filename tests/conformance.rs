@@ -29,7 +29,6 @@ use serde_json::Value;
 /// below it fails the run (a regression), and the floor is raised as the
 /// issue's work lands.
 const PENDING: &[(&str, &str, usize)] = &[
-    ("volumes", "#18 volumes", 3),
     ("config", "#12 scheduler configuration", 0),
     ("dra", "#19 dynamic resource allocation", 0),
 ];

@@ -101,7 +101,7 @@ fn dropped_watch_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeServer::start(synth_objects(4, 20));
     let live = connect(&server, dir.path());
-    assert!(wait_for(5, || server.open_watches() >= 9));
+    assert!(wait_for(5, || server.open_watches() >= 13));
     server.drop_watches();
     server.apply(test_pod("after-drop", None));
     assert!(wait_for(5, || pod_node(&live, "default", "after-drop").is_some()));
@@ -118,7 +118,7 @@ fn gone_leads_to_relist() {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeServer::start(synth_objects(4, 20));
     let live = connect(&server, dir.path());
-    assert!(wait_for(5, || server.open_watches() >= 9));
+    assert!(wait_for(5, || server.open_watches() >= 13));
     server.compact();
     server.drop_watches();
     server.apply(test_pod("after-gone", None));

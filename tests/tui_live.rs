@@ -156,12 +156,12 @@ fn dropped_watches_and_gone_keep_the_app_current() {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeServer::start(synth_objects(3, 12));
     let mut app = open(&server, dir.path());
-    assert!(wait_for(5, || server.open_watches() >= 9));
+    assert!(wait_for(5, || server.open_watches() >= 13));
     server.drop_watches();
     server.apply(test_pod("after-drop", None));
     assert!(until(&mut app, 10, |a| pod_node(a, "after-drop").is_some()));
 
-    assert!(wait_for(5, || server.open_watches() >= 9));
+    assert!(wait_for(5, || server.open_watches() >= 13));
     server.compact();
     server.drop_watches();
     server.apply(test_pod("after-gone", None));

@@ -7,7 +7,10 @@ use super::plugins::interpodaffinity::{filtering as ipa_filter, scoring as ipa_s
 use super::plugins::node_affinity::{self, PreFilter as AffinityPreFilter};
 use super::plugins::noderesources::{balanced_allocation, fit};
 use super::plugins::podtopologyspread::{filtering as pts_filter, scoring as pts_score};
-use super::plugins::{image_locality, node_name, node_ports, node_unschedulable, taint_toleration};
+use super::plugins::{
+    image_locality, node_name, node_ports, node_unschedulable, nodevolumelimits, taint_toleration,
+    volumebinding, volumerestrictions, volumezone,
+};
 use super::profile::Profile;
 use super::status::{Code, FilterResult, Plugin, Rejection};
 use super::version::Version;
@@ -28,10 +31,18 @@ pub struct Cycle<'a> {
     node_affinity: AffinityPreFilter,
     spread: Option<pts_filter::PreFilterState>,
     interpod: Option<ipa_filter::PreFilterState>,
+    restrictions: Option<volumerestrictions::PreFilterState>,
+    /// NodeVolumeLimits' PreFilter did not skip.
+    volume_limits: bool,
+    binding: Option<volumebinding::PreFilterState<'a>>,
+    zone: Option<Vec<volumezone::PvTopology>>,
     /// PreFilter rejected the pod for every node.
     pub prefilter_rejection: Option<Rejection>,
     /// The nodes a PreFilterResult allows (`None`: all nodes).
     pub allowed: Option<Vec<bool>>,
+    /// The nodes NodeAffinity's PreFilter result allows (`None`: all), to
+    /// tell which plugin left a node out.
+    affinity_allowed: Option<Vec<bool>>,
     /// Pods nominated to nodes, of priority ≥ the incoming pod's.
     nominated: Vec<(PodId, NodeId)>,
 }
@@ -42,6 +53,7 @@ pub struct Cycle<'a> {
 pub struct FilterState<'s> {
     pub spread: Option<pts_filter::State<'s>>,
     pub interpod: Option<ipa_filter::State<'s>>,
+    pub restrictions: Option<volumerestrictions::State<'s>>,
 }
 
 impl<'a> Cycle<'a> {
@@ -63,8 +75,13 @@ impl<'a> Cycle<'a> {
             node_affinity,
             spread: None,
             interpod: None,
+            restrictions: None,
+            volume_limits: false,
+            binding: None,
+            zone: None,
             prefilter_rejection: None,
             allowed: None,
+            affinity_allowed: None,
             nominated: nominated_pods(cluster, pod),
         };
         let prefilter_affinity = profile.runs_pre_filter(Plugin::NodeAffinity);
@@ -77,20 +94,80 @@ impl<'a> Cycle<'a> {
                 ));
                 return cycle;
             }
-            AffinityPreFilter::Nodes(names) if prefilter_affinity => {
-                let mut allowed = vec![false; cluster.nodes.len()];
-                for name in names {
-                    if let Some(id) = cluster.node_id(name) {
-                        allowed[id as usize] = true;
-                    }
-                }
-                cycle.allowed = Some(allowed);
-            }
             _ => {}
         }
-        // A plugin whose PreFilter is disabled leaves its Filter to compute
-        // the same state itself, so the state is built for either.
+        let affinity_names = match &cycle.node_affinity {
+            AffinityPreFilter::Nodes(names) if prefilter_affinity => Some(names.clone()),
+            _ => None,
+        };
+        // The PreFilter plugins in the default profile's order, each where
+        // the profile enables it (a Filter whose PreFilter is disabled
+        // builds the same state itself, so the state is built for either).
+        // NodePorts and NodeResourcesFit never fail PreFilter.
         let runs = |p: Plugin| profile.runs_pre_filter(p) || profile.runs_filter(p);
+        if runs(Plugin::VolumeRestrictions) {
+            match volumerestrictions::pre_filter(cluster, pod) {
+                Err(r) => {
+                    cycle.prefilter_rejection = Some(r);
+                    return cycle;
+                }
+                Ok(s) => cycle.restrictions = s,
+            }
+        }
+        cycle.volume_limits =
+            runs(Plugin::NodeVolumeLimits) && !nodevolumelimits::pre_filter_skips(pod);
+        let mut names = affinity_names.clone();
+        if runs(Plugin::VolumeBinding) {
+            match volumebinding::pre_filter(cluster, pod, version) {
+                Err(r) => {
+                    cycle.prefilter_rejection = Some(r);
+                    return cycle;
+                }
+                Ok(s) => {
+                    if let Some(eligible) = s.as_ref().and_then(|s| s.eligible_nodes.clone()) {
+                        // `PreFilterResult.Merge`: the intersection.
+                        let merged: Vec<Box<str>> = match names {
+                            None => eligible,
+                            Some(prev) => {
+                                prev.into_iter().filter(|n| eligible.contains(n)).collect()
+                            }
+                        };
+                        if merged.is_empty() {
+                            let reason = if affinity_names.is_some() {
+                                "node(s) didn't satisfy plugin(s) [NodeAffinity VolumeBinding] simultaneously"
+                            } else {
+                                "node(s) didn't satisfy plugin VolumeBinding"
+                            };
+                            cycle.prefilter_rejection =
+                                Some(Rejection::unresolvable(Plugin::VolumeBinding, reason));
+                            return cycle;
+                        }
+                        names = Some(merged);
+                    }
+                    cycle.binding = s;
+                }
+            }
+        }
+        if runs(Plugin::VolumeZone) {
+            match volumezone::pre_filter(cluster, pod) {
+                Err(r) => {
+                    cycle.prefilter_rejection = Some(r);
+                    return cycle;
+                }
+                Ok(z) => cycle.zone = z,
+            }
+        }
+        let to_allowed = |names: &[Box<str>]| {
+            let mut allowed = vec![false; cluster.nodes.len()];
+            for name in names {
+                if let Some(id) = cluster.node_id(name) {
+                    allowed[id as usize] = true;
+                }
+            }
+            allowed
+        };
+        cycle.affinity_allowed = affinity_names.as_deref().map(to_allowed);
+        cycle.allowed = names.as_deref().map(to_allowed);
         if runs(Plugin::PodTopologySpread) {
             cycle.spread = pts_filter::pre_filter(cluster, pod, &args.pod_topology_spread);
         }
@@ -105,6 +182,10 @@ impl<'a> Cycle<'a> {
         FilterState {
             spread: self.spread.as_ref().map(pts_filter::State::new),
             interpod: self.interpod.as_ref().map(ipa_filter::State::new),
+            restrictions: self
+                .restrictions
+                .as_ref()
+                .map(volumerestrictions::State::new),
         }
     }
 
@@ -115,9 +196,18 @@ impl<'a> Cycle<'a> {
     /// The status of a node left out by the PreFilter result. Before v1.32
     /// upstream records none (no reasons, not counted in the FitError);
     /// from v1.32 `SetAbsentNodesStatus` gives it one naming the plugins.
-    pub fn absent_node_status(&self) -> Rejection {
+    pub fn absent_node_status(&self, node: NodeId) -> Rejection {
+        let by_affinity = self
+            .affinity_allowed
+            .as_ref()
+            .is_some_and(|a| !a[node as usize]);
         Rejection {
-            plugin: Plugin::NodeAffinity,
+            // Only v1.31's VolumeBinding also returns a PreFilter result.
+            plugin: if by_affinity {
+                Plugin::NodeAffinity
+            } else {
+                Plugin::VolumeBinding
+            },
             code: Code::UnschedulableAndUnresolvable,
             reasons: if self.version.absent_nodes_get_status() {
                 vec![ABSENT_NODE_REASON.into()]
@@ -148,6 +238,24 @@ impl<'a> Cycle<'a> {
                     &args.node_resources_fit,
                     self.version,
                 )?,
+                Plugin::VolumeRestrictions => {
+                    if let Some(s) = &state.restrictions {
+                        s.filter(self.cluster, pod, info, self.version)?;
+                    }
+                }
+                Plugin::NodeVolumeLimits if self.volume_limits => {
+                    nodevolumelimits::filter(self.cluster, pod, node, info, self.version)?
+                }
+                Plugin::VolumeBinding => {
+                    if let Some(b) = &self.binding {
+                        b.filter(self.cluster, node, self.version)?;
+                    }
+                }
+                Plugin::VolumeZone => {
+                    if let Some(z) = &self.zone {
+                        volumezone::filter(self.cluster, z, node)?;
+                    }
+                }
                 Plugin::PodTopologySpread => {
                     if let Some(s) = &state.spread {
                         s.filter(pod, node)?;
@@ -175,6 +283,9 @@ impl<'a> Cycle<'a> {
     }
 
     fn update_pod(&self, state: &mut FilterState, pod: &Pod, node: &Node, by: i64) {
+        if let Some(s) = &mut state.restrictions {
+            s.update_with_pod(pod, by);
+        }
         if let Some(s) = &mut state.spread {
             s.update_with_pod(self.cluster, self.pod, pod, node, by);
         }

@@ -16,6 +16,8 @@ pub mod profile;
 pub mod replicas;
 pub mod status;
 pub mod termination;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod version;
 
 pub use answer::{NodeFailure, Outcome, Placement};
@@ -159,7 +161,6 @@ fn attempt(
     let version = scheduler.version.version;
     let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
     answer.profile = Some(profile.clone());
-    answer.notes.extend(plugins::volumes::note(pod));
     answer.notes.extend(release_notes(pod, version));
     if cluster.nodes.is_empty() {
         answer.message = fit_error::NO_NODES_AVAILABLE.to_string();
@@ -180,7 +181,7 @@ fn attempt(
             if !cycle.is_allowed(id) {
                 answer.failures.push(NodeFailure {
                     node: id,
-                    rejection: cycle.absent_node_status(),
+                    rejection: cycle.absent_node_status(id),
                 });
                 continue;
             }

@@ -131,6 +131,36 @@ impl Version {
     }
 }
 
+impl Version {
+    /// VolumeRestrictions' ReadWriteOncePod conflict reason was reworded in v1.34.
+    pub fn read_write_once_pod_conflict_reason(self) -> &'static str {
+        if self >= Version::V1_34 {
+            "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+        } else {
+            "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+        }
+    }
+
+    /// VolumeBinding's PreFilter narrows the nodes to those a bound local
+    /// PersistentVolume names (`GetEligibleNodes`), until v1.32 reverted it.
+    pub fn volume_binding_eligible_nodes(self) -> bool {
+        self <= Version::V1_31
+    }
+
+    /// Feature gate `VolumeAttributesClass`: GA and on from v1.34 (beta and
+    /// off in v1.31–v1.33).
+    pub fn volume_attributes_class(self) -> bool {
+        self >= Version::V1_34
+    }
+
+    /// NodeVolumeLimits reads CSI attach limits from the node's allocatable
+    /// (`attachable-volumes-csi-*`) as well as from its CSINode, until v1.32
+    /// read them from the CSINode only.
+    pub fn attach_limits_from_node_allocatable(self) -> bool {
+        self <= Version::V1_31
+    }
+}
+
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "v{}", self.as_str())

@@ -177,6 +177,8 @@ pub struct Cluster {
     /// Namespace labels, for `namespaceSelector`s; unknown namespaces have none.
     pub namespaces: FxHashMap<Sym, Labels>,
     pub images: FxHashMap<Sym, ImageSummary>,
+    /// StorageClasses, PersistentVolumes, PersistentVolumeClaims and CSINodes.
+    pub storage: super::storage::Storage,
     /// Object kinds the snapshot held that kplace does not use, with counts.
     pub skipped_kinds: BTreeMap<String, usize>,
     /// The API server's `gitVersion` that `kplace record` stored in the
@@ -334,6 +336,7 @@ impl Cluster {
         );
         cluster.skipped_kinds = self.skipped_kinds.clone();
         cluster.recorded_server_version = self.recorded_server_version.clone();
+        cluster.storage = self.storage.clone();
         cluster
     }
 

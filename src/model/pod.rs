@@ -257,8 +257,52 @@ pub struct Pod {
     pub termination: TerminationInfo,
     /// First `DisruptionTarget` condition is True with reason `PreemptionByScheduler`.
     pub preempted_by_scheduler: bool,
-    /// Names of the PVCs the pod mounts (volume topology is not evaluated).
-    pub pvc_names: Box<[Box<str>]>,
+    /// The volumes the volume plugins read, in `spec.volumes` order.
+    pub volumes: Box<[PodVolume]>,
+}
+
+/// A pod volume as the volume plugins see it; volume kinds no plugin
+/// reads are left out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PodVolume {
+    /// `persistentVolumeClaim.claimName`.
+    Claim(Box<str>),
+    /// A generic ephemeral volume: its claim is `<pod>-<volume>`.
+    Ephemeral(Box<str>),
+    /// An inline disk VolumeRestrictions checks for conflicts.
+    Disk(InlineDisk),
+}
+
+impl PodVolume {
+    /// The claim name of a claim or ephemeral volume.
+    pub fn claim_name(&self) -> Option<&str> {
+        match self {
+            PodVolume::Claim(n) | PodVolume::Ephemeral(n) => Some(n),
+            PodVolume::Disk(_) => None,
+        }
+    }
+}
+
+/// Inline volume sources VolumeRestrictions compares between pods on a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InlineDisk {
+    GcePersistentDisk {
+        pd_name: Box<str>,
+        read_only: bool,
+    },
+    AwsElasticBlockStore {
+        volume_id: Box<str>,
+    },
+    Iscsi {
+        iqn: Box<str>,
+        read_only: bool,
+    },
+    Rbd {
+        monitors: Box<[Box<str>]>,
+        pool: Box<str>,
+        image: Box<str>,
+        read_only: bool,
+    },
 }
 
 /// A pod's requests with its pod-level `spec.resources` applied
@@ -310,6 +354,11 @@ impl Pod {
 
     pub fn has_affinity(&self) -> bool {
         self.pod_affinity.as_ref().is_some_and(|a| !a.is_empty())
+    }
+
+    /// Names of the claims the pod uses (claims and ephemeral volumes).
+    pub fn claim_names(&self) -> impl Iterator<Item = &str> {
+        self.volumes.iter().filter_map(PodVolume::claim_name)
     }
 
     pub fn has_required_anti_affinity(&self) -> bool {

@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use crate::engine::NodeFailure;
 use crate::model::NodeId;
 
-/// What a node left out by a PreFilter result (the pod's `nodeName`, or
-/// NodeAffinity's `matchFields` on `metadata.name`) is listed as: no filter
-/// ran on it, so it has no reason of its own.
-pub const NOT_EVALUATED: &str =
-    "not evaluated: outside the nodes the pod's PreFilter result names (nodeName / matchFields)";
+/// What a node left out by a PreFilter result (the pod's `nodeName`,
+/// NodeAffinity's `matchFields` on `metadata.name`, or before v1.32 the
+/// nodes a bound local PersistentVolume names) is listed as: no filter ran
+/// on it, so it has no reason of its own.
+pub const NOT_EVALUATED: &str = "not evaluated: outside the nodes the pod's PreFilter result names (nodeName / matchFields / local volume)";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailureGroup {

@@ -9,18 +9,22 @@ use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
+use k8s_openapi::api::storage::v1 as storage;
 use rustc_hash::FxHashMap;
 use serde::de::DeserializeOwned;
 
 use super::live::kind::Kind;
 use crate::model::Cluster;
 use crate::model::InvalidObject;
-use crate::model::convert::{self, pod::labels_of, policy as pconv};
+use crate::model::convert::{self, pod::labels_of, policy as pconv, storage as sconv};
 use crate::model::intern::{Interner, Sym};
 use crate::model::labels::Labels;
 use crate::model::node::Node;
 use crate::model::pod::Pod;
 use crate::model::policy::{DisruptionBudget, PriorityClass, SelectorOwner};
+use crate::model::storage::{
+    CsiNode, PersistentVolume, PersistentVolumeClaim, Storage, StorageClass,
+};
 
 /// One object, converted into the model with some interner.
 #[derive(Clone, Debug)]
@@ -32,6 +36,10 @@ pub enum ModelObject {
     Pdb(DisruptionBudget),
     Owner(SelectorOwner),
     Namespace(Sym, Labels),
+    StorageClass(StorageClass),
+    PersistentVolume(Box<PersistentVolume>),
+    PersistentVolumeClaim(Box<PersistentVolumeClaim>),
+    CsiNode(CsiNode),
 }
 
 /// A typed `k8s-openapi` object of one of the kinds in [`Kind`].
@@ -86,6 +94,24 @@ typed!(core::Namespace, Kind::Namespace, |o, i| {
     ))
 });
 
+typed!(storage::StorageClass, Kind::StorageClass, |o, i| {
+    sconv::convert_storage_class(o, i).map(ModelObject::StorageClass)
+});
+typed!(core::PersistentVolume, Kind::PersistentVolume, |o, i| {
+    sconv::convert_persistent_volume(o, i).map(|v| ModelObject::PersistentVolume(Box::new(v)))
+});
+typed!(
+    core::PersistentVolumeClaim,
+    Kind::PersistentVolumeClaim,
+    |o, i| {
+        sconv::convert_persistent_volume_claim(o, i)
+            .map(|c| ModelObject::PersistentVolumeClaim(Box::new(c)))
+    }
+);
+typed!(storage::CSINode, Kind::CSINode, |o, _i| {
+    sconv::convert_csi_node(o).map(ModelObject::CsiNode)
+});
+
 /// Collects converted objects and assembles the [`Cluster`] (what the file
 /// loader's `Collector` does).
 #[derive(Default)]
@@ -97,6 +123,10 @@ pub struct ClusterBuilder {
     pdbs: Vec<DisruptionBudget>,
     owners: Vec<SelectorOwner>,
     namespaces: FxHashMap<Sym, Labels>,
+    storage_classes: Vec<StorageClass>,
+    volumes: Vec<PersistentVolume>,
+    claims: Vec<PersistentVolumeClaim>,
+    csi_nodes: Vec<CsiNode>,
 }
 
 impl ClusterBuilder {
@@ -117,6 +147,10 @@ impl ClusterBuilder {
             ModelObject::Namespace(name, labels) => {
                 self.namespaces.insert(name, labels);
             }
+            ModelObject::StorageClass(c) => self.storage_classes.push(c),
+            ModelObject::PersistentVolume(v) => self.volumes.push(*v),
+            ModelObject::PersistentVolumeClaim(c) => self.claims.push(*c),
+            ModelObject::CsiNode(n) => self.csi_nodes.push(n),
         }
     }
 
@@ -131,7 +165,13 @@ impl ClusterBuilder {
     }
 
     pub fn finish(self) -> Cluster {
-        Cluster::new(
+        let storage = Storage::new(
+            self.storage_classes,
+            self.volumes,
+            self.claims,
+            self.csi_nodes,
+        );
+        let mut cluster = Cluster::new(
             self.interner,
             self.nodes,
             self.pods,
@@ -139,7 +179,9 @@ impl ClusterBuilder {
             self.pdbs,
             self.owners,
             self.namespaces,
-        )
+        );
+        cluster.storage = storage;
+        cluster
     }
 }
 
@@ -155,6 +197,10 @@ pub enum AnyObject {
     StatefulSet(Box<apps::StatefulSet>),
     ReplicationController(Box<core::ReplicationController>),
     Namespace(Box<core::Namespace>),
+    StorageClass(Box<storage::StorageClass>),
+    PersistentVolume(Box<core::PersistentVolume>),
+    PersistentVolumeClaim(Box<core::PersistentVolumeClaim>),
+    CsiNode(Box<storage::CSINode>),
 }
 
 impl AnyObject {
@@ -172,6 +218,10 @@ impl AnyObject {
             Kind::StatefulSet => AnyObject::StatefulSet(p(json, kind)?),
             Kind::ReplicationController => AnyObject::ReplicationController(p(json, kind)?),
             Kind::Namespace => AnyObject::Namespace(p(json, kind)?),
+            Kind::StorageClass => AnyObject::StorageClass(p(json, kind)?),
+            Kind::PersistentVolume => AnyObject::PersistentVolume(p(json, kind)?),
+            Kind::PersistentVolumeClaim => AnyObject::PersistentVolumeClaim(p(json, kind)?),
+            Kind::CSINode => AnyObject::CsiNode(p(json, kind)?),
         })
     }
 
@@ -186,6 +236,10 @@ impl AnyObject {
             AnyObject::StatefulSet(o) => o.to_model(interner),
             AnyObject::ReplicationController(o) => o.to_model(interner),
             AnyObject::Namespace(o) => o.to_model(interner),
+            AnyObject::StorageClass(o) => o.to_model(interner),
+            AnyObject::PersistentVolume(o) => o.to_model(interner),
+            AnyObject::PersistentVolumeClaim(o) => o.to_model(interner),
+            AnyObject::CsiNode(o) => o.to_model(interner),
         }
     }
 }

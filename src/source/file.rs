@@ -83,7 +83,7 @@ struct PeekMeta {
 }
 
 /// Kinds that live in a namespace (`default` when the manifest names none).
-const NAMESPACED_KINDS: [&str; 7] = [
+const NAMESPACED_KINDS: [&str; 8] = [
     "Pod",
     "PodDisruptionBudget",
     "Service",
@@ -91,6 +91,7 @@ const NAMESPACED_KINDS: [&str; 7] = [
     "StatefulSet",
     "ReplicationController",
     "Deployment",
+    "PersistentVolumeClaim",
 ];
 
 impl Peek {
@@ -229,6 +230,10 @@ fn parse_item(item: &impl ItemSource, origin: &Origin) -> Result<Parsed, SourceE
         "ReplicaSet" => typed(item, origin, AnyObject::ReplicaSet),
         "StatefulSet" => typed(item, origin, AnyObject::StatefulSet),
         "Namespace" => typed(item, origin, AnyObject::Namespace),
+        "StorageClass" => typed(item, origin, AnyObject::StorageClass),
+        "PersistentVolume" => typed(item, origin, AnyObject::PersistentVolume),
+        "PersistentVolumeClaim" => typed(item, origin, AnyObject::PersistentVolumeClaim),
+        "CSINode" => typed(item, origin, AnyObject::CsiNode),
         "" => Err(SourceError::Syntax {
             file: origin.file.to_string(),
             line: origin.line(),

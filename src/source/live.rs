@@ -24,6 +24,7 @@ use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
+use k8s_openapi::api::storage::v1 as storage;
 use kube::{Api, Client};
 use thiserror::Error;
 
@@ -184,6 +185,10 @@ impl LiveSource {
         spawn_kind::<apps::StatefulSet>(&handle, &client, &ctx, &store);
         spawn_kind::<core::ReplicationController>(&handle, &client, &ctx, &store);
         spawn_kind::<core::Namespace>(&handle, &client, &ctx, &store);
+        spawn_kind::<storage::StorageClass>(&handle, &client, &ctx, &store);
+        spawn_kind::<core::PersistentVolume>(&handle, &client, &ctx, &store);
+        spawn_kind::<core::PersistentVolumeClaim>(&handle, &client, &ctx, &store);
+        spawn_kind::<storage::CSINode>(&handle, &client, &ctx, &store);
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("kplace-live".into())

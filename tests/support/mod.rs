@@ -20,7 +20,7 @@ use tokio::sync::watch;
 pub const TOKEN: &str = "kplace-test-token";
 
 /// `(list path, kind, apiVersion)` of every resource served.
-const RESOURCES: [(&str, &str, &str); 9] = [
+const RESOURCES: [(&str, &str, &str); 13] = [
     ("/api/v1/nodes", "Node", "v1"),
     ("/api/v1/pods", "Pod", "v1"),
     ("/api/v1/services", "Service", "v1"),
@@ -42,6 +42,22 @@ const RESOURCES: [(&str, &str, &str); 9] = [
     ),
     ("/apis/apps/v1/replicasets", "ReplicaSet", "apps/v1"),
     ("/apis/apps/v1/statefulsets", "StatefulSet", "apps/v1"),
+    (
+        "/apis/storage.k8s.io/v1/storageclasses",
+        "StorageClass",
+        "storage.k8s.io/v1",
+    ),
+    ("/api/v1/persistentvolumes", "PersistentVolume", "v1"),
+    (
+        "/api/v1/persistentvolumeclaims",
+        "PersistentVolumeClaim",
+        "v1",
+    ),
+    (
+        "/apis/storage.k8s.io/v1/csinodes",
+        "CSINode",
+        "storage.k8s.io/v1",
+    ),
 ];
 
 fn resource_of_kind(kind: &str) -> Option<&'static str> {

@@ -8,9 +8,12 @@ pub mod node_name;
 pub mod node_ports;
 pub mod node_unschedulable;
 pub mod noderesources;
+pub mod nodevolumelimits;
 pub mod podtopologyspread;
 pub mod taint_toleration;
-pub mod volumes;
+pub mod volumebinding;
+pub mod volumerestrictions;
+pub mod volumezone;
 
 /// `MaxNodeScore`.
 pub const MAX_NODE_SCORE: i64 = 100;

@@ -4,6 +4,7 @@
 use crate::engine::profile::{AddedRequirement, AddedTerm, NodeAffinityArgs};
 use crate::engine::status::{FilterResult, Plugin, Rejection};
 use crate::model::intern::Interner;
+use crate::model::labels::Labels;
 use crate::model::node::Node;
 use crate::model::pod::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, Pod};
 
@@ -58,8 +59,8 @@ pub fn added_required_matches(args: &NodeAffinityArgs, node: &Node, interner: &I
         .is_none_or(|terms| terms.iter().any(|t| added_term_matches(t, node, interner)))
 }
 
-fn requirement_matches(r: &NodeSelectorRequirement, node: &Node, interner: &Interner) -> bool {
-    let got = node.labels.get(r.key);
+fn requirement_matches(r: &NodeSelectorRequirement, labels: &Labels, interner: &Interner) -> bool {
+    let got = labels.get(r.key);
     match r.op {
         NodeSelectorOperator::In => got.is_some_and(|v| r.values.binary_search(&v).is_ok()),
         NodeSelectorOperator::NotIn => got.is_none_or(|v| r.values.binary_search(&v).is_err()),
@@ -80,15 +81,22 @@ fn requirement_matches(r: &NodeSelectorRequirement, node: &Node, interner: &Inte
 
 /// One term: all expressions and all fields hold. Unusable terms match nothing.
 pub fn term_matches(term: &NodeSelectorTerm, node: &Node, interner: &Interner) -> bool {
+    term_matches_labels(term, &node.labels, &node.name, interner)
+}
+
+/// [`term_matches`] against a node's labels and name.
+pub fn term_matches_labels(
+    term: &NodeSelectorTerm,
+    labels: &Labels,
+    name: &str,
+    interner: &Interner,
+) -> bool {
     term.usable
         && term
             .expressions
             .iter()
-            .all(|r| requirement_matches(r, node, interner))
-        && term
-            .fields
-            .iter()
-            .all(|f| (*f.name == *node.name) != f.not_in)
+            .all(|r| requirement_matches(r, labels, interner))
+        && term.fields.iter().all(|f| (*f.name == *name) != f.not_in)
 }
 
 /// `GetRequiredNodeAffinity(pod).Match(node)`: nodeSelector and the required

@@ -5,6 +5,7 @@ pub mod pod;
 pub mod policy;
 pub mod requests;
 pub mod selector;
+pub mod storage;
 
 pub use node::convert_node;
 pub use pod::{convert_pod, normalized_image, object_name};

@@ -225,14 +225,12 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
         .map(|c| c.name.as_str().into())
         .collect();
 
-    let mut pvc_names = Vec::new();
-    for v in spec.volumes.iter().flatten() {
-        if let Some(pvc) = &v.persistent_volume_claim {
-            pvc_names.push(pvc.claim_name.as_str().into());
-        } else if v.ephemeral.is_some() {
-            pvc_names.push(format!("{name}-{}", v.name).into());
-        }
-    }
+    let volumes = spec
+        .volumes
+        .iter()
+        .flatten()
+        .filter_map(|v| convert_volume(v, name))
+        .collect();
 
     if let Some(grace) = spec.termination_grace_period_seconds
         && grace < 0
@@ -318,8 +316,45 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
             pre_stop_containers,
         },
         preempted_by_scheduler,
-        pvc_names: pvc_names.into_boxed_slice(),
+        volumes,
     })
+}
+
+/// The part of a `v1.Volume` the volume plugins read (`None`: none reads it).
+fn convert_volume(v: &core::Volume, pod_name: &str) -> Option<PodVolume> {
+    if let Some(pvc) = &v.persistent_volume_claim {
+        return Some(PodVolume::Claim(pvc.claim_name.as_str().into()));
+    }
+    if v.ephemeral.is_some() {
+        return Some(PodVolume::Ephemeral(
+            format!("{pod_name}-{}", v.name).into(),
+        ));
+    }
+    let disk = if let Some(d) = &v.gce_persistent_disk {
+        InlineDisk::GcePersistentDisk {
+            pd_name: d.pd_name.as_str().into(),
+            read_only: d.read_only.unwrap_or(false),
+        }
+    } else if let Some(d) = &v.aws_elastic_block_store {
+        InlineDisk::AwsElasticBlockStore {
+            volume_id: d.volume_id.as_str().into(),
+        }
+    } else if let Some(d) = &v.iscsi {
+        InlineDisk::Iscsi {
+            iqn: d.iqn.as_str().into(),
+            read_only: d.read_only.unwrap_or(false),
+        }
+    } else if let Some(d) = &v.rbd {
+        InlineDisk::Rbd {
+            monitors: d.monitors.iter().map(|m| m.as_str().into()).collect(),
+            pool: d.pool.as_deref().unwrap_or("rbd").into(),
+            image: d.image.as_str().into(),
+            read_only: d.read_only.unwrap_or(false),
+        }
+    } else {
+        return None;
+    };
+    Some(PodVolume::Disk(disk))
 }
 
 fn convert_toleration(

@@ -16,10 +16,14 @@ pub enum Kind {
     StatefulSet,
     ReplicationController,
     Namespace,
+    StorageClass,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    CSINode,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Node,
         Kind::Pod,
         Kind::PodDisruptionBudget,
@@ -29,6 +33,10 @@ impl Kind {
         Kind::StatefulSet,
         Kind::ReplicationController,
         Kind::Namespace,
+        Kind::StorageClass,
+        Kind::PersistentVolume,
+        Kind::PersistentVolumeClaim,
+        Kind::CSINode,
     ];
 
     /// The object's `kind` field.
@@ -43,6 +51,10 @@ impl Kind {
             Kind::StatefulSet => "StatefulSet",
             Kind::ReplicationController => "ReplicationController",
             Kind::Namespace => "Namespace",
+            Kind::StorageClass => "StorageClass",
+            Kind::PersistentVolume => "PersistentVolume",
+            Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
+            Kind::CSINode => "CSINode",
         }
     }
 
@@ -62,11 +74,23 @@ impl Kind {
             Kind::StatefulSet => "statefulsets.apps",
             Kind::ReplicationController => "replicationcontrollers",
             Kind::Namespace => "namespaces",
+            Kind::StorageClass => "storageclasses.storage.k8s.io",
+            Kind::PersistentVolume => "persistentvolumes",
+            Kind::PersistentVolumeClaim => "persistentvolumeclaims",
+            Kind::CSINode => "csinodes.storage.k8s.io",
         }
     }
 
     pub fn namespaced(self) -> bool {
-        !matches!(self, Kind::Node | Kind::PriorityClass | Kind::Namespace)
+        !matches!(
+            self,
+            Kind::Node
+                | Kind::PriorityClass
+                | Kind::Namespace
+                | Kind::StorageClass
+                | Kind::PersistentVolume
+                | Kind::CSINode
+        )
     }
 
     /// Without this kind, can kplace still answer at all?
@@ -85,6 +109,14 @@ impl Kind {
                 "default topology spreading does not see this owner kind"
             }
             Kind::Namespace => "affinity namespaceSelectors match no namespace labels",
+            Kind::StorageClass => {
+                "claims' storage classes look missing: unbound claims count as Immediate"
+            }
+            Kind::PersistentVolume => "bound claims look bound to missing PersistentVolumes",
+            Kind::PersistentVolumeClaim => {
+                "pods with PersistentVolumeClaims look as if their claims were missing"
+            }
+            Kind::CSINode => "CSI volume attach limits (NodeVolumeLimits) are not checked",
         }
     }
 }

@@ -76,7 +76,7 @@ fn entry<K: Typed>(o: &K, interner: &mut Interner) -> Entry {
 
 /// The order kinds are added to a cluster: classes and namespaces before
 /// the pods that refer to them, as the file loader sees a `kubectl get`.
-const BUILD_ORDER: [Kind; 9] = [
+const BUILD_ORDER: [Kind; 13] = [
     Kind::PriorityClass,
     Kind::Namespace,
     Kind::Node,
@@ -86,6 +86,10 @@ const BUILD_ORDER: [Kind; 9] = [
     Kind::ReplicationController,
     Kind::Service,
     Kind::PodDisruptionBudget,
+    Kind::StorageClass,
+    Kind::PersistentVolume,
+    Kind::PersistentVolumeClaim,
+    Kind::CSINode,
 ];
 
 impl ModelStore {

@@ -9,19 +9,24 @@ use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
+use k8s_openapi::api::storage::v1 as storage;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// The annotation `kubectl apply` leaves; it holds the whole manifest,
 /// secrets in env values included.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
-/// Annotations the UI shows or the termination estimate reads; all others
-/// are dropped from live stores.
-const KEPT_ANNOTATIONS: [&str; 4] = [
+/// Annotations the UI shows, the termination estimate or the volume
+/// plugins read; all others are dropped from live stores.
+const KEPT_ANNOTATIONS: [&str; 8] = [
     "cluster-autoscaler.kubernetes.io/safe-to-evict",
     "controller.kubernetes.io/pod-deletion-cost",
     "kubernetes.io/config.mirror",
     "scheduler.alpha.kubernetes.io/critical-pod",
+    "pv.kubernetes.io/bind-completed",
+    "volume.kubernetes.io/selected-node",
+    "volume.beta.kubernetes.io/storage-class",
+    "storage.alpha.kubernetes.io/migrated-plugins",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,11 +135,30 @@ fn strip_pod_spec(spec: &mut core::PodSpec, mode: StripMode) {
             spec.ephemeral_containers = None;
             spec.volumes = spec.volumes.as_ref().map(|vs| {
                 vs.iter()
-                    .filter(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some())
+                    .filter(|v| {
+                        v.persistent_volume_claim.is_some()
+                            || v.ephemeral.is_some()
+                            || v.gce_persistent_disk.is_some()
+                            || v.aws_elastic_block_store.is_some()
+                            || v.iscsi.is_some()
+                            || v.rbd.is_some()
+                    })
                     .map(|v| core::Volume {
                         name: v.name.clone(),
                         persistent_volume_claim: v.persistent_volume_claim.clone(),
                         ephemeral: v.ephemeral.as_ref().map(|_| Default::default()),
+                        // Inline disks VolumeRestrictions compares (no secrets).
+                        gce_persistent_disk: v.gce_persistent_disk.clone(),
+                        aws_elastic_block_store: v.aws_elastic_block_store.clone(),
+                        iscsi: v.iscsi.as_ref().map(|d| core::ISCSIVolumeSource {
+                            secret_ref: None,
+                            ..d.clone()
+                        }),
+                        rbd: v.rbd.as_ref().map(|d| core::RBDVolumeSource {
+                            secret_ref: None,
+                            keyring: None,
+                            ..d.clone()
+                        }),
                         ..Default::default()
                     })
                     .collect()
@@ -290,5 +314,52 @@ impl Strip for core::Namespace {
             self.spec = None;
             self.status = None;
         }
+    }
+}
+
+impl Strip for storage::StorageClass {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if mode == StripMode::Engine {
+            self.parameters = None;
+            self.mount_options = None;
+        }
+    }
+}
+
+impl Strip for core::PersistentVolume {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if mode == StripMode::Engine
+            && let Some(status) = self.status.as_mut()
+        {
+            status.message = None;
+            status.reason = None;
+        }
+        // CSI volume attributes and secrets references stay out of both.
+        if let Some(csi) = self.spec.as_mut().and_then(|s| s.csi.as_mut()) {
+            csi.controller_expand_secret_ref = None;
+            csi.controller_publish_secret_ref = None;
+            csi.node_expand_secret_ref = None;
+            csi.node_publish_secret_ref = None;
+            csi.node_stage_secret_ref = None;
+        }
+    }
+}
+
+impl Strip for core::PersistentVolumeClaim {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+        if mode == StripMode::Engine
+            && let Some(status) = self.status.as_mut()
+        {
+            status.conditions = None;
+        }
+    }
+}
+
+impl Strip for storage::CSINode {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
     }
 }
