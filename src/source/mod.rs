@@ -2,4 +2,5 @@ pub mod build;
 pub mod file;
 pub mod live;
 pub mod record;
+pub mod scheduler_config;
 pub mod timeline;
