@@ -24,11 +24,10 @@ use serde::{Deserialize, Deserializer};
 use thiserror::Error;
 
 use crate::engine::profile::{
-    AddedRequirement, AddedTerm, BalancedAllocationArgs, DEFAULT_SCHEDULER_NAME,
-    DefaultConstraint, FitArgs, InterPodAffinityArgs, NodeAffinityArgs, PluginArgsSpec, PluginRef,
-    PluginSetSpec, PluginsSpec, PreemptionArgs, ProfileSpec, Profiles, ResourceWeight,
-    ScoringStrategy, ShapePoint, SpreadArgs, SpreadDefaulting, build_profile, default_resources,
-    known_plugin_names,
+    AddedRequirement, AddedTerm, BalancedAllocationArgs, DEFAULT_SCHEDULER_NAME, DefaultConstraint,
+    FitArgs, InterPodAffinityArgs, NodeAffinityArgs, PluginArgsSpec, PluginRef, PluginSetSpec,
+    PluginsSpec, PreemptionArgs, ProfileSpec, Profiles, ResourceWeight, ScoringStrategy,
+    ShapePoint, SpreadArgs, SpreadDefaulting, build_profile, default_resources, known_plugin_names,
 };
 use crate::engine::status::Plugin;
 use crate::engine::version::Version;
@@ -61,7 +60,9 @@ impl fmt::Display for FieldError {
 pub enum ConfigError {
     #[error("{file}: {message}")]
     Io { file: String, message: String },
-    #[error("{file}: {size} bytes is larger than the {max} bytes a scheduler configuration may have")]
+    #[error(
+        "{file}: {size} bytes is larger than the {max} bytes a scheduler configuration may have"
+    )]
     TooLarge { file: String, size: u64, max: u64 },
     #[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
     Syntax {
@@ -218,7 +219,9 @@ fn check_kind(doc: &serde_json::Value, file: &str) -> Result<(), ConfigError> {
         )));
     }
     if kind.is_empty() {
-        return Err(err(format!("Object 'Kind' is missing: expected kind: {KIND}")));
+        return Err(err(format!(
+            "Object 'Kind' is missing: expected kind: {KIND}"
+        )));
     }
     if api_version != API_VERSION {
         let why = match api_version {
@@ -269,7 +272,10 @@ fn decode<T: DeserializeOwned>(
         // serde: "unknown field `profile`, expected one of `a`, `b`".
         let message = if let Some(rest) = raw.strip_prefix("unknown field `") {
             let (name, tail) = rest.split_once('`').unwrap_or((rest, ""));
-            field = join_path(&field, name);
+            // serde_path_to_error's path already ends with the field.
+            if !(field == name || field.ends_with(&format!(".{name}"))) {
+                field = join_path(&field, name);
+            }
             format!(
                 "strict decoding error: unknown field {name:?}{}",
                 tail.replace('`', "\"")
@@ -279,7 +285,11 @@ fn decode<T: DeserializeOwned>(
         };
         ConfigError::Decode {
             file: file.to_string(),
-            field: if field.is_empty() { "(top level)".into() } else { field },
+            field: if field.is_empty() {
+                "(top level)".into()
+            } else {
+                field
+            },
             message,
         }
     })
@@ -693,7 +703,11 @@ fn qualified_name_errors(value: &str) -> Vec<String> {
                 if !is_dns1123_subdomain(prefix) {
                     errs.push(format!(
                         "prefix part {}",
-                        regex_error(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, &["example.com"])
+                        regex_error(
+                            DNS1123_SUBDOMAIN_MSG,
+                            DNS1123_SUBDOMAIN_FMT,
+                            &["example.com"]
+                        )
                     ));
                 }
             }
@@ -783,7 +797,12 @@ fn has_args_type(name: &str, version: Version) -> bool {
 }
 
 /// Plugins removed from the v1 configuration (`invalidPluginsByVersion`).
-const INVALID_PLUGINS: &[&str] = &["AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"];
+const INVALID_PLUGINS: &[&str] = &[
+    "AzureDiskLimits",
+    "CinderLimits",
+    "EBSLimits",
+    "GCEPDLimits",
+];
 
 fn invalid_plugin_message() -> String {
     // Upstream names the core group's "v1" here (its `v1` import is k8s.io/api/core/v1).
@@ -852,14 +871,22 @@ impl Decoded {
                     v => v,
                 };
                 decode_args(
-                    &pc.name, value, &args_path, version, file, &mut args, &mut errors, &mut fit,
+                    &pc.name,
+                    value,
+                    &args_path,
+                    version,
+                    file,
+                    &mut args,
+                    &mut errors,
+                    &mut fit,
                 )?;
             }
             if let Some((_, first)) = seen_names.iter().find(|(n, _)| *n == name) {
                 // Upstream's bad value is a *field.Path, which json.Marshal prints as {}.
                 let mut e = duplicate(&format!("{path}.schedulerName"), "{}");
-                e.message
-                    .push_str(&format!(" (profiles[{first}].schedulerName is also {name:?})"));
+                e.message.push_str(&format!(
+                    " (profiles[{first}].schedulerName is also {name:?})"
+                ));
                 errors.push(e);
             }
             seen_names.push((name.clone(), i));
@@ -1139,7 +1166,11 @@ fn validate_unmodelled_points(i: usize, name: &str, p: &RawPlugins) -> Vec<Field
         }
         let mp = &p.multi_point;
         let mut multi: Vec<&str> = Vec::new();
-        if !mp.disabled.iter().any(|d| d.name == "*" || d.name == default) {
+        if !mp
+            .disabled
+            .iter()
+            .any(|d| d.name == "*" || d.name == default)
+        {
             multi.push(default);
         }
         multi.extend(
@@ -1335,7 +1366,9 @@ fn decode_args(
                 errors.push(invalid(
                     &format!("{path}.shape"),
                     format!("[{}]", points.join(",")),
-                    &format!("unexpected field `shape`, remove it or turn on the feature gate {gate}"),
+                    &format!(
+                        "unexpected field `shape`, remove it or turn on the feature gate {gate}"
+                    ),
                 ));
             }
         }
@@ -1400,7 +1433,11 @@ fn fit_args(raw: RawFitArgs, path: &str) -> (Option<FitArgs>, Vec<FieldError>) {
         default_weights(&resources)
     };
     let sp = format!("{path}.scoringStrategy");
-    const TYPES: [&str; 3] = ["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"];
+    const TYPES: [&str; 3] = [
+        "LeastAllocated",
+        "MostAllocated",
+        "RequestedToCapacityRatio",
+    ];
     if !TYPES.contains(&type_.as_str()) {
         errs.push(not_supported(&format!("{sp}.type"), &type_, &TYPES));
     }
