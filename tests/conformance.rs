@@ -20,6 +20,7 @@ use kplace::engine::{self, Scheduler, Version, VersionChoice};
 use kplace::model::{Cluster, Pod};
 use kplace::report::json;
 use kplace::source::file::{load_pod, load_snapshot};
+use kplace::source::scheduler_config;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 
@@ -28,10 +29,7 @@ use serde_json::Value;
 /// gap, not a failure. The floor is how many must keep passing: falling
 /// below it fails the run (a regression), and the floor is raised as the
 /// issue's work lands.
-const PENDING: &[(&str, &str, usize)] = &[
-    ("config", "#12 scheduler configuration", 0),
-    ("dra", "#19 dynamic resource allocation", 0),
-];
+const PENDING: &[(&str, &str, usize)] = &[("dra", "#19 dynamic resource allocation", 0)];
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance")
@@ -110,15 +108,20 @@ fn compare_map(field: &str, want: &Value, got: &Value, diffs: &mut Vec<String>) 
 /// The differences between the engine's answer and the release's.
 fn check(case: &str, version: Version) -> Result<Vec<String>, String> {
     let dir = corpus_dir().join("cases").join(case);
-    if dir.join("config.yaml").exists() {
-        return Err("scheduler configuration (config.yaml) is not read yet: issue #12".into());
-    }
     let text =
         std::fs::read_to_string(dir.join(format!("{version}.json"))).map_err(|e| e.to_string())?;
     let expected: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let loaded = load(case);
     let (cluster, pod) = loaded.as_ref().as_ref().map_err(Clone::clone)?;
-    let answer = engine::place(cluster, pod, &Scheduler::new(VersionChoice::flag(version)));
+    let choice = VersionChoice::flag(version);
+    let config = dir.join("config.yaml");
+    let scheduler = if config.exists() {
+        let profiles = scheduler_config::load(&config, version).map_err(|e| e.to_string())?;
+        Scheduler::with_profiles(choice, std::sync::Arc::new(profiles))
+    } else {
+        Scheduler::new(choice)
+    };
+    let answer = engine::place(cluster, pod, &scheduler);
     let got = json::placement(cluster, &answer);
 
     let mut diffs = Vec::new();
@@ -128,6 +131,9 @@ fn check(case: &str, version: Version) -> Result<Vec<String>, String> {
     let outcome = expected["outcome"].as_str().unwrap_or_default();
     if outcome == "no-profile" {
         return Ok(diffs);
+    }
+    if !expected["profile"].is_null() {
+        diffs.extend(compare("profile", &expected["profile"], &got["profile"]));
     }
     for field in ["priority", "rejection"] {
         diffs.extend(compare(field, &expected[field], &got[field]));

@@ -11,12 +11,14 @@ pub fn score(cluster: &Cluster, pod: &Pod, node: &Node) -> i64 {
     let total_nodes = cluster.nodes.len() as f64;
     let mut sum: i64 = 0;
     for image in pod.images.iter() {
-        if !node.images.iter().any(|(name, _)| name == image) {
+        // The node's own size of the image (`getNodeImageStates`), spread
+        // by how many nodes have it.
+        let Some(&(_, size)) = node.images.iter().find(|(name, _)| name == image) else {
             continue;
-        }
+        };
         if let Some(state) = cluster.images.get(image) {
             let spread = state.num_nodes as f64 / total_nodes;
-            sum += (state.size as f64 * spread) as i64;
+            sum += (size as f64 * spread) as i64;
         }
     }
     let max_threshold = MAX_CONTAINER_THRESHOLD * pod.images.len() as i64;
