@@ -63,6 +63,11 @@ pub struct TuiArgs {
     /// cluster reports (`:version X.Y` switches at runtime).
     #[arg(long, value_name = "X.Y", value_parser = parse_scheduler_version)]
     pub scheduler_version: Option<Version>,
+    /// Answer with the profiles of this KubeSchedulerConfiguration (the file
+    /// kube-scheduler reads with --config); a pod's schedulerName picks the
+    /// profile. `:config PATH` switches at runtime.
+    #[arg(long, value_name = "FILE")]
+    pub scheduler_config: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -125,6 +130,11 @@ pub struct PlaceArgs {
     /// `kplace record` stored, else the newest kubelet among the nodes, else 1.34.
     #[arg(long, value_name = "X.Y", value_parser = parse_scheduler_version)]
     pub scheduler_version: Option<Version>,
+    /// Answer with the profiles of this KubeSchedulerConfiguration (the file
+    /// kube-scheduler reads with --config); the pod's schedulerName picks the
+    /// profile. Validated as kube-scheduler validates it.
+    #[arg(long, value_name = "FILE")]
+    pub scheduler_config: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -163,6 +173,29 @@ impl From<SourceError> for CliError {
     fn from(e: SourceError) -> Self {
         CliError::BadInput(e.to_string())
     }
+}
+
+/// Reads and validates `--scheduler-config` (bad input: exit 2 naming the
+/// file, the field and the reason).
+pub fn load_scheduler_config(
+    path: Option<&Path>,
+) -> Result<Option<std::sync::Arc<engine::Profiles>>, CliError> {
+    let Some(path) = path else { return Ok(None) };
+    kplace::source::scheduler_config::load(path, Version::NEWEST)
+        .map(|p| Some(std::sync::Arc::new(p)))
+        .map_err(|e| CliError::BadInput(e.to_string()))
+}
+
+/// The engine's input: the chosen release with the configuration's profiles
+/// merged for it.
+pub fn configured_scheduler(
+    choice: engine::VersionChoice,
+    config: Option<&engine::Profiles>,
+) -> Result<engine::Scheduler, CliError> {
+    engine::Scheduler::configured(choice, config).map_err(|e| {
+        let origin = config.map_or("the configuration", |c| c.origin.as_str());
+        CliError::BadInput(format!("{origin}: {e}"))
+    })
 }
 
 pub fn exit_code(err: &anyhow::Error) -> ExitCode {
@@ -222,7 +255,8 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     if let Some(note) = ServerVersion::of_recording(&cluster).note(&choice) {
         eprintln!("kplace: warning: {}: {note}", args.snapshot.display());
     }
-    let scheduler = engine::Scheduler::new(choice);
+    let config = load_scheduler_config(args.scheduler_config.as_deref())?;
+    let scheduler = configured_scheduler(choice, config.as_deref())?;
     if let Some(n) = args.replicas {
         return place_replicas(args, &cluster, question, n as usize, &scheduler);
     }
@@ -431,5 +465,6 @@ pub fn tui(args: TuiArgs) -> Result<()> {
         theme: args.theme,
         pod: args.pod,
         scheduler_version: args.scheduler_version,
+        scheduler_config: load_scheduler_config(args.scheduler_config.as_deref())?,
     })
 }

@@ -57,6 +57,10 @@ pub struct VerifyArgs {
     /// version the recording stored (or its newest kubelet's).
     #[arg(long, value_name = "X.Y", value_parser = crate::cli::parse_scheduler_version)]
     pub scheduler_version: Option<kplace::engine::Version>,
+    /// Check with the profiles of this KubeSchedulerConfiguration (the file
+    /// the cluster's kube-scheduler reads with --config).
+    #[arg(long, value_name = "FILE")]
+    pub scheduler_config: Option<std::path::PathBuf>,
 }
 
 /// `30s`, `10m`, `1h`, `500ms`, or plain seconds.
@@ -146,7 +150,11 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
     let timeline = Timeline::load(&args.timeline).map_err(CliError::from)?;
     // Long recordings take a while: say how far it is when a person watches.
     let tty = std::io::stderr().is_terminal();
-    let scheduler = verify::scheduler_for(&timeline, args.scheduler_version);
+    let config = crate::cli::load_scheduler_config(args.scheduler_config.as_deref())?;
+    let scheduler = crate::cli::configured_scheduler(
+        verify::scheduler_for(&timeline, args.scheduler_version).version,
+        config.as_deref(),
+    )?;
     let checks = verify::checks_with_progress(&timeline, &scheduler, &mut |done, total| {
         if tty && total > 0 {
             eprint!("\rchecking bindings: {done}/{total}");

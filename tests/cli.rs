@@ -868,3 +868,122 @@ fn gated_pod_says_so_and_where_it_would_go_once_ungated() {
     assert!(text.contains("Outcome: GATED"), "{text}");
     assert!(text.contains("Once ungated:"), "{text}");
 }
+
+// ---- --scheduler-config: the profiles of a KubeSchedulerConfiguration.
+
+fn config_of(name: &str) -> String {
+    case(name).join("config.yaml").display().to_string()
+}
+
+#[test]
+fn scheduler_config_picks_the_profile_and_matches_the_scheduler_under_it() {
+    // config-028: a bin-packing profile chosen by the pod's schedulerName.
+    let name = "config-028";
+    let want = answer_of(name, "v1.34");
+    let args = [
+        "place",
+        "--snapshot",
+        &snapshot(name),
+        "--pod",
+        &pod(name),
+        "--scheduler-version",
+        "1.34",
+        "--scheduler-config",
+        &config_of(name),
+        "-o",
+        "json",
+    ];
+    let got = stdout_json(&kplace(&args));
+    assert_eq!(got["profile"], want["profile"]);
+    assert_eq!(got["bestNodes"], want["bestNodes"]);
+    assert_eq!(got["scores"], want["scores"]);
+    // Only the profile's score plugins, with their weights.
+    let plugins = got["scorePlugins"].as_object().unwrap();
+    assert!(!plugins.contains_key("NodeResourcesBalancedAllocation"));
+    assert_eq!(plugins["NodeResourcesFit"], 2);
+    assert!(
+        got["profileSource"]
+            .as_str()
+            .unwrap()
+            .ends_with("config.yaml")
+    );
+
+    // The same question without the configuration answers differently.
+    let plain = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot(name),
+        "--pod",
+        &pod(name),
+        "--scheduler-version",
+        "1.34",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(plain["outcome"], "no-profile", "{plain}");
+
+    // The table names the profile and lists only its plugins.
+    let table = kplace(&args[..args.len() - 2]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("profile bin-packing-scheduler from ")),
+        "{text}"
+    );
+    assert!(!text.contains("BALANCE"), "{text}");
+    assert!(text.contains("NodeResourcesFit×2"), "{text}");
+}
+
+#[test]
+fn a_pod_naming_no_configured_profile_is_not_picked_up() {
+    let name = "config-016";
+    let want = answer_of(name, "v1.34");
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot(name),
+        "--pod",
+        &pod(name),
+        "--scheduler-config",
+        &config_of(name),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["outcome"], "no-profile");
+    assert_eq!(got["message"], want["message"]);
+}
+
+#[test]
+fn an_invalid_scheduler_config_is_exit_2_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sched.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 101}\n",
+    )
+    .unwrap();
+    let path = path.display().to_string();
+    for command in [
+        vec![
+            "place",
+            "--snapshot",
+            &snapshot("config-001"),
+            "--pod",
+            &pod("config-001"),
+        ],
+        vec!["--demo"],
+    ] {
+        let mut args = command.clone();
+        args.extend(["--scheduler-config", &path]);
+        let out = kplace(&args);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("sched.yaml"), "{err}");
+        assert!(
+            err.contains("profiles[0].pluginConfig[0].args.hardPodAffinityWeight"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -698,3 +698,50 @@ fn gated_pod_placement_shows_the_gates_and_where_it_would_go_once_ungated() {
         "the ungated answer is shown:\n{s}"
     );
 }
+
+#[test]
+fn config_command_switches_the_profiles_and_every_answer_follows() {
+    let mut app = demo_app();
+    let config = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/scheduler-configs/bin-packing.yaml");
+    key(&mut app, KeyCode::Char('5'));
+    keys(&mut app, "/frontend-6b8f7c5d4-2lh2t");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Placement);
+    let before = screen(&app, 200, 60);
+    assert!(line_with(&before, "#").contains("Balance"), "{before}");
+
+    keys(&mut app, &format!(":config {}", config.display()));
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app, 200, 60);
+    assert!(
+        line_with(&s, " kplace ").contains("profiles default-scheduler"),
+        "{s}"
+    );
+    assert!(
+        s.contains("(profiles default-scheduler) (was the default profile)"),
+        "{s}"
+    );
+    assert!(s.contains("profile default-scheduler from"), "{s}");
+    // BalancedAllocation is disabled by the bin-packing profile: its column goes.
+    assert!(!line_with(&s, "#").contains("Balance"), "{s}");
+    assert!(s.contains("Fit=NodeResourcesFit×"), "{s}");
+
+    // A file that is not a configuration: an error, nothing changes.
+    keys(&mut app, ":config /no/such/sched.yaml");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app, 200, 60);
+    assert!(s.contains(":config: "), "{s}");
+    assert!(s.contains("/no/such/sched.yaml"), "{s}");
+    assert!(
+        line_with(&s, " kplace ").contains("profiles default-scheduler"),
+        "{s}"
+    );
+
+    keys(&mut app, ":config default");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app, 200, 60);
+    assert!(!line_with(&s, " kplace ").contains("profiles"), "{s}");
+    assert!(line_with(&s, "#").contains("Balance"), "{s}");
+}

@@ -51,6 +51,8 @@ pub struct Options {
     pub pod: Option<String>,
     /// `--scheduler-version`: answer as this release whatever the cluster reports.
     pub scheduler_version: Option<crate::engine::Version>,
+    /// `--scheduler-config`: a validated configuration's profiles.
+    pub scheduler_config: Option<std::sync::Arc<crate::engine::Profiles>>,
 }
 
 /// How long the loop waits for input before redrawing (spinners, results).

@@ -19,6 +19,9 @@ pub enum Command {
     /// `version X.Y` answers as that kube-scheduler release; `version auto`
     /// follows the cluster again; `version` says which and why.
     Version(String),
+    /// `config PATH` answers with a KubeSchedulerConfiguration's profiles;
+    /// `config default` goes back to the default profile.
+    Config(String),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -48,6 +51,7 @@ impl Palette {
                 .map(|v| format!("version {}", v.as_str())),
         );
         commands.push("version auto".to_string());
+        commands.push("config default".to_string());
         commands.extend(["help".to_string(), "quit".to_string()]);
         let mut p = Palette {
             commands,
@@ -109,6 +113,12 @@ pub fn parse(s: &str) -> Option<Command> {
     let s = s.trim();
     if let Some(name) = s.strip_prefix("theme ") {
         return Some(Command::Theme(name.trim().to_string()));
+    }
+    if s == "config" {
+        return Some(Command::Config(String::new()));
+    }
+    if let Some(v) = s.strip_prefix("config ") {
+        return Some(Command::Config(v.trim().to_string()));
     }
     if s == "version" {
         return Some(Command::Version(String::new()));

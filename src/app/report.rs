@@ -187,9 +187,13 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
     header.push(
         Tone::Muted,
         format!(
-            "Answered as kube-scheduler {} rules: {} (:version X.Y switches)",
+            "Answered as kube-scheduler {} rules: {}{} (:version X.Y, :config PATH switch)",
             placement.scheduler.version,
-            placement.scheduler.reason()
+            placement.scheduler.reason(),
+            placement
+                .profile_line()
+                .map(|l| format!("; {l}"))
+                .unwrap_or_default()
         ),
     );
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use rustc_hash::FxHashMap;
 
-use crate::engine::{Outcome, Scheduler, Version, VersionChoice};
+use crate::engine::{Outcome, Profiles, Scheduler, Version, VersionChoice};
 use crate::model::{Cluster, PodId};
 use crate::source::live::LiveOptions;
 use crate::source::version::{ServerVersion, choose};
@@ -98,7 +98,7 @@ pub struct Session {
     pub scheduler: Scheduler,
     /// After a release switch: the Placement shown before it and the release
     /// that answered it, to say what changed once the new answer arrives.
-    version_before: Option<(Version, Arc<PlacementReport>)>,
+    version_before: Option<(Switch, Arc<PlacementReport>)>,
     /// What the switch changed for the pod in Placement (taken by the app).
     version_note: Option<String>,
 }
@@ -249,7 +249,10 @@ impl Session {
         if self.scheduler == scheduler {
             return;
         }
-        let before = self.scheduler.version.version;
+        let before = Switch {
+            was: self.scheduler.clone(),
+            now: scheduler.clone(),
+        };
         self.scheduler = scheduler.clone();
         self.workers = Workers::start(
             self.loaded.cluster.clone(),
@@ -324,21 +327,42 @@ fn verdict(r: &PlacementReport) -> String {
     }
 }
 
-/// What a release switch changed for the pod in Placement.
-fn version_change(was: Version, before: &PlacementReport, after: &PlacementReport) -> String {
-    let now = after.scheduler.version;
+/// A switch of release or profiles, remembered until the Placement shown
+/// is answered again.
+struct Switch {
+    was: Scheduler,
+    now: Scheduler,
+}
+
+impl Switch {
+    /// "kube-scheduler v1.32 (was v1.34)", or for a profile switch "the
+    /// profiles of sched.yaml (was the default profile)".
+    fn describe(&self) -> String {
+        let (was, now) = (self.was.version.version, self.now.version.version);
+        if was != now {
+            format!("kube-scheduler {now} (was {was})")
+        } else {
+            format!(
+                "{} (was {})",
+                self.now.describe_profiles(),
+                self.was.describe_profiles()
+            )
+        }
+    }
+}
+
+/// What a release or profile switch changed for the pod in Placement.
+fn version_change(switch: Switch, before: &PlacementReport, after: &PlacementReport) -> String {
+    let what = switch.describe();
     if before.pod != after.pod {
-        return format!("now answering as kube-scheduler {now} (was {was})");
+        return format!("now answering as {what}");
     }
     let (b, a) = (verdict(before), verdict(after));
     if b == a {
-        format!(
-            "now answering as kube-scheduler {now} (was {was}): {} unchanged, {a}",
-            after.pod
-        )
+        format!("now answering as {what}: {} unchanged, {a}", after.pod)
     } else {
         format!(
-            "now answering as kube-scheduler {now} (was {was}): {} changed: {a} (was {b})",
+            "now answering as {what}: {} changed: {a} (was {b})",
             after.pod
         )
     }
@@ -373,6 +397,9 @@ pub struct App {
     pub scheduler_flag: Option<Version>,
     /// Why the server's own version is not used (`/version` failed), if so.
     pub scheduler_note: Option<String>,
+    /// `--scheduler-config` or `:config PATH`: the configuration's profiles
+    /// (merged again with each release's defaults); `None`: the default profile.
+    pub scheduler_config: Option<Arc<Profiles>>,
 }
 
 impl App {
@@ -462,6 +489,7 @@ impl App {
             },
             scheduler_flag: options.scheduler_version,
             scheduler_note: None,
+            scheduler_config: options.scheduler_config.clone(),
         }
     }
 
@@ -507,9 +535,58 @@ impl App {
     }
 
     /// The engine's input for a release: that release with the profiles in
-    /// force (the release's default profile).
+    /// force (the configuration's, merged for it, or its default profile).
+    /// A configuration the release cannot merge falls back to the default
+    /// profile; `:config` reports that when it loads one.
     pub(crate) fn engine_scheduler(&self, choice: VersionChoice) -> Scheduler {
-        Scheduler::new(choice)
+        Scheduler::configured(choice.clone(), self.scheduler_config.as_deref())
+            .unwrap_or_else(|_| Scheduler::new(choice))
+    }
+
+    /// `:config PATH` answers with that KubeSchedulerConfiguration's
+    /// profiles from now on; `:config default` goes back to the default
+    /// profile; `:config` says which profiles answer.
+    pub fn set_scheduler_config(&mut self, arg: &str) {
+        let arg = arg.trim();
+        let config = match arg {
+            "" => {
+                let scheduler = self.engine_scheduler(self.scheduler.clone());
+                let text = format!(
+                    "answering with {} (:config PATH loads a KubeSchedulerConfiguration, :config default goes back)",
+                    scheduler.describe_profiles()
+                );
+                self.set_info(text);
+                return;
+            }
+            "default" => None,
+            path => {
+                let path = match (path.strip_prefix("~/"), dirs::home_dir()) {
+                    (Some(rest), Some(home)) => home.join(rest),
+                    _ => std::path::PathBuf::from(path),
+                };
+                match crate::source::scheduler_config::load(&path, self.scheduler.version) {
+                    Ok(p) => Some(Arc::new(p)),
+                    Err(e) => {
+                        self.set_error(format!(":config: {e}"));
+                        return;
+                    }
+                }
+            }
+        };
+        self.scheduler_config = config;
+        let scheduler = self.engine_scheduler(self.scheduler.clone());
+        let described = scheduler.describe_profiles();
+        if let Some(s) = self.session_mut() {
+            s.set_scheduler(scheduler.clone());
+        }
+        if let Some(r) = self.feed.as_mut().and_then(super::feed::Feed::replay_mut)
+            && r.trust.is_some()
+        {
+            r.start_trust_check(&scheduler);
+        }
+        self.set_info(format!(
+            "now answering as {described}: every answer is computed again"
+        ));
     }
 
     /// Moves what a release switch changed into the status line.

@@ -92,6 +92,24 @@ pub struct Placement {
 }
 
 impl Placement {
+    /// Which profile answered and where it came from: "profile
+    /// default-scheduler (the default profile)" or "profile batch from
+    /// sched.yaml".
+    pub fn profile_line(&self) -> Option<String> {
+        let profile = self.profile.as_deref()?;
+        Some(if profile.configured {
+            format!(
+                "profile {} from {}",
+                profile.scheduler_name, self.profiles_origin
+            )
+        } else {
+            format!(
+                "profile {} ({})",
+                profile.scheduler_name, self.profiles_origin
+            )
+        })
+    }
+
     /// The score plugins of the profile that answered, with their weights,
     /// in the order of [`NodeScore::plugins`](super::framework::NodeScore).
     pub fn score_plugins(&self) -> &[(super::status::Plugin, i64)] {

@@ -49,6 +49,21 @@ impl Scheduler {
         Scheduler { version, profiles }
     }
 
+    /// The release with a configuration's profiles merged for it, or the
+    /// release's default profile without one.
+    pub fn configured(
+        version: VersionChoice,
+        config: Option<&Profiles>,
+    ) -> Result<Self, profile::ProfileError> {
+        match config {
+            None => Ok(Scheduler::new(version)),
+            Some(config) => Ok(Scheduler {
+                profiles: Arc::new(config.for_version(version.version)?),
+                version,
+            }),
+        }
+    }
+
     /// The same profiles under another release (a configuration is merged
     /// again with that release's defaults).
     pub fn switch_version(&self, version: VersionChoice) -> Result<Self, profile::ProfileError> {
@@ -58,12 +73,18 @@ impl Scheduler {
         })
     }
 
-    /// "kube-scheduler v1.34 rules, default profile" for titles.
-    pub fn describe(&self) -> String {
-        format!(
-            "kube-scheduler {} rules, {}",
-            self.version.version, self.profiles.origin
-        )
+    /// "the default profile", or the configuration file and its profiles.
+    pub fn describe_profiles(&self) -> String {
+        if self.profiles.specs.is_none() {
+            return self.profiles.origin.clone();
+        }
+        let names: Vec<&str> = self
+            .profiles
+            .profiles
+            .iter()
+            .map(|p| p.scheduler_name.as_str())
+            .collect();
+        format!("{} (profiles {})", self.profiles.origin, names.join(", "))
     }
 }
 

@@ -23,6 +23,13 @@ pub fn scheduler_line(scheduler: &crate::engine::VersionChoice) -> String {
 pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
     let mut out = scheduler_line(&p.scheduler);
     out.push('\n');
+    if let Some(line) = p
+        .profile_line()
+        .filter(|_| p.profile.as_ref().is_some_and(|pr| pr.configured))
+    {
+        out.push_str(&line);
+        out.push('\n');
+    }
     out.push_str(&render_answer(cluster, p, limit));
     out
 }

@@ -33,6 +33,17 @@ pub fn title_bar(frame: &mut Frame, app: &App, area: Rect) {
             format!(" kube-scheduler {} rules ", app.scheduler.version),
             t.fg(t.accent),
         ));
+        if let Some(config) = &app.scheduler_config {
+            let names: Vec<&str> = config
+                .profiles
+                .iter()
+                .map(|p| p.scheduler_name.as_str())
+                .collect();
+            spans.push(Span::styled(
+                format!(" profiles {} ", names.join(", ")),
+                t.fg(t.accent),
+            ));
+        }
     }
     let hints = " ?:help  ::command  /:filter  esc:back  q:quit ";
     let used: usize = spans.iter().map(|s| s.width()).sum();

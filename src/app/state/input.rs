@@ -151,6 +151,7 @@ impl App {
             Command::At(t) => self.jump_to(&t),
             Command::Mark => self.mark_moment(),
             Command::Version(v) => self.set_scheduler_version(&v),
+            Command::Config(path) => self.set_scheduler_config(&path),
         }
     }
 
