@@ -241,13 +241,14 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
     out.push(
         Tone::Muted,
         format!(
-            "  kplace evaluates all {} nodes. kube-scheduler samples above 100 nodes: it stops filtering once it has",
-            cluster.nodes.len()
+            "  kplace evaluates all {} nodes. kube-scheduler stops filtering once it has found {} feasible nodes",
+            cluster.nodes.len(),
+            placement.upstream_nodes_to_find
         ),
     );
     out.push(
         Tone::Muted,
-        "  enough feasible nodes (percentageOfNodesToScore) and dry-runs preemption on a random sample of candidates,",
+        "  (percentageOfNodesToScore) and dry-runs preemption on a random sample of candidates,",
     );
     out.push(
         Tone::Muted,

@@ -89,6 +89,9 @@ pub struct Placement {
     pub profile: Option<Arc<Profile>>,
     /// Where the profiles came from: "the default profile" or a file.
     pub profiles_origin: String,
+    /// How many feasible nodes kube-scheduler looks for before it stops
+    /// filtering (`percentageOfNodesToScore`); kplace filters every node.
+    pub upstream_nodes_to_find: usize,
 }
 
 impl Placement {
@@ -137,6 +140,7 @@ impl Placement {
             if_ungated: None,
             profile: None,
             profiles_origin: scheduler.profiles.origin.clone(),
+            upstream_nodes_to_find: 0,
         }
     }
 }

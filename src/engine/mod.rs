@@ -182,6 +182,12 @@ fn attempt(
     let version = scheduler.version.version;
     let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
     answer.profile = Some(profile.clone());
+    answer.upstream_nodes_to_find = profile::feasible_nodes_to_find(
+        profile
+            .percentage_of_nodes_to_score
+            .or(scheduler.profiles.percentage_of_nodes_to_score),
+        cluster.nodes.len(),
+    );
     answer.notes.extend(release_notes(pod, version));
     if cluster.nodes.is_empty() {
         answer.message = fit_error::NO_NODES_AVAILABLE.to_string();

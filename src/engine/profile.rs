@@ -427,6 +427,24 @@ impl Profiles {
     }
 }
 
+/// `numFeasibleNodesToFind`: how many feasible nodes the scheduler looks
+/// for before it stops filtering (the profile's `percentageOfNodesToScore`,
+/// else the configuration's, else adaptive: 50% less 1% per 125 nodes, at
+/// least 5%; never fewer than 100 nodes).
+pub fn feasible_nodes_to_find(percentage: Option<i32>, num_all_nodes: usize) -> usize {
+    const MIN_NODES: usize = 100;
+    const MIN_PERCENTAGE: i64 = 5;
+    if num_all_nodes < MIN_NODES {
+        return num_all_nodes;
+    }
+    let n = num_all_nodes as i64;
+    let mut pct = i64::from(percentage.unwrap_or(0));
+    if pct == 0 {
+        pct = (50 - n / 125).max(MIN_PERCENTAGE);
+    }
+    ((n * pct / 100) as usize).max(MIN_NODES)
+}
+
 /// A profile the framework would refuse to build.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {message}")]
@@ -980,6 +998,19 @@ mod tests {
             "batch"
         );
         assert!(profiles.for_scheduler("custom").is_none());
+    }
+
+    #[test]
+    fn feasible_nodes_to_find_follows_upstream() {
+        assert_eq!(feasible_nodes_to_find(None, 50), 50);
+        assert_eq!(feasible_nodes_to_find(Some(10), 99), 99);
+        // Adaptive: 50 - 5000/125 = 10% of 5,000.
+        assert_eq!(feasible_nodes_to_find(None, 5000), 500);
+        // At least 5% ...
+        assert_eq!(feasible_nodes_to_find(None, 10_000), 500);
+        // ... and at least 100 nodes.
+        assert_eq!(feasible_nodes_to_find(Some(10), 500), 100);
+        assert_eq!(feasible_nodes_to_find(Some(100), 5000), 5000);
     }
 
     #[test]

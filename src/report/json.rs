@@ -60,6 +60,10 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
         out.insert("profile".into(), json!(profile.scheduler_name));
         out.insert("profileSource".into(), json!(p.profiles_origin));
         out.insert(
+            "upstreamFeasibleNodesToFind".into(),
+            json!(p.upstream_nodes_to_find),
+        );
+        out.insert(
             "scorePlugins".into(),
             Value::Object(
                 profile
