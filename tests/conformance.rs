@@ -105,8 +105,23 @@ fn compare_map(field: &str, want: &Value, got: &Value, diffs: &mut Vec<String>) 
     }
 }
 
+/// The v1.34 default profile spelled out as a configuration file; the
+/// default-profile corpus must answer the same with it.
+fn explicit_default_config() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/default-profile-v1.34.yaml")
+}
+
 /// The differences between the engine's answer and the release's.
 fn check(case: &str, version: Version) -> Result<Vec<String>, String> {
+    check_with(case, version, None)
+}
+
+/// Like [`check`], with `config` instead of the case's own configuration.
+fn check_with(
+    case: &str,
+    version: Version,
+    config: Option<PathBuf>,
+) -> Result<Vec<String>, String> {
     let dir = corpus_dir().join("cases").join(case);
     let text =
         std::fs::read_to_string(dir.join(format!("{version}.json"))).map_err(|e| e.to_string())?;
@@ -114,7 +129,7 @@ fn check(case: &str, version: Version) -> Result<Vec<String>, String> {
     let loaded = load(case);
     let (cluster, pod) = loaded.as_ref().as_ref().map_err(Clone::clone)?;
     let choice = VersionChoice::flag(version);
-    let config = dir.join("config.yaml");
+    let config = config.unwrap_or_else(|| dir.join("config.yaml"));
     let scheduler = if config.exists() {
         let profiles = scheduler_config::load(&config, version).map_err(|e| e.to_string())?;
         Scheduler::with_profiles(choice, std::sync::Arc::new(profiles))
@@ -327,6 +342,30 @@ fn main() {
         for version in answered_versions(case) {
             trials.push(conformance_trial(case.clone(), version, tally.clone()));
         }
+    }
+    // The default-profile corpus again, with the default spelled out.
+    for case in names.iter().filter(|c| {
+        pending(c).is_none()
+            && !corpus_dir()
+                .join("cases")
+                .join(c)
+                .join("config.yaml")
+                .exists()
+            && answered_versions(c).contains(&Version::V1_34)
+    }) {
+        let case = case.clone();
+        trials.push(Trial::test(
+            format!("{case}::v1.34::explicit-default-config"),
+            move || match check_with(&case, Version::V1_34, Some(explicit_default_config())) {
+                Ok(diffs) if diffs.is_empty() => Ok(()),
+                Ok(diffs) => Err(format!(
+                    "{case} with the default profile spelled out:\n  {}",
+                    diffs.join("\n  ")
+                )
+                .into()),
+                Err(e) => Err(format!("{case}: {e}").into()),
+            },
+        ));
     }
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance");
     let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false");
