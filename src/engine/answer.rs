@@ -21,6 +21,9 @@ pub enum Outcome {
     Rejected,
     /// The pod has scheduling gates: the scheduler never attempts it.
     Gated,
+    /// DynamicResources' PreEnqueue refuses the pod (a claim is missing or
+    /// not generated yet): the scheduler never attempts it.
+    WaitingForClaims,
     /// No profile has the pod's `schedulerName`: this scheduler ignores it.
     NoProfile,
 }
@@ -33,18 +36,29 @@ impl Outcome {
             Outcome::Unschedulable => "unschedulable",
             Outcome::Rejected => "rejected",
             Outcome::Gated => "gated",
+            Outcome::WaitingForClaims => "waiting-for-claims",
             Outcome::NoProfile => "no-profile",
         }
     }
 
     /// How bad the outcome is, for `--fail-on`: scheduled < preempt <
-    /// unschedulable/rejected/gated (a gated pod does not run either).
+    /// unschedulable/rejected/gated/waiting-for-claims (a pod the
+    /// scheduler does not attempt does not run either).
     pub fn severity(self) -> u8 {
         match self {
             Outcome::Scheduled => 0,
             Outcome::Preempt => 1,
-            Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated | Outcome::NoProfile => 2,
+            Outcome::Unschedulable
+            | Outcome::Rejected
+            | Outcome::Gated
+            | Outcome::WaitingForClaims
+            | Outcome::NoProfile => 2,
         }
+    }
+
+    /// The scheduler never attempts the pod (a PreEnqueue plugin refuses it).
+    pub fn not_attempted(self) -> bool {
+        matches!(self, Outcome::Gated | Outcome::WaitingForClaims)
     }
 }
 

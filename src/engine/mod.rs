@@ -132,6 +132,23 @@ pub fn schedule(cluster: &Cluster, pod: &Pod, scheduler: &Scheduler) -> Placemen
     };
     let mut answer = attempt(cluster, pod, scheduler, profile);
     if pod.scheduling_gates.is_empty() || !profile.gates() {
+        // PreEnqueue plugins run in order: SchedulingGates, then
+        // DynamicResources.
+        if profile
+            .pre_enqueue
+            .contains(&status::Plugin::DynamicResources)
+            && let Err(message) = plugins::dynamicresources::pre_enqueue(cluster, pod)
+        {
+            let mut waiting = Placement::new(answer.pod.clone(), pod, scheduler);
+            waiting.profile = answer.profile.clone();
+            waiting.priority_class = answer.priority_class.clone();
+            waiting.outcome = Outcome::WaitingForClaims;
+            waiting.message = message;
+            waiting.notes.push(
+                "the scheduler does not attempt the pod until all of its ResourceClaims exist (DynamicResources PreEnqueue)".into(),
+            );
+            return waiting;
+        }
         return answer;
     }
     let mut gated = Placement::new(answer.pod.clone(), pod, scheduler);
@@ -162,6 +179,19 @@ fn attempt(
     let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
     answer.profile = Some(profile.clone());
     answer.notes.extend(release_notes(pod, version));
+    if !pod.resource_claims.is_empty() && !profile.runs_filter(status::Plugin::DynamicResources) {
+        answer.notes.push(if version.dynamic_resources_in_default_profile() {
+            format!(
+                "the pod's spec.resourceClaims are ignored: the profile {:?} does not enable DynamicResources",
+                profile.scheduler_name
+            )
+        } else {
+            format!(
+                "the pod's spec.resourceClaims are ignored: kube-scheduler {} has the DynamicResourceAllocation feature gate off by default (DRA is on from 1.34), so it places the pod as if it claimed no devices",
+                version.as_str()
+            )
+        });
+    }
     if cluster.nodes.is_empty() {
         answer.message = fit_error::NO_NODES_AVAILABLE.to_string();
         return answer;
@@ -258,7 +288,11 @@ pub fn carry_out(fork: &mut Cluster, placement: &Placement) -> Option<NodeId> {
             }
             pre.node
         }
-        Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated | Outcome::NoProfile => None,
+        Outcome::Unschedulable
+        | Outcome::Rejected
+        | Outcome::Gated
+        | Outcome::WaitingForClaims
+        | Outcome::NoProfile => None,
     }
 }
 

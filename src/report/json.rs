@@ -72,7 +72,7 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
     }
     if !matches!(
         p.outcome,
-        Outcome::Rejected | Outcome::Gated | Outcome::NoProfile
+        Outcome::Rejected | Outcome::Gated | Outcome::WaitingForClaims | Outcome::NoProfile
     ) {
         out.insert(
             "feasibleNodes".into(),
