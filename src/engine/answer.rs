@@ -103,6 +103,25 @@ pub struct Placement {
     pub profile: Option<Arc<Profile>>,
     /// Where the profiles came from: "the default profile" or a file.
     pub profiles_origin: String,
+    /// For a pod with ResourceClaims placed on a node: the devices its
+    /// claims get there (already allocated ones, and those the allocator
+    /// picks; upstream visits pools in map order, so it may pick others of
+    /// the same kind).
+    pub devices: Vec<PickedDevice>,
+}
+
+/// One device a claim of the pod gets on the chosen node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PickedDevice {
+    /// `namespace/name` of the ResourceClaim.
+    pub claim: String,
+    /// `request` or `request/subrequest`.
+    pub request: String,
+    pub driver: String,
+    pub pool: String,
+    pub device: String,
+    /// Allocated before this pod (a shared claim), not by this placement.
+    pub already_allocated: bool,
 }
 
 impl Placement {
@@ -133,6 +152,7 @@ impl Placement {
             if_ungated: None,
             profile: None,
             profiles_origin: scheduler.profiles.origin.clone(),
+            devices: vec![],
         }
     }
 }

@@ -20,7 +20,7 @@ pub mod termination;
 pub(crate) mod test_support;
 pub mod version;
 
-pub use answer::{NodeFailure, Outcome, Placement};
+pub use answer::{NodeFailure, Outcome, PickedDevice, Placement};
 pub use profile::{Profile, Profiles};
 pub use version::{Version, VersionChoice, VersionSource};
 
@@ -236,6 +236,7 @@ fn attempt(
             .collect();
         answer.node = answer.best.first().copied();
         answer.outcome = Outcome::Scheduled;
+        answer.devices = picked_devices(&cycle, answer.node);
         return answer;
     }
 
@@ -259,6 +260,7 @@ fn attempt(
     if preemption.eligible && preemption.node.is_some() {
         answer.outcome = Outcome::Preempt;
         answer.node = preemption.node;
+        answer.devices = picked_devices(&cycle, answer.node);
     }
     if pod.preemption_policy == Some(PreemptionPolicy::Never) {
         answer.notes.push(
@@ -273,6 +275,47 @@ fn attempt(
     }
     answer.preemption = Some(preemption);
     answer
+}
+
+/// The devices the pod's claims get on `node` (DynamicResources' Filter
+/// result there, which Reserve would write into the claims).
+fn picked_devices(cycle: &Cycle, node: Option<NodeId>) -> Vec<PickedDevice> {
+    let (Some(dra), Some(node)) = (&cycle.dra, node) else {
+        return vec![];
+    };
+    let cluster = cycle.cluster;
+    let key = |c: &crate::model::dra::ResourceClaim| {
+        format!("{}/{}", cluster.interner.resolve(c.namespace), c.name)
+    };
+    let mut out: Vec<PickedDevice> = dra
+        .allocated_devices()
+        .into_iter()
+        .map(|(claim, request, id)| PickedDevice {
+            claim: key(claim),
+            request: request.to_string(),
+            driver: id.driver.to_string(),
+            pool: id.pool.to_string(),
+            device: id.device.to_string(),
+            already_allocated: true,
+        })
+        .collect();
+    if let (Some(allocator), Ok(results)) =
+        (&dra.allocator, dra.allocate(cluster, cluster.node(node)))
+    {
+        for (claim, devices) in allocator.claims().iter().zip(results) {
+            for d in devices {
+                out.push(PickedDevice {
+                    claim: key(claim),
+                    request: d.request,
+                    driver: d.id.driver.to_string(),
+                    pool: d.id.pool.to_string(),
+                    device: d.id.device.to_string(),
+                    already_allocated: false,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Carries out an answer on a fork, as the scheduler would: a preempting

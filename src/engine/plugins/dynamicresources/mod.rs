@@ -238,3 +238,6 @@ impl PreFilterState<'_> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests;
