@@ -26,6 +26,11 @@ pub enum AttrValue {
     Version(Box<str>),
 }
 
+/// An attribute: (domain, id, value).
+pub type Attribute = (Box<str>, Box<str>, AttrValue);
+/// A capacity: (domain, id, value in nano-units).
+pub type Capacity = (Box<str>, Box<str>, i128);
+
 /// One device of a slice. Attribute and capacity names are split into
 /// their domain (the driver when the name has none) and identifier, as the
 /// CEL environment exposes them.
@@ -33,9 +38,9 @@ pub enum AttrValue {
 pub struct Device {
     pub name: Box<str>,
     /// (domain, id, value).
-    pub attributes: Box<[(Box<str>, Box<str>, AttrValue)]>,
+    pub attributes: Box<[Attribute]>,
     /// (domain, id, value in nano-units).
-    pub capacity: Box<[(Box<str>, Box<str>, i128)]>,
+    pub capacity: Box<[Capacity]>,
     /// `consumesCounters` is set (DRAPartitionableDevices, off by default).
     pub consumes_counters: bool,
     /// `bindingConditions` is set (DRADeviceBindingConditions, off by default).

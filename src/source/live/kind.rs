@@ -111,6 +111,18 @@ impl Kind {
         )
     }
 
+    /// Kinds of an API group a cluster may not serve (`resource.k8s.io/v1`
+    /// is served from Kubernetes 1.34): a 404 means the cluster has none.
+    pub fn may_be_unserved(self) -> bool {
+        matches!(
+            self,
+            Kind::DeviceClass
+                | Kind::ResourceSlice
+                | Kind::ResourceClaim
+                | Kind::ResourceClaimTemplate
+        )
+    }
+
     /// Without this kind, can kplace still answer at all?
     pub fn essential(self) -> bool {
         matches!(self, Kind::Node | Kind::Pod)
