@@ -200,7 +200,11 @@ where
             Err(e) => match classify(&e, kind, &ctx.server) {
                 Verdict::Relist => {}
                 Verdict::NotServed => {
-                    // Nothing to list: the kind counts as synced and empty.
+                    // Nothing to list: the kind is an empty, complete list.
+                    store.apply(&watcher::Event::<K>::Init);
+                    store.apply(&watcher::Event::<K>::InitDone);
+                    tap(TapChange::Init);
+                    tap(TapChange::InitDone);
                     ctx.shared.event(kind, true);
                     return;
                 }
