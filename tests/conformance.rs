@@ -29,7 +29,7 @@ use serde_json::Value;
 /// gap, not a failure. The floor is how many must keep passing: falling
 /// below it fails the run (a regression), and the floor is raised as the
 /// issue's work lands.
-const PENDING: &[(&str, &str, usize)] = &[("dra", "#19 dynamic resource allocation", 0)];
+const PENDING: &[(&str, &str, usize)] = &[];
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance")

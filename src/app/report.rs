@@ -82,9 +82,11 @@ pub fn outcome_tone(outcome: Outcome) -> Tone {
     match outcome {
         Outcome::Scheduled => Tone::Good,
         Outcome::Preempt => Tone::Warn,
-        Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated | Outcome::NoProfile => {
-            Tone::Bad
-        }
+        Outcome::Unschedulable
+        | Outcome::Rejected
+        | Outcome::Gated
+        | Outcome::WaitingForClaims
+        | Outcome::NoProfile => Tone::Bad,
     }
 }
 
@@ -135,6 +137,10 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
         ),
         Outcome::Gated => format!(
             "GATED: {}; the scheduler does not attempt the pod",
+            placement.message
+        ),
+        Outcome::WaitingForClaims => format!(
+            "WAITING FOR CLAIMS: {}; the scheduler does not attempt the pod until its ResourceClaims exist",
             placement.message
         ),
         Outcome::NoProfile => format!(

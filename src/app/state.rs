@@ -180,6 +180,7 @@ impl Session {
                     Outcome::Unschedulable
                     | Outcome::Rejected
                     | Outcome::Gated
+                    | Outcome::WaitingForClaims
                     | Outcome::NoProfile,
                 ) => c.unschedulable += 1,
                 None => c.computing += 1,

@@ -21,6 +21,9 @@ pub enum Outcome {
     Rejected,
     /// The pod has scheduling gates: the scheduler never attempts it.
     Gated,
+    /// DynamicResources' PreEnqueue refuses the pod (a claim is missing or
+    /// not generated yet): the scheduler never attempts it.
+    WaitingForClaims,
     /// No profile has the pod's `schedulerName`: this scheduler ignores it.
     NoProfile,
 }
@@ -33,18 +36,29 @@ impl Outcome {
             Outcome::Unschedulable => "unschedulable",
             Outcome::Rejected => "rejected",
             Outcome::Gated => "gated",
+            Outcome::WaitingForClaims => "waiting-for-claims",
             Outcome::NoProfile => "no-profile",
         }
     }
 
     /// How bad the outcome is, for `--fail-on`: scheduled < preempt <
-    /// unschedulable/rejected/gated (a gated pod does not run either).
+    /// unschedulable/rejected/gated/waiting-for-claims (a pod the
+    /// scheduler does not attempt does not run either).
     pub fn severity(self) -> u8 {
         match self {
             Outcome::Scheduled => 0,
             Outcome::Preempt => 1,
-            Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated | Outcome::NoProfile => 2,
+            Outcome::Unschedulable
+            | Outcome::Rejected
+            | Outcome::Gated
+            | Outcome::WaitingForClaims
+            | Outcome::NoProfile => 2,
         }
+    }
+
+    /// The scheduler never attempts the pod (a PreEnqueue plugin refuses it).
+    pub fn not_attempted(self) -> bool {
+        matches!(self, Outcome::Gated | Outcome::WaitingForClaims)
     }
 }
 
@@ -92,6 +106,25 @@ pub struct Placement {
     /// How many feasible nodes kube-scheduler looks for before it stops
     /// filtering (`percentageOfNodesToScore`); kplace filters every node.
     pub upstream_nodes_to_find: usize,
+    /// For a pod with ResourceClaims placed on a node: the devices its
+    /// claims get there (already allocated ones, and those the allocator
+    /// picks; upstream visits pools in map order, so it may pick others of
+    /// the same kind).
+    pub devices: Vec<PickedDevice>,
+}
+
+/// One device a claim of the pod gets on the chosen node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PickedDevice {
+    /// `namespace/name` of the ResourceClaim.
+    pub claim: String,
+    /// `request` or `request/subrequest`.
+    pub request: String,
+    pub driver: String,
+    pub pool: String,
+    pub device: String,
+    /// Allocated before this pod (a shared claim), not by this placement.
+    pub already_allocated: bool,
 }
 
 impl Placement {
@@ -141,6 +174,7 @@ impl Placement {
             profile: None,
             profiles_origin: scheduler.profiles.origin.clone(),
             upstream_nodes_to_find: 0,
+            devices: vec![],
         }
     }
 }

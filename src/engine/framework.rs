@@ -8,8 +8,8 @@ use super::plugins::node_affinity::{self, PreFilter as AffinityPreFilter};
 use super::plugins::noderesources::{balanced_allocation, fit};
 use super::plugins::podtopologyspread::{filtering as pts_filter, scoring as pts_score};
 use super::plugins::{
-    image_locality, node_name, node_ports, node_unschedulable, nodevolumelimits, taint_toleration,
-    volumebinding, volumerestrictions, volumezone,
+    dynamicresources, image_locality, node_name, node_ports, node_unschedulable, nodevolumelimits,
+    taint_toleration, volumebinding, volumerestrictions, volumezone,
 };
 use super::profile::Profile;
 use super::status::{Code, FilterResult, Plugin, Rejection};
@@ -36,6 +36,8 @@ pub struct Cycle<'a> {
     volume_limits: bool,
     binding: Option<volumebinding::PreFilterState<'a>>,
     zone: Option<Vec<volumezone::PvTopology>>,
+    /// DynamicResources' state (`None`: skipped, the pod has no claims).
+    pub dra: Option<dynamicresources::PreFilterState<'a>>,
     /// PreFilter rejected the pod for every node.
     pub prefilter_rejection: Option<Rejection>,
     /// The nodes a PreFilterResult allows (`None`: all nodes).
@@ -79,6 +81,7 @@ impl<'a> Cycle<'a> {
             volume_limits: false,
             binding: None,
             zone: None,
+            dra: None,
             prefilter_rejection: None,
             allowed: None,
             affinity_allowed: None,
@@ -174,6 +177,12 @@ impl<'a> Cycle<'a> {
         if runs(Plugin::InterPodAffinity) {
             cycle.interpod = ipa_filter::pre_filter(cluster, pod, version);
         }
+        if runs(Plugin::DynamicResources) {
+            match dynamicresources::pre_filter(cluster, pod) {
+                Err(r) => cycle.prefilter_rejection = Some(r),
+                Ok(s) => cycle.dra = s,
+            }
+        }
         cycle
     }
 
@@ -264,6 +273,11 @@ impl<'a> Cycle<'a> {
                 Plugin::InterPodAffinity => {
                     if let Some(s) = &state.interpod {
                         s.filter(node)?;
+                    }
+                }
+                Plugin::DynamicResources => {
+                    if let Some(d) = &self.dra {
+                        d.filter(self.cluster, node)?;
                     }
                 }
                 _ => {}

@@ -20,7 +20,7 @@ pub mod termination;
 pub(crate) mod test_support;
 pub mod version;
 
-pub use answer::{NodeFailure, Outcome, Placement};
+pub use answer::{NodeFailure, Outcome, PickedDevice, Placement};
 pub use profile::{Profile, Profiles};
 pub use version::{Version, VersionChoice, VersionSource};
 
@@ -153,6 +153,23 @@ pub fn schedule(cluster: &Cluster, pod: &Pod, scheduler: &Scheduler) -> Placemen
     };
     let mut answer = attempt(cluster, pod, scheduler, profile);
     if pod.scheduling_gates.is_empty() || !profile.gates() {
+        // PreEnqueue plugins run in order: SchedulingGates, then
+        // DynamicResources.
+        if profile
+            .pre_enqueue
+            .contains(&status::Plugin::DynamicResources)
+            && let Err(message) = plugins::dynamicresources::pre_enqueue(cluster, pod)
+        {
+            let mut waiting = Placement::new(answer.pod.clone(), pod, scheduler);
+            waiting.profile = answer.profile.clone();
+            waiting.priority_class = answer.priority_class.clone();
+            waiting.outcome = Outcome::WaitingForClaims;
+            waiting.message = message;
+            waiting.notes.push(
+                "the scheduler does not attempt the pod until all of its ResourceClaims exist (DynamicResources PreEnqueue)".into(),
+            );
+            return waiting;
+        }
         return answer;
     }
     let mut gated = Placement::new(answer.pod.clone(), pod, scheduler);
@@ -189,6 +206,19 @@ fn attempt(
         cluster.nodes.len(),
     );
     answer.notes.extend(release_notes(pod, version));
+    if !pod.resource_claims.is_empty() && !profile.runs_filter(status::Plugin::DynamicResources) {
+        answer.notes.push(if version.dynamic_resources_in_default_profile() {
+            format!(
+                "the pod's spec.resourceClaims are ignored: the profile {:?} does not enable DynamicResources",
+                profile.scheduler_name
+            )
+        } else {
+            format!(
+                "the pod's spec.resourceClaims are ignored: kube-scheduler {} has the DynamicResourceAllocation feature gate off by default (DRA is on from 1.34), so it places the pod as if it claimed no devices",
+                version.as_str()
+            )
+        });
+    }
     if cluster.nodes.is_empty() {
         answer.message = fit_error::NO_NODES_AVAILABLE.to_string();
         return answer;
@@ -233,6 +263,7 @@ fn attempt(
             .collect();
         answer.node = answer.best.first().copied();
         answer.outcome = Outcome::Scheduled;
+        answer.devices = picked_devices(&cycle, answer.node);
         return answer;
     }
 
@@ -256,6 +287,7 @@ fn attempt(
     if preemption.eligible && preemption.node.is_some() {
         answer.outcome = Outcome::Preempt;
         answer.node = preemption.node;
+        answer.devices = picked_devices(&cycle, answer.node);
     }
     if pod.preemption_policy == Some(PreemptionPolicy::Never) {
         answer.notes.push(
@@ -272,6 +304,47 @@ fn attempt(
     answer
 }
 
+/// The devices the pod's claims get on `node` (DynamicResources' Filter
+/// result there, which Reserve would write into the claims).
+fn picked_devices(cycle: &Cycle, node: Option<NodeId>) -> Vec<PickedDevice> {
+    let (Some(dra), Some(node)) = (&cycle.dra, node) else {
+        return vec![];
+    };
+    let cluster = cycle.cluster;
+    let key = |c: &crate::model::dra::ResourceClaim| {
+        format!("{}/{}", cluster.interner.resolve(c.namespace), c.name)
+    };
+    let mut out: Vec<PickedDevice> = dra
+        .allocated_devices()
+        .into_iter()
+        .map(|(claim, request, id)| PickedDevice {
+            claim: key(claim),
+            request: request.to_string(),
+            driver: id.driver.to_string(),
+            pool: id.pool.to_string(),
+            device: id.device.to_string(),
+            already_allocated: true,
+        })
+        .collect();
+    if let (Some(allocator), Ok(results)) =
+        (&dra.allocator, dra.allocate(cluster, cluster.node(node)))
+    {
+        for (claim, devices) in allocator.claims().iter().zip(results) {
+            for d in devices {
+                out.push(PickedDevice {
+                    claim: key(claim),
+                    request: d.request,
+                    driver: d.id.driver.to_string(),
+                    pool: d.id.pool.to_string(),
+                    device: d.id.device.to_string(),
+                    already_allocated: false,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Carries out an answer on a fork, as the scheduler would: a preempting
 /// pod's victims leave the fork. Returns the node the pod lands on (the
 /// caller binds it there), or `None` when it cannot be placed.
@@ -285,7 +358,11 @@ pub fn carry_out(fork: &mut Cluster, placement: &Placement) -> Option<NodeId> {
             }
             pre.node
         }
-        Outcome::Unschedulable | Outcome::Rejected | Outcome::Gated | Outcome::NoProfile => None,
+        Outcome::Unschedulable
+        | Outcome::Rejected
+        | Outcome::Gated
+        | Outcome::WaitingForClaims
+        | Outcome::NoProfile => None,
     }
 }
 

@@ -179,6 +179,8 @@ pub struct Cluster {
     pub images: FxHashMap<Sym, ImageSummary>,
     /// StorageClasses, PersistentVolumes, PersistentVolumeClaims and CSINodes.
     pub storage: super::storage::Storage,
+    /// DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates.
+    pub dra: super::dra::Dra,
     /// Object kinds the snapshot held that kplace does not use, with counts.
     pub skipped_kinds: BTreeMap<String, usize>,
     /// The API server's `gitVersion` that `kplace record` stored in the
@@ -337,6 +339,7 @@ impl Cluster {
         cluster.skipped_kinds = self.skipped_kinds.clone();
         cluster.recorded_server_version = self.recorded_server_version.clone();
         cluster.storage = self.storage.clone();
+        cluster.dra = self.dra.clone();
         cluster
     }
 

@@ -4,6 +4,7 @@
 
 pub mod cluster;
 pub mod convert;
+pub mod dra;
 pub mod error;
 pub mod intern;
 pub mod labels;

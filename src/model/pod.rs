@@ -259,6 +259,33 @@ pub struct Pod {
     pub preempted_by_scheduler: bool,
     /// The volumes the volume plugins read, in `spec.volumes` order.
     pub volumes: Box<[PodVolume]>,
+    /// `spec.resourceClaims`, in spec order, with the claim names
+    /// `status.resourceClaimStatuses` records for templates.
+    pub resource_claims: Box<[PodResourceClaim]>,
+}
+
+/// One entry of `spec.resourceClaims`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodResourceClaim {
+    pub name: Box<str>,
+    pub source: PodClaimSource,
+}
+
+/// Where a pod's claim comes from (`resourceclaim.Name`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PodClaimSource {
+    /// `resourceClaimName`: a claim shared by name.
+    Claim(Box<str>),
+    /// `resourceClaimTemplateName`. `generated` is the pod's
+    /// `status.resourceClaimStatuses` entry: `None` when there is none yet
+    /// (the claim is not created yet), `Some(None)` when it names no claim
+    /// (none is needed).
+    Template {
+        template: Box<str>,
+        generated: Option<Option<Box<str>>>,
+    },
+    /// Neither field is set.
+    Unsupported,
 }
 
 /// A pod volume as the volume plugins see it; volume kinds no plugin

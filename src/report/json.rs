@@ -76,7 +76,7 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
     }
     if !matches!(
         p.outcome,
-        Outcome::Rejected | Outcome::Gated | Outcome::NoProfile
+        Outcome::Rejected | Outcome::Gated | Outcome::WaitingForClaims | Outcome::NoProfile
     ) {
         out.insert(
             "feasibleNodes".into(),
@@ -124,6 +124,26 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
             .unwrap_or(Value::Null),
     );
     out.insert("message".into(), json!(p.message));
+    if !p.devices.is_empty() {
+        out.insert(
+            "devices".into(),
+            Value::Array(
+                p.devices
+                    .iter()
+                    .map(|d| {
+                        json!({
+                            "claim": d.claim,
+                            "request": d.request,
+                            "driver": d.driver,
+                            "pool": d.pool,
+                            "device": d.device,
+                            "alreadyAllocated": d.already_allocated,
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+    }
     if let Some(ungated) = &p.if_ungated {
         out.insert("ifUngated".into(), placement(cluster, ungated));
     }

@@ -66,6 +66,14 @@ fn render_answer(cluster: &Cluster, p: &Placement, limit: usize) -> String {
             let _ = writeln!(out, "  {}", p.message);
             return out;
         }
+        Outcome::WaitingForClaims => {
+            let _ = writeln!(
+                out,
+                "Outcome: WAITING FOR CLAIMS, the scheduler does not attempt the pod until its ResourceClaims exist"
+            );
+            let _ = writeln!(out, "  {}", p.message);
+            return out;
+        }
         Outcome::Gated => {
             let _ = writeln!(
                 out,

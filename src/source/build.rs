@@ -16,7 +16,9 @@ use serde::de::DeserializeOwned;
 use super::live::kind::Kind;
 use crate::model::Cluster;
 use crate::model::InvalidObject;
+use crate::model::convert::dra as dconv;
 use crate::model::convert::{self, pod::labels_of, policy as pconv, storage as sconv};
+use crate::model::dra::{DeviceClass, Dra, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
 use crate::model::intern::{Interner, Sym};
 use crate::model::labels::Labels;
 use crate::model::node::Node;
@@ -40,6 +42,10 @@ pub enum ModelObject {
     PersistentVolume(Box<PersistentVolume>),
     PersistentVolumeClaim(Box<PersistentVolumeClaim>),
     CsiNode(CsiNode),
+    DeviceClass(DeviceClass),
+    ResourceSlice(Box<ResourceSlice>),
+    ResourceClaim(Box<ResourceClaim>),
+    ResourceClaimTemplate(Box<ResourceClaimTemplate>),
 }
 
 /// A typed `k8s-openapi` object of one of the kinds in [`Kind`].
@@ -112,6 +118,24 @@ typed!(storage::CSINode, Kind::CSINode, |o, _i| {
     sconv::convert_csi_node(o).map(ModelObject::CsiNode)
 });
 
+typed!(dconv::DeviceClassObject, Kind::DeviceClass, |o, _i| {
+    dconv::convert_device_class(o).map(ModelObject::DeviceClass)
+});
+typed!(dconv::ResourceSliceObject, Kind::ResourceSlice, |o, i| {
+    dconv::convert_resource_slice(o, i).map(|s| ModelObject::ResourceSlice(Box::new(s)))
+});
+typed!(dconv::ResourceClaimObject, Kind::ResourceClaim, |o, i| {
+    dconv::convert_resource_claim(o, i).map(|c| ModelObject::ResourceClaim(Box::new(c)))
+});
+typed!(
+    dconv::ResourceClaimTemplateObject,
+    Kind::ResourceClaimTemplate,
+    |o, i| {
+        dconv::convert_resource_claim_template(o, i)
+            .map(|t| ModelObject::ResourceClaimTemplate(Box::new(t)))
+    }
+);
+
 /// Collects converted objects and assembles the [`Cluster`] (what the file
 /// loader's `Collector` does).
 #[derive(Default)]
@@ -127,6 +151,10 @@ pub struct ClusterBuilder {
     volumes: Vec<PersistentVolume>,
     claims: Vec<PersistentVolumeClaim>,
     csi_nodes: Vec<CsiNode>,
+    device_classes: Vec<DeviceClass>,
+    resource_slices: Vec<ResourceSlice>,
+    resource_claims: Vec<ResourceClaim>,
+    claim_templates: Vec<ResourceClaimTemplate>,
 }
 
 impl ClusterBuilder {
@@ -151,6 +179,10 @@ impl ClusterBuilder {
             ModelObject::PersistentVolume(v) => self.volumes.push(*v),
             ModelObject::PersistentVolumeClaim(c) => self.claims.push(*c),
             ModelObject::CsiNode(n) => self.csi_nodes.push(n),
+            ModelObject::DeviceClass(c) => self.device_classes.push(c),
+            ModelObject::ResourceSlice(s) => self.resource_slices.push(*s),
+            ModelObject::ResourceClaim(c) => self.resource_claims.push(*c),
+            ModelObject::ResourceClaimTemplate(t) => self.claim_templates.push(*t),
         }
     }
 
@@ -181,6 +213,12 @@ impl ClusterBuilder {
             self.namespaces,
         );
         cluster.storage = storage;
+        cluster.dra = Dra::new(
+            self.device_classes,
+            self.resource_slices,
+            self.resource_claims,
+            self.claim_templates,
+        );
         cluster
     }
 }
@@ -201,6 +239,10 @@ pub enum AnyObject {
     PersistentVolume(Box<core::PersistentVolume>),
     PersistentVolumeClaim(Box<core::PersistentVolumeClaim>),
     CsiNode(Box<storage::CSINode>),
+    DeviceClass(Box<dconv::DeviceClassObject>),
+    ResourceSlice(Box<dconv::ResourceSliceObject>),
+    ResourceClaim(Box<dconv::ResourceClaimObject>),
+    ResourceClaimTemplate(Box<dconv::ResourceClaimTemplateObject>),
 }
 
 impl AnyObject {
@@ -222,6 +264,10 @@ impl AnyObject {
             Kind::PersistentVolume => AnyObject::PersistentVolume(p(json, kind)?),
             Kind::PersistentVolumeClaim => AnyObject::PersistentVolumeClaim(p(json, kind)?),
             Kind::CSINode => AnyObject::CsiNode(p(json, kind)?),
+            Kind::DeviceClass => AnyObject::DeviceClass(p(json, kind)?),
+            Kind::ResourceSlice => AnyObject::ResourceSlice(p(json, kind)?),
+            Kind::ResourceClaim => AnyObject::ResourceClaim(p(json, kind)?),
+            Kind::ResourceClaimTemplate => AnyObject::ResourceClaimTemplate(p(json, kind)?),
         })
     }
 
@@ -240,6 +286,10 @@ impl AnyObject {
             AnyObject::PersistentVolume(o) => o.to_model(interner),
             AnyObject::PersistentVolumeClaim(o) => o.to_model(interner),
             AnyObject::CsiNode(o) => o.to_model(interner),
+            AnyObject::DeviceClass(o) => o.to_model(interner),
+            AnyObject::ResourceSlice(o) => o.to_model(interner),
+            AnyObject::ResourceClaim(o) => o.to_model(interner),
+            AnyObject::ResourceClaimTemplate(o) => o.to_model(interner),
         }
     }
 }

@@ -83,7 +83,7 @@ struct PeekMeta {
 }
 
 /// Kinds that live in a namespace (`default` when the manifest names none).
-const NAMESPACED_KINDS: [&str; 8] = [
+const NAMESPACED_KINDS: [&str; 10] = [
     "Pod",
     "PodDisruptionBudget",
     "Service",
@@ -92,6 +92,8 @@ const NAMESPACED_KINDS: [&str; 8] = [
     "ReplicationController",
     "Deployment",
     "PersistentVolumeClaim",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
 ];
 
 impl Peek {
@@ -234,6 +236,10 @@ fn parse_item(item: &impl ItemSource, origin: &Origin) -> Result<Parsed, SourceE
         "PersistentVolume" => typed(item, origin, AnyObject::PersistentVolume),
         "PersistentVolumeClaim" => typed(item, origin, AnyObject::PersistentVolumeClaim),
         "CSINode" => typed(item, origin, AnyObject::CsiNode),
+        "DeviceClass" => typed(item, origin, AnyObject::DeviceClass),
+        "ResourceSlice" => typed(item, origin, AnyObject::ResourceSlice),
+        "ResourceClaim" => typed(item, origin, AnyObject::ResourceClaim),
+        "ResourceClaimTemplate" => typed(item, origin, AnyObject::ResourceClaimTemplate),
         "" => Err(SourceError::Syntax {
             file: origin.file.to_string(),
             line: origin.line(),

@@ -20,6 +20,7 @@ use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::model::convert::dra;
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
@@ -189,6 +190,10 @@ impl LiveSource {
         spawn_kind::<core::PersistentVolume>(&handle, &client, &ctx, &store);
         spawn_kind::<core::PersistentVolumeClaim>(&handle, &client, &ctx, &store);
         spawn_kind::<storage::CSINode>(&handle, &client, &ctx, &store);
+        spawn_kind::<dra::DeviceClassObject>(&handle, &client, &ctx, &store);
+        spawn_kind::<dra::ResourceSliceObject>(&handle, &client, &ctx, &store);
+        spawn_kind::<dra::ResourceClaimObject>(&handle, &client, &ctx, &store);
+        spawn_kind::<dra::ResourceClaimTemplateObject>(&handle, &client, &ctx, &store);
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("kplace-live".into())

@@ -39,6 +39,7 @@ pub fn outcome_word(o: Outcome) -> &'static str {
         Outcome::Unschedulable => "UNSCHEDULABLE",
         Outcome::Rejected => "REJECTED",
         Outcome::Gated => "GATED",
+        Outcome::WaitingForClaims => "WAITING FOR CLAIMS",
         Outcome::NoProfile => "NO PROFILE",
     }
 }

@@ -1,6 +1,7 @@
 //! The default profile's plugins, one module per upstream plugin directory
 //! (`pkg/scheduler/framework/plugins/<name>`).
 
+pub mod dynamicresources;
 pub mod image_locality;
 pub mod interpodaffinity;
 pub mod node_affinity;

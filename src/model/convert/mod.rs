@@ -1,5 +1,6 @@
 //! Conversion from `k8s-openapi` types into the engine model, done once per object.
 
+pub mod dra;
 pub mod node;
 pub mod pod;
 pub mod policy;

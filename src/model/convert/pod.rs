@@ -317,7 +317,35 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
         },
         preempted_by_scheduler,
         volumes,
+        resource_claims: resource_claims(p),
     })
+}
+
+/// `spec.resourceClaims` with the generated names from the status.
+fn resource_claims(p: &core::Pod) -> Box<[PodResourceClaim]> {
+    let statuses = p
+        .status
+        .as_ref()
+        .and_then(|s| s.resource_claim_statuses.as_deref())
+        .unwrap_or(&[]);
+    p.spec
+        .iter()
+        .flat_map(|s| s.resource_claims.iter().flatten())
+        .map(|c| PodResourceClaim {
+            name: c.name.as_str().into(),
+            source: match (&c.resource_claim_name, &c.resource_claim_template_name) {
+                (Some(name), _) => PodClaimSource::Claim(name.as_str().into()),
+                (None, Some(template)) => PodClaimSource::Template {
+                    template: template.as_str().into(),
+                    generated: statuses
+                        .iter()
+                        .find(|s| s.name == c.name)
+                        .map(|s| s.resource_claim_name.as_deref().map(Into::into)),
+                },
+                (None, None) => PodClaimSource::Unsupported,
+            },
+        })
+        .collect()
 }
 
 /// The part of a `v1.Volume` the volume plugins read (`None`: none reads it).

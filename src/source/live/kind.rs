@@ -20,10 +20,14 @@ pub enum Kind {
     PersistentVolume,
     PersistentVolumeClaim,
     CSINode,
+    DeviceClass,
+    ResourceSlice,
+    ResourceClaim,
+    ResourceClaimTemplate,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 17] = [
         Kind::Node,
         Kind::Pod,
         Kind::PodDisruptionBudget,
@@ -37,6 +41,10 @@ impl Kind {
         Kind::PersistentVolume,
         Kind::PersistentVolumeClaim,
         Kind::CSINode,
+        Kind::DeviceClass,
+        Kind::ResourceSlice,
+        Kind::ResourceClaim,
+        Kind::ResourceClaimTemplate,
     ];
 
     /// The object's `kind` field.
@@ -55,6 +63,10 @@ impl Kind {
             Kind::PersistentVolume => "PersistentVolume",
             Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
             Kind::CSINode => "CSINode",
+            Kind::DeviceClass => "DeviceClass",
+            Kind::ResourceSlice => "ResourceSlice",
+            Kind::ResourceClaim => "ResourceClaim",
+            Kind::ResourceClaimTemplate => "ResourceClaimTemplate",
         }
     }
 
@@ -78,6 +90,10 @@ impl Kind {
             Kind::PersistentVolume => "persistentvolumes",
             Kind::PersistentVolumeClaim => "persistentvolumeclaims",
             Kind::CSINode => "csinodes.storage.k8s.io",
+            Kind::DeviceClass => "deviceclasses.resource.k8s.io",
+            Kind::ResourceSlice => "resourceslices.resource.k8s.io",
+            Kind::ResourceClaim => "resourceclaims.resource.k8s.io",
+            Kind::ResourceClaimTemplate => "resourceclaimtemplates.resource.k8s.io",
         }
     }
 
@@ -90,6 +106,20 @@ impl Kind {
                 | Kind::StorageClass
                 | Kind::PersistentVolume
                 | Kind::CSINode
+                | Kind::DeviceClass
+                | Kind::ResourceSlice
+        )
+    }
+
+    /// Kinds of an API group a cluster may not serve (`resource.k8s.io/v1`
+    /// is served from Kubernetes 1.34): a 404 means the cluster has none.
+    pub fn may_be_unserved(self) -> bool {
+        matches!(
+            self,
+            Kind::DeviceClass
+                | Kind::ResourceSlice
+                | Kind::ResourceClaim
+                | Kind::ResourceClaimTemplate
         )
     }
 
@@ -117,6 +147,18 @@ impl Kind {
                 "pods with PersistentVolumeClaims look as if their claims were missing"
             }
             Kind::CSINode => "CSI volume attach limits (NodeVolumeLimits) are not checked",
+            Kind::DeviceClass => {
+                "pods with ResourceClaims look as if their device classes were missing (no node fits them)"
+            }
+            Kind::ResourceSlice => {
+                "no devices are known: no node can allocate a pod's ResourceClaims"
+            }
+            Kind::ResourceClaim => {
+                "pods with ResourceClaims wait for claims that look missing, and devices held by other claims look free"
+            }
+            Kind::ResourceClaimTemplate => {
+                "nothing for placement (the scheduler reads the claims generated from templates)"
+            }
         }
     }
 }

@@ -76,7 +76,7 @@ fn entry<K: Typed>(o: &K, interner: &mut Interner) -> Entry {
 
 /// The order kinds are added to a cluster: classes and namespaces before
 /// the pods that refer to them, as the file loader sees a `kubectl get`.
-const BUILD_ORDER: [Kind; 13] = [
+const BUILD_ORDER: [Kind; 17] = [
     Kind::PriorityClass,
     Kind::Namespace,
     Kind::Node,
@@ -90,6 +90,10 @@ const BUILD_ORDER: [Kind; 13] = [
     Kind::PersistentVolume,
     Kind::PersistentVolumeClaim,
     Kind::CSINode,
+    Kind::DeviceClass,
+    Kind::ResourceSlice,
+    Kind::ResourceClaimTemplate,
+    Kind::ResourceClaim,
 ];
 
 impl ModelStore {

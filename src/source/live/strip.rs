@@ -5,6 +5,7 @@
 //! [`StripMode::Redact`] keeps objects whole (a recording must stay a faithful
 //! `kubectl` snapshot) but removes what must not leave the cluster.
 
+use crate::model::convert::dra;
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
@@ -359,6 +360,30 @@ impl Strip for core::PersistentVolumeClaim {
 }
 
 impl Strip for storage::CSINode {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+    }
+}
+
+impl Strip for dra::DeviceClassObject {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+    }
+}
+
+impl Strip for dra::ResourceSliceObject {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+    }
+}
+
+impl Strip for dra::ResourceClaimObject {
+    fn strip(&mut self, mode: StripMode) {
+        strip_meta(&mut self.metadata, mode);
+    }
+}
+
+impl Strip for dra::ResourceClaimTemplateObject {
     fn strip(&mut self, mode: StripMode) {
         strip_meta(&mut self.metadata, mode);
     }

@@ -78,6 +78,9 @@ enum Verdict {
     /// 410 Gone: the watcher relists by itself; not a connection problem.
     Relist,
     Forbidden,
+    /// 404 on a kind the API server may not serve (`resource.k8s.io/v1`
+    /// before Kubernetes 1.34): the cluster has none of it.
+    NotServed,
     Fatal(String),
     Retry(String),
 }
@@ -96,6 +99,7 @@ fn classify(e: &watcher::Error, kind: Kind, server: &str) -> Verdict {
     match api_status(e).map(|s| s.code) {
         Some(410) => Verdict::Relist,
         Some(403) => Verdict::Forbidden,
+        Some(404) if kind.may_be_unserved() => Verdict::NotServed,
         Some(401) => Verdict::Fatal(format!(
             "the API server at {server} rejected the credentials (401 Unauthorized): the token is expired or invalid; log in again or refresh the kubeconfig"
         )),
@@ -195,6 +199,15 @@ where
             }
             Err(e) => match classify(&e, kind, &ctx.server) {
                 Verdict::Relist => {}
+                Verdict::NotServed => {
+                    // Nothing to list: the kind is an empty, complete list.
+                    store.apply(&watcher::Event::<K>::Init);
+                    store.apply(&watcher::Event::<K>::InitDone);
+                    tap(TapChange::Init);
+                    tap(TapChange::InitDone);
+                    ctx.shared.event(kind, true);
+                    return;
+                }
                 Verdict::Forbidden => {
                     ctx.shared.forbidden(kind);
                     tap(TapChange::Forbidden);
