@@ -868,3 +868,48 @@ fn gated_pod_says_so_and_where_it_would_go_once_ungated() {
     assert!(text.contains("Outcome: GATED"), "{text}");
     assert!(text.contains("Once ungated:"), "{text}");
 }
+
+/// A pod asking for `cpu` (one container, requests only).
+fn cpu_pod(dir: &Path, file: &str, cpu: &str) -> String {
+    bad_pod(
+        dir,
+        file,
+        &format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: q}}\nspec:\n  containers:\n  - name: a\n    image: nginx\n    resources: {{requests: {{cpu: \"{cpu}\"}}}}\n"
+        ),
+    )
+}
+
+#[test]
+fn an_enormous_cpu_request_fits_nowhere_and_answers_fast() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = snapshot("spread-001");
+    for cpu in ["1e2147483647", "1e2147483638", "9e18"] {
+        let p = cpu_pod(dir.path(), "huge.yaml", cpu);
+        let started = std::time::Instant::now();
+        let out = kplace(&["place", "--snapshot", &s, "--pod", &p, "-o", "json"]);
+        let got = stdout_json(&out);
+        assert_ne!(got["outcome"], "scheduled", "cpu {cpu}: {got}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "cpu {cpu} took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+fn a_negative_request_is_refused_in_the_api_servers_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = snapshot("spread-001");
+    let p = cpu_pod(dir.path(), "neg.yaml", "-1");
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &s, "--pod", &p]),
+        &[
+            "neg.yaml",
+            "Pod default/q",
+            "spec.containers[0].resources.requests.cpu",
+            "Invalid value: \"-1\": must be greater than or equal to 0",
+        ],
+    );
+}

@@ -3,7 +3,7 @@
 use k8s_openapi::api::core::v1 as core;
 
 use super::pod::{labels_of, object_name, timestamp};
-use super::requests::{ResourceList, parse_q, to_resources};
+use super::requests::{ResourceList, parse_nonnegative, to_resources};
 use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
 use crate::model::node::{Node, Taint, TaintEffect};
@@ -28,7 +28,7 @@ pub fn convert_node(n: &core::Node, interner: &mut Interner) -> Result<Node, Inv
     {
         alloc.insert(
             k.clone(),
-            parse_q(&v.0, &object, &format!("status.allocatable.{k}"))?,
+            parse_nonnegative(&v.0, &object, &format!("status.allocatable.{k}"))?,
         );
     }
     let taints = spec

@@ -105,7 +105,7 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
     for (k, v) in spec.overhead.iter().flatten() {
         overhead.insert(
             k.clone(),
-            requests::parse_q(&v.0, &object, &format!("spec.overhead.{k}"))?,
+            requests::parse_nonnegative(&v.0, &object, &format!("spec.overhead.{k}"))?,
         );
     }
     let pod_level = requests::pod_level_list(spec.resources.as_ref(), &object)?;
