@@ -913,3 +913,125 @@ fn a_negative_request_is_refused_in_the_api_servers_words() {
         ],
     );
 }
+
+/// A pod whose spec ends with `extra` (YAML, indented under `spec:`).
+fn pod_with(dir: &Path, file: &str, extra: &str) -> String {
+    bad_pod(
+        dir,
+        file,
+        &format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: v}}\nspec:\n  containers: [{{name: a, image: nginx}}]\n{extra}"
+        ),
+    )
+}
+
+#[test]
+fn objects_the_api_server_would_refuse_are_refused_in_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = snapshot("spread-001");
+    let na = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+    let cases: Vec<(&str, String, Vec<String>)> = vec![
+        (
+            "near.yaml",
+            "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: Near, values: [a]}]}]}}}\n".into(),
+            vec![
+                format!("{na}.nodeSelectorTerms[0].matchExpressions[0].operator"),
+                "Invalid value: \"Near\": not a valid selector operator".into(),
+            ],
+        ),
+        (
+            "noterms.yaml",
+            "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}}}\n".into(),
+            vec![format!(
+                "{na}.nodeSelectorTerms: Required value: must have at least one node selector term"
+            )],
+        ),
+        (
+            "gt.yaml",
+            "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: n, operator: Gt, values: ['1', '2']}]}]}}}\n".into(),
+            vec!["must be specified single value when `operator` is 'Lt' or 'Gt'".into()],
+        ),
+        (
+            "in.yaml",
+            "  affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: [{key: n, operator: In}]}}]}}\n".into(),
+            vec!["Required value: must be specified when `operator` is 'In' or 'NotIn'".into()],
+        ),
+        (
+            "exists.yaml",
+            "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: n, operator: Exists, values: [x]}]}]}}}\n".into(),
+            vec!["Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'".into()],
+        ),
+        (
+            "selector.yaml",
+            "  nodeSelector: {'bad key': x}\n".into(),
+            vec![
+                "spec.nodeSelector: Invalid value: \"bad key\": name part must consist of alphanumeric characters".into(),
+            ],
+        ),
+        (
+            "tol.yaml",
+            "  tolerations: [{key: k, operator: Equal, value: v, effect: NoScheduleNow}]\n".into(),
+            vec![
+                "spec.tolerations[0].effect: Unsupported value: \"NoScheduleNow\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"".into(),
+            ],
+        ),
+        (
+            "tolsecs.yaml",
+            "  tolerations: [{key: k, operator: Exists, effect: NoSchedule, tolerationSeconds: 5}]\n".into(),
+            vec!["effect must be 'NoExecute' when `tolerationSeconds` is set".into()],
+        ),
+        (
+            "spreadkey.yaml",
+            "  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: 'no good'}}}\n".into(),
+            vec![
+                "spec.topologySpreadConstraints[0].labelSelector.matchLabels: Invalid value: \"no good\": a valid label must be an empty string".into(),
+            ],
+        ),
+    ];
+    for (file, extra, needles) in cases {
+        let p = pod_with(d, file, &extra);
+        let out = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+        let mut all: Vec<&str> = vec![file, "Pod default/v", ":1:"];
+        all.extend(needles.iter().map(String::as_str));
+        assert_bad_input(&out, &all);
+    }
+}
+
+#[test]
+fn a_bad_node_in_a_yaml_list_is_named_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = |name: &str, effect: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: Node\n  metadata: {{name: {name}, labels: {{zone: a}}}}\n  spec:\n    taints: [{{key: k, effect: {effect}}}]\n  status: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n"
+        )
+    };
+    let text = format!(
+        "apiVersion: v1\nkind: List\nitems:\n{}{}",
+        node("good", "NoSchedule"),
+        node("bad", "Sometimes")
+    );
+    let snap = bad_pod(dir.path(), "nodes.yaml", &text);
+    let p = cpu_pod(dir.path(), "p.yaml", "1");
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &snap, "--pod", &p]),
+        &[
+            "nodes.yaml:10:",
+            "Node bad",
+            "spec.taints[0].effect: Unsupported value: \"Sometimes\"",
+        ],
+    );
+    let labelled = text.replace(
+        "{name: bad, labels: {zone: a}}",
+        "{name: bad, labels: {zone: -a}}",
+    );
+    let snap = bad_pod(dir.path(), "labels.yaml", &labelled);
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &snap, "--pod", &p]),
+        &[
+            "labels.yaml:10:",
+            "Node bad",
+            "metadata.labels: Invalid value: \"-a\"",
+        ],
+    );
+}

@@ -110,15 +110,44 @@ impl Peek {
 /// Where an item came from, for error messages.
 struct Origin<'a> {
     file: &'a str,
-    /// The file's bytes and the item's offset in them, when known; the line
-    /// is only counted when an error is reported.
-    position: Option<(&'a [u8], usize)>,
+    /// Where in the file's bytes; the line is only found when an error is
+    /// reported.
+    position: Position<'a>,
+}
+
+enum Position<'a> {
+    /// A JSON item: its byte offset.
+    Offset(&'a [u8], usize),
+    /// A YAML item: its document and, in a `List`, its index in `items`.
+    YamlItem(&'a [u8], usize, Option<usize>),
 }
 
 impl Origin<'_> {
     fn line(&self) -> Option<usize> {
-        self.position.map(|(bytes, offset)| line_of(bytes, offset))
+        match self.position {
+            Position::Offset(bytes, offset) => Some(line_of(bytes, offset)),
+            Position::YamlItem(bytes, doc, item) => yaml_line(bytes, doc, item),
+        }
     }
+}
+
+/// The line of a YAML document or of one of a `List`'s items, found by
+/// parsing the file again with spans (only when reporting an error, so
+/// loading pays nothing for it).
+fn yaml_line(bytes: &[u8], doc: usize, item: Option<usize>) -> Option<usize> {
+    use serde_saphyr::Spanned;
+    #[derive(Deserialize)]
+    struct Shape {
+        items: Option<Vec<Spanned<serde::de::IgnoredAny>>>,
+    }
+    let docs: Vec<Option<Spanned<Shape>>> =
+        serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).ok()?;
+    let d = docs.into_iter().flatten().nth(doc)?;
+    let at = match item {
+        None => &d.defined,
+        Some(i) => &d.value.items.as_ref()?.get(i)?.defined,
+    };
+    Some(at.line() as usize).filter(|&l| l > 0)
 }
 
 impl Collector {
@@ -414,7 +443,7 @@ fn ingest_json(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
     let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
     c.ingest_items(&items, |i| Origin {
         file,
-        position: Some((bytes, offset(items[i].0))),
+        position: Position::Offset(bytes, offset(items[i].0)),
     })
 }
 
@@ -443,10 +472,9 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
         })?;
     c.timings.load += started.elapsed();
     let mut items: Vec<ValueItem> = Vec::new();
-    for doc in &docs {
-        if doc.is_null() {
-            continue;
-        }
+    // Per item: its document (counting non-empty ones) and index in a List.
+    let mut places: Vec<(usize, Option<usize>)> = Vec::new();
+    for (d, doc) in docs.iter().filter(|d| !d.is_null()).enumerate() {
         let is_list = doc
             .get("kind")
             .and_then(|k| k.as_str())
@@ -456,15 +484,19 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
         }
         match (is_list, doc.get("items")) {
             (true, Some(serde_json::Value::Array(list))) => {
-                items.extend(list.iter().map(ValueItem))
+                items.extend(list.iter().map(ValueItem));
+                places.extend((0..list.len()).map(|i| (d, Some(i))));
             }
             (true, Some(serde_json::Value::Null) | None) => {}
-            _ => items.push(ValueItem(doc)),
+            _ => {
+                items.push(ValueItem(doc));
+                places.push((d, None));
+            }
         }
     }
-    c.ingest_items(&items, |_| Origin {
+    c.ingest_items(&items, |i| Origin {
         file,
-        position: None,
+        position: Position::YamlItem(bytes, places[i].0, places[i].1),
     })
 }
 
