@@ -1035,3 +1035,87 @@ fn a_bad_node_in_a_yaml_list_is_named_with_its_line() {
         ],
     );
 }
+
+#[test]
+fn the_same_object_twice_is_refused_naming_both_places_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("snap");
+    std::fs::create_dir(&d).unwrap();
+    let node = |name: &str, cpu: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '110'}}}}\n"
+        )
+    };
+    std::fs::write(
+        d.join("a.yaml"),
+        format!("{}{}", node("n1", "1"), node("n2", "1")),
+    )
+    .unwrap();
+    std::fs::write(d.join("b.yaml"), node("n1", "8")).unwrap();
+    let snap = d.display().to_string();
+    let p = cpu_pod(dir.path(), "p.yaml", "4");
+    let out = kplace(&["place", "--snapshot", &snap, "--pod", &p, "-o", "json"]);
+    assert_bad_input(
+        &out,
+        &[
+            "b.yaml:2:",
+            "Node n1 is defined twice",
+            "a.yaml:2",
+            "--allow-duplicates",
+        ],
+    );
+
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snap,
+        "--pod",
+        &p,
+        "-o",
+        "json",
+        "--allow-duplicates",
+    ]);
+    let got = stdout_json(&out);
+    assert_eq!(
+        got["outcome"], "scheduled",
+        "the later n1 (8 cpu) is used: {got}"
+    );
+    let notes = got["notes"].to_string();
+    assert!(notes.contains("Node n1 is defined twice"), "{notes}");
+
+    // Inside one JSON file, too.
+    let one = dir.path().join("one.json");
+    let item = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"containers":[{"name":"a","image":"i"}]}}"#;
+    std::fs::write(
+        &one,
+        format!("{{\"kind\":\"List\",\"items\":[\n{item},\n{item}]}}\n"),
+    )
+    .unwrap();
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", one.to_str().unwrap(), "--pod", &p]),
+        &[
+            "one.json:3:",
+            "Pod default/x is defined twice",
+            "one.json:2",
+        ],
+    );
+}
+
+#[test]
+fn a_directory_with_a_file_and_its_gz_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = unpacked_snapshot("spread-001");
+    std::fs::write(d.join("cluster.yaml"), &text).unwrap();
+    std::fs::copy(snapshot("spread-001"), d.join("cluster.yaml.gz")).unwrap();
+    assert_bad_input(
+        &kplace(&[
+            "place",
+            "--snapshot",
+            d.to_str().unwrap(),
+            "--pod",
+            &pod("spread-001"),
+        ]),
+        &["holds both cluster.yaml and cluster.yaml.gz"],
+    );
+}
