@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use kplace::engine::{self, Outcome, Placement, Version};
 use kplace::model::Cluster;
 use kplace::report;
-use kplace::source::file::{SourceError, load_pod, load_snapshot};
+use kplace::source::file::{LoadOptions, SourceError, load_pod, load_snapshot_with};
 use kplace::source::version::{ServerVersion, choose};
 
 /// `--scheduler-version`: `1.33`, `v1.33` or `v1.33.2`; anything else is a
@@ -135,6 +135,10 @@ pub struct PlaceArgs {
     /// profile. Validated as kube-scheduler validates it.
     #[arg(long, value_name = "FILE")]
     pub scheduler_config: Option<PathBuf>,
+    /// The same object (kind, namespace, name) twice in the snapshot: use
+    /// the later and say so, instead of refusing the snapshot.
+    #[arg(long)]
+    pub allow_duplicates: bool,
 }
 
 #[derive(Args, Debug)]
@@ -243,7 +247,14 @@ fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
 }
 
 pub fn place(args: &PlaceArgs) -> Result<()> {
-    let (mut cluster, mut timings) = load_snapshot(&args.snapshot).map_err(CliError::from)?;
+    let options = LoadOptions {
+        allow_duplicates: args.allow_duplicates,
+    };
+    let (mut cluster, mut timings, load_notes) =
+        load_snapshot_with(&args.snapshot, options).map_err(CliError::from)?;
+    for note in &load_notes {
+        eprintln!("kplace: note: {note}");
+    }
     let pod_started = Instant::now();
     let question = resolve_pod(&args.pod, &mut cluster)?;
     timings.load += pod_started.elapsed();
@@ -272,7 +283,8 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         runs.push(t.elapsed());
         answer = Some(a);
     }
-    let answer = answer.expect("repeat is at least 1");
+    let mut answer = answer.expect("repeat is at least 1");
+    answer.notes.extend(load_notes);
 
     if args.timings {
         runs.sort();

@@ -987,3 +987,254 @@ fn an_invalid_scheduler_config_is_exit_2_naming_the_field() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// A pod asking for `cpu` (one container, requests only).
+fn cpu_pod(dir: &Path, file: &str, cpu: &str) -> String {
+    bad_pod(
+        dir,
+        file,
+        &format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: q}}\nspec:\n  containers:\n  - name: a\n    image: nginx\n    resources: {{requests: {{cpu: \"{cpu}\"}}}}\n"
+        ),
+    )
+}
+
+#[test]
+fn an_enormous_cpu_request_fits_nowhere_and_answers_fast() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = snapshot("spread-001");
+    for cpu in ["1e2147483647", "1e2147483638", "9e18"] {
+        let p = cpu_pod(dir.path(), "huge.yaml", cpu);
+        let started = std::time::Instant::now();
+        let out = kplace(&["place", "--snapshot", &s, "--pod", &p, "-o", "json"]);
+        let got = stdout_json(&out);
+        assert_ne!(got["outcome"], "scheduled", "cpu {cpu}: {got}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "cpu {cpu} took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+fn a_negative_request_is_refused_in_the_api_servers_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = snapshot("spread-001");
+    let p = cpu_pod(dir.path(), "neg.yaml", "-1");
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &s, "--pod", &p]),
+        &[
+            "neg.yaml",
+            "Pod default/q",
+            "spec.containers[0].resources.requests.cpu",
+            "Invalid value: \"-1\": must be greater than or equal to 0",
+        ],
+    );
+}
+
+/// A pod whose spec ends with `extra` (YAML, indented under `spec:`).
+fn pod_with(dir: &Path, file: &str, extra: &str) -> String {
+    bad_pod(
+        dir,
+        file,
+        &format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: v}}\nspec:\n  containers: [{{name: a, image: nginx}}]\n{extra}"
+        ),
+    )
+}
+
+#[test]
+fn objects_the_api_server_would_refuse_are_refused_in_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = snapshot("spread-001");
+    let na = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+    let cases: Vec<(&str, String, Vec<String>)> = vec![
+        (
+            "near.yaml",
+            "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: Near, values: [a]}]}]}}}\n".into(),
+            vec![
+                format!("{na}.nodeSelectorTerms[0].matchExpressions[0].operator"),
+                "Invalid value: \"Near\": not a valid selector operator".into(),
+            ],
+        ),
+        (
+            "noterms.yaml",
+            "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}}}\n".into(),
+            vec![format!(
+                "{na}.nodeSelectorTerms: Required value: must have at least one node selector term"
+            )],
+        ),
+        (
+            "gt.yaml",
+            "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: n, operator: Gt, values: ['1', '2']}]}]}}}\n".into(),
+            vec!["must be specified single value when `operator` is 'Lt' or 'Gt'".into()],
+        ),
+        (
+            "in.yaml",
+            "  affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: [{key: n, operator: In}]}}]}}\n".into(),
+            vec!["Required value: must be specified when `operator` is 'In' or 'NotIn'".into()],
+        ),
+        (
+            "exists.yaml",
+            "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: n, operator: Exists, values: [x]}]}]}}}\n".into(),
+            vec!["Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'".into()],
+        ),
+        (
+            "selector.yaml",
+            "  nodeSelector: {'bad key': x}\n".into(),
+            vec![
+                "spec.nodeSelector: Invalid value: \"bad key\": name part must consist of alphanumeric characters".into(),
+            ],
+        ),
+        (
+            "tol.yaml",
+            "  tolerations: [{key: k, operator: Equal, value: v, effect: NoScheduleNow}]\n".into(),
+            vec![
+                "spec.tolerations[0].effect: Unsupported value: \"NoScheduleNow\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"".into(),
+            ],
+        ),
+        (
+            "tolsecs.yaml",
+            "  tolerations: [{key: k, operator: Exists, effect: NoSchedule, tolerationSeconds: 5}]\n".into(),
+            vec!["effect must be 'NoExecute' when `tolerationSeconds` is set".into()],
+        ),
+        (
+            "spreadkey.yaml",
+            "  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: 'no good'}}}\n".into(),
+            vec![
+                "spec.topologySpreadConstraints[0].labelSelector.matchLabels: Invalid value: \"no good\": a valid label must be an empty string".into(),
+            ],
+        ),
+    ];
+    for (file, extra, needles) in cases {
+        let p = pod_with(d, file, &extra);
+        let out = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+        let mut all: Vec<&str> = vec![file, "Pod default/v", ":1:"];
+        all.extend(needles.iter().map(String::as_str));
+        assert_bad_input(&out, &all);
+    }
+}
+
+#[test]
+fn a_bad_node_in_a_yaml_list_is_named_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = |name: &str, effect: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: Node\n  metadata: {{name: {name}, labels: {{zone: a}}}}\n  spec:\n    taints: [{{key: k, effect: {effect}}}]\n  status: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n"
+        )
+    };
+    let text = format!(
+        "apiVersion: v1\nkind: List\nitems:\n{}{}",
+        node("good", "NoSchedule"),
+        node("bad", "Sometimes")
+    );
+    let snap = bad_pod(dir.path(), "nodes.yaml", &text);
+    let p = cpu_pod(dir.path(), "p.yaml", "1");
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &snap, "--pod", &p]),
+        &[
+            "nodes.yaml:10:",
+            "Node bad",
+            "spec.taints[0].effect: Unsupported value: \"Sometimes\"",
+        ],
+    );
+    let labelled = text.replace(
+        "{name: bad, labels: {zone: a}}",
+        "{name: bad, labels: {zone: -a}}",
+    );
+    let snap = bad_pod(dir.path(), "labels.yaml", &labelled);
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &snap, "--pod", &p]),
+        &[
+            "labels.yaml:10:",
+            "Node bad",
+            "metadata.labels: Invalid value: \"-a\"",
+        ],
+    );
+}
+
+#[test]
+fn the_same_object_twice_is_refused_naming_both_places_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("snap");
+    std::fs::create_dir(&d).unwrap();
+    let node = |name: &str, cpu: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '110'}}}}\n"
+        )
+    };
+    std::fs::write(
+        d.join("a.yaml"),
+        format!("{}{}", node("n1", "1"), node("n2", "1")),
+    )
+    .unwrap();
+    std::fs::write(d.join("b.yaml"), node("n1", "8")).unwrap();
+    let snap = d.display().to_string();
+    let p = cpu_pod(dir.path(), "p.yaml", "4");
+    let out = kplace(&["place", "--snapshot", &snap, "--pod", &p, "-o", "json"]);
+    assert_bad_input(
+        &out,
+        &[
+            "b.yaml:2:",
+            "Node n1 is defined twice",
+            "a.yaml:2",
+            "--allow-duplicates",
+        ],
+    );
+
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snap,
+        "--pod",
+        &p,
+        "-o",
+        "json",
+        "--allow-duplicates",
+    ]);
+    let got = stdout_json(&out);
+    assert_eq!(
+        got["outcome"], "scheduled",
+        "the later n1 (8 cpu) is used: {got}"
+    );
+    let notes = got["notes"].to_string();
+    assert!(notes.contains("Node n1 is defined twice"), "{notes}");
+
+    // Inside one JSON file, too.
+    let one = dir.path().join("one.json");
+    let item = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"containers":[{"name":"a","image":"i"}]}}"#;
+    std::fs::write(
+        &one,
+        format!("{{\"kind\":\"List\",\"items\":[\n{item},\n{item}]}}\n"),
+    )
+    .unwrap();
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", one.to_str().unwrap(), "--pod", &p]),
+        &[
+            "one.json:3:",
+            "Pod default/x is defined twice",
+            "one.json:2",
+        ],
+    );
+}
+
+#[test]
+fn a_directory_with_a_file_and_its_gz_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = unpacked_snapshot("spread-001");
+    std::fs::write(d.join("cluster.yaml"), &text).unwrap();
+    std::fs::copy(snapshot("spread-001"), d.join("cluster.yaml.gz")).unwrap();
+    assert_bad_input(
+        &kplace(&[
+            "place",
+            "--snapshot",
+            d.to_str().unwrap(),
+            "--pod",
+            &pod("spread-001"),
+        ]),
+        &["holds both cluster.yaml and cluster.yaml.gz"],
+    );
+}

@@ -166,23 +166,42 @@ impl ClusterBuilder {
     }
 
     pub fn push(&mut self, object: ModelObject) {
+        self.push_at(object, None);
+    }
+
+    /// Adds an object, or replaces the one at `replace` (an index a previous
+    /// call returned for an object of the same kind); returns its index.
+    pub fn push_at(&mut self, object: ModelObject, replace: Option<usize>) -> usize {
+        fn put<T>(v: &mut Vec<T>, x: T, at: Option<usize>) -> usize {
+            match at {
+                Some(i) if i < v.len() => {
+                    v[i] = x;
+                    i
+                }
+                _ => {
+                    v.push(x);
+                    v.len() - 1
+                }
+            }
+        }
         match object {
-            ModelObject::Node(n) => self.nodes.push(n),
-            ModelObject::Pod(p) => self.pods.push(*p),
-            ModelObject::PriorityClass(pc) => self.priority_classes.push(pc),
-            ModelObject::Pdb(p) => self.pdbs.push(p),
-            ModelObject::Owner(o) => self.owners.push(o),
+            ModelObject::Node(n) => put(&mut self.nodes, n, replace),
+            ModelObject::Pod(p) => put(&mut self.pods, *p, replace),
+            ModelObject::PriorityClass(pc) => put(&mut self.priority_classes, pc, replace),
+            ModelObject::Pdb(p) => put(&mut self.pdbs, p, replace),
+            ModelObject::Owner(o) => put(&mut self.owners, o, replace),
             ModelObject::Namespace(name, labels) => {
                 self.namespaces.insert(name, labels);
+                0
             }
-            ModelObject::StorageClass(c) => self.storage_classes.push(c),
-            ModelObject::PersistentVolume(v) => self.volumes.push(*v),
-            ModelObject::PersistentVolumeClaim(c) => self.claims.push(*c),
-            ModelObject::CsiNode(n) => self.csi_nodes.push(n),
-            ModelObject::DeviceClass(c) => self.device_classes.push(c),
-            ModelObject::ResourceSlice(s) => self.resource_slices.push(*s),
-            ModelObject::ResourceClaim(c) => self.resource_claims.push(*c),
-            ModelObject::ResourceClaimTemplate(t) => self.claim_templates.push(*t),
+            ModelObject::StorageClass(c) => put(&mut self.storage_classes, c, replace),
+            ModelObject::PersistentVolume(v) => put(&mut self.volumes, *v, replace),
+            ModelObject::PersistentVolumeClaim(c) => put(&mut self.claims, *c, replace),
+            ModelObject::CsiNode(n) => put(&mut self.csi_nodes, n, replace),
+            ModelObject::DeviceClass(c) => put(&mut self.device_classes, c, replace),
+            ModelObject::ResourceSlice(s) => put(&mut self.resource_slices, *s, replace),
+            ModelObject::ResourceClaim(c) => put(&mut self.resource_claims, *c, replace),
+            ModelObject::ResourceClaimTemplate(t) => put(&mut self.claim_templates, *t, replace),
         }
     }
 
@@ -269,6 +288,37 @@ impl AnyObject {
             Kind::ResourceClaim => AnyObject::ResourceClaim(p(json, kind)?),
             Kind::ResourceClaimTemplate => AnyObject::ResourceClaimTemplate(p(json, kind)?),
         })
+    }
+
+    /// Kind, namespace (`default` for a namespaced kind that names none)
+    /// and name: what makes an object unique in a cluster.
+    pub fn identity(&self) -> (&'static str, &str, &str) {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+        let (kind, meta, namespaced): (&'static str, &ObjectMeta, bool) = match self {
+            AnyObject::Node(o) => ("Node", &o.metadata, false),
+            AnyObject::Pod(o) => ("Pod", &o.metadata, true),
+            AnyObject::Pdb(o) => ("PodDisruptionBudget", &o.metadata, true),
+            AnyObject::PriorityClass(o) => ("PriorityClass", &o.metadata, false),
+            AnyObject::Service(o) => ("Service", &o.metadata, true),
+            AnyObject::ReplicaSet(o) => ("ReplicaSet", &o.metadata, true),
+            AnyObject::StatefulSet(o) => ("StatefulSet", &o.metadata, true),
+            AnyObject::ReplicationController(o) => ("ReplicationController", &o.metadata, true),
+            AnyObject::Namespace(o) => ("Namespace", &o.metadata, false),
+            AnyObject::StorageClass(o) => ("StorageClass", &o.metadata, false),
+            AnyObject::PersistentVolume(o) => ("PersistentVolume", &o.metadata, false),
+            AnyObject::PersistentVolumeClaim(o) => ("PersistentVolumeClaim", &o.metadata, true),
+            AnyObject::CsiNode(o) => ("CSINode", &o.metadata, false),
+            AnyObject::DeviceClass(o) => ("DeviceClass", &o.metadata, false),
+            AnyObject::ResourceSlice(o) => ("ResourceSlice", &o.metadata, false),
+            AnyObject::ResourceClaim(o) => ("ResourceClaim", &o.metadata, true),
+            AnyObject::ResourceClaimTemplate(o) => ("ResourceClaimTemplate", &o.metadata, true),
+        };
+        let ns = if namespaced {
+            meta.namespace.as_deref().unwrap_or("default")
+        } else {
+            ""
+        };
+        (kind, ns, meta.name.as_deref().unwrap_or(""))
     }
 
     pub fn to_model(&self, interner: &mut Interner) -> Result<ModelObject, InvalidObject> {

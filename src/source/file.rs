@@ -48,6 +48,22 @@ pub enum SourceError {
     },
     #[error("{file}: the snapshot holds no Node and no Pod objects")]
     Empty { file: String },
+    #[error(
+        "{place}: {object} is defined twice (first at {first}); a cluster holds one (--allow-duplicates uses the later)"
+    )]
+    Duplicate {
+        place: String,
+        object: String,
+        first: String,
+    },
+}
+
+/// How a snapshot is read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadOptions {
+    /// The same object twice: the later wins (and a note says so) instead
+    /// of an error.
+    pub allow_duplicates: bool,
 }
 
 /// How long each loading phase took.
@@ -68,6 +84,26 @@ struct Collector {
     timings: LoadTimings,
     /// [`ANNOTATION_SERVER_VERSION`] of a List `kplace record` wrote.
     server_version: Option<String>,
+    options: LoadOptions,
+    /// Files read so far (the last is the current one).
+    files: Vec<String>,
+    /// Where each object was first seen, and its index in the builder.
+    seen: std::collections::HashMap<(&'static str, String, String), Seen>,
+    /// What the reader decided on its own (duplicates it let through).
+    notes: Vec<String>,
+}
+
+struct Seen {
+    file: usize,
+    at: PlaceKey,
+    index: usize,
+}
+
+/// A [`Position`] without the bytes, to find a line again later.
+#[derive(Clone, Copy)]
+enum PlaceKey {
+    Offset(usize),
+    YamlItem(usize, Option<usize>),
 }
 
 #[derive(Deserialize)]
@@ -112,15 +148,74 @@ impl Peek {
 /// Where an item came from, for error messages.
 struct Origin<'a> {
     file: &'a str,
-    /// The file's bytes and the item's offset in them, when known; the line
-    /// is only counted when an error is reported.
-    position: Option<(&'a [u8], usize)>,
+    /// Where in the file's bytes; the line is only found when an error is
+    /// reported.
+    position: Position<'a>,
+}
+
+enum Position<'a> {
+    /// A JSON item: its byte offset.
+    Offset(&'a [u8], usize),
+    /// A YAML item: its document and, in a `List`, its index in `items`.
+    YamlItem(&'a [u8], usize, Option<usize>),
+}
+
+impl<'a> Position<'a> {
+    fn key(&self) -> PlaceKey {
+        match *self {
+            Position::Offset(_, o) => PlaceKey::Offset(o),
+            Position::YamlItem(_, d, i) => PlaceKey::YamlItem(d, i),
+        }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        match *self {
+            Position::Offset(b, _) | Position::YamlItem(b, _, _) => b,
+        }
+    }
+
+    fn from_key(bytes: &'a [u8], key: PlaceKey) -> Self {
+        match key {
+            PlaceKey::Offset(o) => Position::Offset(bytes, o),
+            PlaceKey::YamlItem(d, i) => Position::YamlItem(bytes, d, i),
+        }
+    }
 }
 
 impl Origin<'_> {
-    fn line(&self) -> Option<usize> {
-        self.position.map(|(bytes, offset)| line_of(bytes, offset))
+    /// `file:line` (or `file`).
+    fn place(&self) -> String {
+        match self.line() {
+            Some(l) => format!("{}:{l}", self.file),
+            None => self.file.to_string(),
+        }
     }
+
+    fn line(&self) -> Option<usize> {
+        match self.position {
+            Position::Offset(bytes, offset) => Some(line_of(bytes, offset)),
+            Position::YamlItem(bytes, doc, item) => yaml_line(bytes, doc, item),
+        }
+    }
+}
+
+/// The line of a YAML document or of one of a `List`'s items, found by
+/// parsing the file again with spans (only when reporting an error, so
+/// loading pays nothing for it).
+fn yaml_line(bytes: &[u8], doc: usize, item: Option<usize>) -> Option<usize> {
+    use serde_saphyr::Spanned;
+    #[derive(Deserialize)]
+    struct Shape {
+        items: Option<Vec<Spanned<serde::de::IgnoredAny>>>,
+    }
+    let docs: Vec<Option<Spanned<Shape>>> =
+        serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).ok()?;
+    let d = docs.into_iter().flatten().nth(doc)?;
+    let at = match item {
+        None => &d.defined,
+        Some(i) => &d.value.items.as_ref()?.get(i)?.defined,
+    };
+    Some(at.line() as usize).filter(|&l| l > 0)
 }
 
 impl Collector {
@@ -281,15 +376,81 @@ impl Collector {
     fn convert(&mut self, parsed: Parsed, origin: &Origin) -> Result<(), SourceError> {
         match parsed {
             Parsed::Object(o) => {
+                let (kind, ns, name) = o.identity();
+                let key = (kind, ns.to_string(), name.to_string());
                 let b = &mut self.builder;
                 let model = o
                     .to_model(&mut b.interner)
                     .map_err(|e| self.invalid(origin, e))?;
-                self.builder.push(model);
+                if name.is_empty() {
+                    self.builder.push(model);
+                    return Ok(());
+                }
+                let previous = self.seen.get(&key).map(|s| s.index);
+                if let Some(seen) = self.seen.get(&key) {
+                    let object = object_name(kind, (!ns.is_empty()).then_some(ns), name);
+                    let first = self.place_of(seen, origin);
+                    if !self.options.allow_duplicates {
+                        return Err(SourceError::Duplicate {
+                            place: origin.place(),
+                            object,
+                            first,
+                        });
+                    }
+                    const MAX_NOTES: usize = 20;
+                    if self.notes.len() < MAX_NOTES {
+                        self.notes.push(format!(
+                            "{object} is defined twice ({first} and {}); the later is used",
+                            origin.place()
+                        ));
+                    } else if self.notes.len() == MAX_NOTES {
+                        self.notes.push(
+                            "more objects are defined twice; the later of each is used".into(),
+                        );
+                    }
+                }
+                let index = self.builder.push_at(model, previous);
+                self.seen.insert(
+                    key,
+                    Seen {
+                        file: self.files.len().saturating_sub(1),
+                        at: origin.position.key(),
+                        index,
+                    },
+                );
             }
             Parsed::Skipped(kind) => *self.skipped.entry(kind).or_default() += 1,
         }
         Ok(())
+    }
+
+    /// `file:line` of an object seen earlier (reading its file again if it
+    /// was another one: only when reporting).
+    fn place_of(&self, seen: &Seen, current: &Origin) -> String {
+        let file = self
+            .files
+            .get(seen.file)
+            .map(String::as_str)
+            .unwrap_or(current.file);
+        let line = if file == current.file {
+            Origin {
+                file,
+                position: Position::from_key(current.position.bytes(), seen.at),
+            }
+            .line()
+        } else {
+            read_bytes(Path::new(file)).ok().and_then(|bytes| {
+                Origin {
+                    file,
+                    position: Position::from_key(&bytes, seen.at),
+                }
+                .line()
+            })
+        };
+        match line {
+            Some(l) => format!("{file}:{l}"),
+            None => file.to_string(),
+        }
     }
 
     fn finish(self, file: &str) -> Result<(Cluster, LoadTimings), SourceError> {
@@ -420,7 +581,7 @@ fn ingest_json(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
     let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
     c.ingest_items(&items, |i| Origin {
         file,
-        position: Some((bytes, offset(items[i].0))),
+        position: Position::Offset(bytes, offset(items[i].0)),
     })
 }
 
@@ -449,10 +610,9 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
         })?;
     c.timings.load += started.elapsed();
     let mut items: Vec<ValueItem> = Vec::new();
-    for doc in &docs {
-        if doc.is_null() {
-            continue;
-        }
+    // Per item: its document (counting non-empty ones) and index in a List.
+    let mut places: Vec<(usize, Option<usize>)> = Vec::new();
+    for (d, doc) in docs.iter().filter(|d| !d.is_null()).enumerate() {
         let is_list = doc
             .get("kind")
             .and_then(|k| k.as_str())
@@ -462,15 +622,19 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
         }
         match (is_list, doc.get("items")) {
             (true, Some(serde_json::Value::Array(list))) => {
-                items.extend(list.iter().map(ValueItem))
+                items.extend(list.iter().map(ValueItem));
+                places.extend((0..list.len()).map(|i| (d, Some(i))));
             }
             (true, Some(serde_json::Value::Null) | None) => {}
-            _ => items.push(ValueItem(doc)),
+            _ => {
+                items.push(ValueItem(doc));
+                places.push((d, None));
+            }
         }
     }
-    c.ingest_items(&items, |_| Origin {
+    c.ingest_items(&items, |i| Origin {
         file,
-        position: None,
+        position: Position::YamlItem(bytes, places[i].0, places[i].1),
     })
 }
 
@@ -489,6 +653,7 @@ fn yaml_message(e: &serde_saphyr::Error) -> String {
 }
 
 fn ingest_bytes(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
+    c.files.push(file.to_string());
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     match first {
         Some(b'{') | Some(b'[') => ingest_json(c, bytes, file),
@@ -509,12 +674,38 @@ fn directory_files(dir: &Path) -> Result<Vec<PathBuf>, SourceError> {
         })
         .collect();
     files.sort();
+    for f in &files {
+        let gz = PathBuf::from(format!("{}.gz", f.display()));
+        if files.contains(&gz) {
+            return Err(io_error(
+                dir,
+                format!(
+                    "holds both {} and {}: the same snapshot twice? keep one",
+                    f.file_name().unwrap_or_default().to_string_lossy(),
+                    gz.file_name().unwrap_or_default().to_string_lossy()
+                ),
+            ));
+        }
+    }
     Ok(files)
 }
 
-/// Loads a snapshot file or directory into a [`Cluster`].
+/// Loads a snapshot file or directory into a [`Cluster`]; the same object
+/// twice is an error.
 pub fn load_snapshot(path: &Path) -> Result<(Cluster, LoadTimings), SourceError> {
-    let mut c = Collector::default();
+    load_snapshot_with(path, LoadOptions::default()).map(|(c, t, _)| (c, t))
+}
+
+/// [`load_snapshot`] with options; also returns notes on what the reader
+/// decided (duplicates it let the later win).
+pub fn load_snapshot_with(
+    path: &Path,
+    options: LoadOptions,
+) -> Result<(Cluster, LoadTimings, Vec<String>), SourceError> {
+    let mut c = Collector {
+        options,
+        ..Default::default()
+    };
     let files = if path.is_dir() {
         directory_files(path)?
     } else {
@@ -526,7 +717,9 @@ pub fn load_snapshot(path: &Path) -> Result<(Cluster, LoadTimings), SourceError>
         c.timings.load += started.elapsed();
         ingest_bytes(&mut c, &bytes, &f.display().to_string())?;
     }
+    let notes = std::mem::take(&mut c.notes);
     c.finish(&path.display().to_string())
+        .map(|(cluster, t)| (cluster, t, notes))
 }
 
 /// Loads a snapshot already in memory (`name` is used in error messages).

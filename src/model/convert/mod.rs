@@ -7,6 +7,7 @@ pub mod policy;
 pub mod requests;
 pub mod selector;
 pub mod storage;
+pub mod validate;
 
 pub use node::convert_node;
 pub use pod::{convert_pod, normalized_image, object_name};

@@ -3,7 +3,8 @@
 use k8s_openapi::api::core::v1 as core;
 
 use super::pod::{labels_of, object_name, timestamp};
-use super::requests::{ResourceList, parse_q, to_resources};
+use super::requests::{ResourceList, parse_nonnegative, to_resources};
+use super::validate;
 use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
 use crate::model::node::{Node, Taint, TaintEffect};
@@ -19,6 +20,10 @@ pub fn convert_node(n: &core::Node, interner: &mut Interner) -> Result<Node, Inv
         ));
     }
     let spec = n.spec.as_ref();
+    validate::labels(n.metadata.labels.as_ref(), &object, "metadata.labels")?;
+    if let Some(taints) = spec.and_then(|s| s.taints.as_ref()) {
+        validate::node_taints(taints, &object)?;
+    }
     let status = n.status.as_ref();
     let mut alloc = ResourceList::new();
     for (k, v) in status
@@ -28,7 +33,7 @@ pub fn convert_node(n: &core::Node, interner: &mut Interner) -> Result<Node, Inv
     {
         alloc.insert(
             k.clone(),
-            parse_q(&v.0, &object, &format!("status.allocatable.{k}"))?,
+            parse_nonnegative(&v.0, &object, &format!("status.allocatable.{k}"))?,
         );
     }
     let taints = spec

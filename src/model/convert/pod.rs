@@ -8,6 +8,7 @@ use super::requests::{
     to_resources,
 };
 use super::selector::{label_selector, node_selector_term};
+use super::validate;
 use crate::model::error::InvalidObject;
 use crate::model::intern::{Interner, Sym};
 use crate::model::labels::{Labels, Requirement};
@@ -78,6 +79,8 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
             "Required value",
         ));
     }
+    validate::labels(meta.labels.as_ref(), &object, "metadata.labels")?;
+    validate::labels(spec.node_selector.as_ref(), &object, "spec.nodeSelector")?;
     let ns_sym = interner.intern(namespace);
     let labels = labels_of(meta.labels.as_ref(), interner);
 
@@ -105,7 +108,7 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
     for (k, v) in spec.overhead.iter().flatten() {
         overhead.insert(
             k.clone(),
-            requests::parse_q(&v.0, &object, &format!("spec.overhead.{k}"))?,
+            requests::parse_nonnegative(&v.0, &object, &format!("spec.overhead.{k}"))?,
         );
     }
     let pod_level = requests::pod_level_list(spec.resources.as_ref(), &object)?;
@@ -411,6 +414,20 @@ fn convert_toleration(
         ));
     }
     let key = t.key.as_deref().unwrap_or("");
+    if !key.is_empty() {
+        validate::label_name(key, object, &format!("{field}.key"))?;
+    }
+    if operator == TolerationOperator::Equal {
+        validate::label_value(value, object, &format!("{field}.operator"))?;
+    }
+    if t.toleration_seconds.is_some() && t.effect.as_deref() != Some("NoExecute") {
+        return Err(validate::invalid(
+            object,
+            format!("{field}.effect"),
+            t.effect.as_deref().unwrap_or(""),
+            "effect must be 'NoExecute' when `tolerationSeconds` is set",
+        ));
+    }
     if key.is_empty() && operator != TolerationOperator::Exists {
         return Err(InvalidObject::new(
             object,
@@ -446,6 +463,26 @@ fn convert_node_affinity(
     interner: &mut Interner,
     object: &str,
 ) -> Result<NodeAffinity, InvalidObject> {
+    const FIELD: &str = "spec.affinity.nodeAffinity";
+    if let Some(ns) = &na.required_during_scheduling_ignored_during_execution {
+        validate::node_selector(
+            ns,
+            object,
+            &format!("{FIELD}.requiredDuringSchedulingIgnoredDuringExecution"),
+        )?;
+    }
+    for (i, p) in na
+        .preferred_during_scheduling_ignored_during_execution
+        .iter()
+        .flatten()
+        .enumerate()
+    {
+        validate::node_selector_term(
+            &p.preference,
+            object,
+            &format!("{FIELD}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference"),
+        )?;
+    }
     let required = na
         .required_during_scheduling_ignored_during_execution
         .as_ref()

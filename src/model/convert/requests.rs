@@ -41,7 +41,7 @@ pub fn container_requests(
             for (k, v) in limits {
                 out.insert(
                     k.clone(),
-                    parse_q(&v.0, object, &format!("{path}.resources.limits.{k}"))?,
+                    parse_nonnegative(&v.0, object, &format!("{path}.resources.limits.{k}"))?,
                 );
             }
         }
@@ -49,7 +49,7 @@ pub fn container_requests(
             for (k, v) in reqs {
                 out.insert(
                     k.clone(),
-                    parse_q(&v.0, object, &format!("{path}.resources.requests.{k}"))?,
+                    parse_nonnegative(&v.0, object, &format!("{path}.resources.requests.{k}"))?,
                 );
             }
         }
@@ -59,6 +59,23 @@ pub fn container_requests(
 
 pub fn parse_q(s: &str, object: &str, field: &str) -> Result<Quantity, InvalidObject> {
     Quantity::parse(s).map_err(|e| InvalidObject::new(object, field, e.to_string()))
+}
+
+/// A request, limit, overhead or allocatable amount: a quantity the API
+/// server's `ValidateNonnegativeQuantity` accepts.
+pub fn parse_nonnegative(s: &str, object: &str, field: &str) -> Result<Quantity, InvalidObject> {
+    let q = parse_q(s, object, field)?;
+    if q.is_negative() {
+        return Err(InvalidObject::new(
+            object,
+            field,
+            format!(
+                "Invalid value: {:?}: must be greater than or equal to 0",
+                s.trim()
+            ),
+        ));
+    }
+    Ok(q)
 }
 
 fn add_list(into: &mut ResourceList, from: &ResourceList) {
@@ -189,7 +206,7 @@ pub fn pod_level_list(
     let Some(res) = res else { return Ok(out) };
     for (field, list) in [("limits", &res.limits), ("requests", &res.requests)] {
         for (k, v) in list.iter().flatten() {
-            let q = parse_q(&v.0, object, &format!("spec.resources.{field}.{k}"))?;
+            let q = parse_nonnegative(&v.0, object, &format!("spec.resources.{field}.{k}"))?;
             if is_pod_level_resource(k) {
                 out.insert(k.clone(), q);
             }

@@ -21,6 +21,11 @@ pub fn label_selector(
         return Ok(LabelSelector::Nothing);
     };
     let mut reqs = Vec::new();
+    super::validate::labels(
+        sel.match_labels.as_ref(),
+        object,
+        &format!("{field}.matchLabels"),
+    )?;
     if let Some(ml) = &sel.match_labels {
         for (k, v) in ml {
             reqs.push(Requirement::equals(interner.intern(k), interner.intern(v)));
@@ -43,6 +48,10 @@ pub fn label_selector(
         };
         let values = expr.values.as_deref().unwrap_or(&[]);
         check_values(op_needs_values(op), values.len(), object, &path)?;
+        super::validate::label_name(&expr.key, object, &format!("{path}.key"))?;
+        for (j, v) in values.iter().enumerate() {
+            super::validate::label_value(v, object, &format!("{path}.values[{j}]"))?;
+        }
         let mut syms: Vec<_> = values.iter().map(|v| interner.intern(v)).collect();
         syms.sort_unstable();
         syms.dedup();

@@ -1,0 +1,336 @@
+//! The API server's validation of the fields kplace reads, in its words
+//! (`k8s.io/apimachinery/pkg/util/validation`, `pkg/apis/core/validation`):
+//! an object a cluster could not hold is refused, not answered for.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1 as core;
+
+use crate::model::error::InvalidObject;
+
+const QUALIFIED_NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+const DNS_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/// `field.Invalid(path, value, detail)` as the API server prints it.
+pub fn invalid(object: &str, field: impl Into<String>, value: &str, detail: &str) -> InvalidObject {
+    InvalidObject::new(object, field, format!("Invalid value: {value:?}: {detail}"))
+}
+
+/// `field.NotSupported`.
+fn not_supported(
+    object: &str,
+    field: impl Into<String>,
+    value: &str,
+    supported: &[&str],
+) -> InvalidObject {
+    let list: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+    InvalidObject::new(
+        object,
+        field,
+        format!(
+            "Unsupported value: {value:?}: supported values: {}",
+            list.join(", ")
+        ),
+    )
+}
+
+fn is_qualified_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.')
+}
+
+fn is_dns_subdomain(s: &str) -> bool {
+    s.split('.').all(|label| {
+        let b = label.as_bytes();
+        !b.is_empty()
+            && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+            && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
+            && b.iter()
+                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+    })
+}
+
+/// `IsQualifiedName`: what is wrong with a label key, if anything.
+pub fn qualified_name_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = value.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_string());
+            } else {
+                if prefix.len() > 253 {
+                    errs.push("prefix part must be no more than 253 characters".to_string());
+                }
+                if !is_dns_subdomain(prefix) {
+                    errs.push(format!("prefix part {DNS_SUBDOMAIN_MSG}"));
+                }
+            }
+            *name
+        }
+        _ => {
+            return vec![format!(
+                "a qualified name {QUALIFIED_NAME_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            )];
+        }
+    };
+    if name.is_empty() {
+        errs.push("name part must be non-empty".to_string());
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 characters".to_string());
+    }
+    if !is_qualified_part(name) {
+        errs.push(format!("name part {QUALIFIED_NAME_MSG}"));
+    }
+    errs
+}
+
+/// `IsValidLabelValue`.
+pub fn label_value_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push("must be no more than 63 characters".to_string());
+    }
+    if !value.is_empty() && !is_qualified_part(value) {
+        errs.push(LABEL_VALUE_MSG.to_string());
+    }
+    errs
+}
+
+/// `ValidateLabelName`.
+pub fn label_name(key: &str, object: &str, field: &str) -> Result<(), InvalidObject> {
+    match qualified_name_errors(key).first() {
+        Some(msg) => Err(invalid(object, field, key, msg)),
+        None => Ok(()),
+    }
+}
+
+/// `IsValidLabelValue` as a field error.
+pub fn label_value(value: &str, object: &str, field: &str) -> Result<(), InvalidObject> {
+    match label_value_errors(value).first() {
+        Some(msg) => Err(invalid(object, field, value, msg)),
+        None => Ok(()),
+    }
+}
+
+/// `ValidateLabels`: keys and values of a label map (labels, nodeSelector,
+/// matchLabels); errors name the map's path, as upstream's do.
+pub fn labels(
+    map: Option<&BTreeMap<String, String>>,
+    object: &str,
+    field: &str,
+) -> Result<(), InvalidObject> {
+    for (k, v) in map.into_iter().flatten() {
+        label_name(k, object, field)?;
+        label_value(v, object, field)?;
+    }
+    Ok(())
+}
+
+/// `ValidateNodeSelector` (required node affinity).
+pub fn node_selector(
+    ns: &core::NodeSelector,
+    object: &str,
+    field: &str,
+) -> Result<(), InvalidObject> {
+    let terms = format!("{field}.nodeSelectorTerms");
+    if ns.node_selector_terms.is_empty() {
+        return Err(InvalidObject::new(
+            object,
+            terms,
+            "Required value: must have at least one node selector term",
+        ));
+    }
+    for (i, t) in ns.node_selector_terms.iter().enumerate() {
+        node_selector_term(t, object, &format!("{terms}[{i}]"))?;
+    }
+    Ok(())
+}
+
+/// `ValidateNodeSelectorTerm`.
+pub fn node_selector_term(
+    t: &core::NodeSelectorTerm,
+    object: &str,
+    field: &str,
+) -> Result<(), InvalidObject> {
+    for (j, r) in t.match_expressions.iter().flatten().enumerate() {
+        node_selector_requirement(r, object, &format!("{field}.matchExpressions[{j}]"))?;
+    }
+    for (j, r) in t.match_fields.iter().flatten().enumerate() {
+        let path = format!("{field}.matchFields[{j}]");
+        let values = r.values.as_deref().unwrap_or(&[]);
+        match r.operator.as_str() {
+            "In" | "NotIn" if values.len() != 1 => {
+                return Err(InvalidObject::new(
+                    object,
+                    format!("{path}.values"),
+                    "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                ));
+            }
+            "In" | "NotIn" => {}
+            other => {
+                return Err(invalid(
+                    object,
+                    format!("{path}.operator"),
+                    other,
+                    "not a valid selector operator",
+                ));
+            }
+        }
+        if r.key != "metadata.name" {
+            return Err(invalid(
+                object,
+                format!("{path}.key"),
+                &r.key,
+                "not a valid field selector key",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `ValidateNodeSelectorRequirement`.
+fn node_selector_requirement(
+    r: &core::NodeSelectorRequirement,
+    object: &str,
+    path: &str,
+) -> Result<(), InvalidObject> {
+    let values = r.values.as_deref().unwrap_or(&[]);
+    let required = |detail: &str| {
+        Err(InvalidObject::new(
+            object,
+            format!("{path}.values"),
+            format!("Required value: {detail}"),
+        ))
+    };
+    match r.operator.as_str() {
+        "In" | "NotIn" if values.is_empty() => {
+            return required("must be specified when `operator` is 'In' or 'NotIn'");
+        }
+        "Exists" | "DoesNotExist" if !values.is_empty() => {
+            return Err(InvalidObject::new(
+                object,
+                format!("{path}.values"),
+                "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            ));
+        }
+        "Gt" | "Lt" if values.len() != 1 => {
+            return required("must be specified single value when `operator` is 'Lt' or 'Gt'");
+        }
+        "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt" => {}
+        other => {
+            return Err(invalid(
+                object,
+                format!("{path}.operator"),
+                other,
+                "not a valid selector operator",
+            ));
+        }
+    }
+    label_name(&r.key, object, &format!("{path}.key"))?;
+    for (i, v) in values.iter().enumerate() {
+        label_value(v, object, &format!("{path}.values[{i}]"))?;
+    }
+    Ok(())
+}
+
+const TAINT_EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/// `validateTaintEffect`.
+pub fn taint_effect(
+    effect: &str,
+    allow_empty: bool,
+    object: &str,
+    field: &str,
+) -> Result<(), InvalidObject> {
+    if effect.is_empty() {
+        return if allow_empty {
+            Ok(())
+        } else {
+            Err(InvalidObject::new(object, field, "Required value"))
+        };
+    }
+    if TAINT_EFFECTS.contains(&effect) {
+        Ok(())
+    } else {
+        Err(not_supported(object, field, effect, &TAINT_EFFECTS))
+    }
+}
+
+/// `validateNodeTaints`.
+pub fn node_taints(taints: &[core::Taint], object: &str) -> Result<(), InvalidObject> {
+    let mut seen = std::collections::HashSet::new();
+    for (i, t) in taints.iter().enumerate() {
+        let path = format!("spec.taints[{i}]");
+        label_name(&t.key, object, &format!("{path}.key"))?;
+        let value = t.value.as_deref().unwrap_or("");
+        let errs = label_value_errors(value);
+        if !errs.is_empty() {
+            return Err(invalid(
+                object,
+                format!("{path}.value"),
+                value,
+                &errs.join(";"),
+            ));
+        }
+        taint_effect(&t.effect, false, object, &format!("{path}.effect"))?;
+        if !seen.insert((t.effect.as_str(), t.key.as_str())) {
+            return Err(InvalidObject::new(
+                object,
+                path,
+                format!(
+                    "Duplicate value: {{key: {:?}, value: {value:?}, effect: {:?}}}: taints must be unique by key and effect pair",
+                    t.key, t.effect
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qualified_names() {
+        for ok in [
+            "app",
+            "example.com/app",
+            "a.b_c-d",
+            "A1",
+            "kubernetes.io/hostname",
+        ] {
+            assert!(qualified_name_errors(ok).is_empty(), "{ok}");
+        }
+        for bad in [
+            "",
+            "-a",
+            "a-",
+            "a/b/c",
+            "/a",
+            "Example.com/a",
+            "a b",
+            &"x".repeat(64),
+        ] {
+            assert!(!qualified_name_errors(bad).is_empty(), "{bad}");
+        }
+        assert!(qualified_name_errors("bad key")[0].starts_with("name part must consist"));
+    }
+
+    #[test]
+    fn label_values() {
+        for ok in ["", "a", "a.b-c_d", "123"] {
+            assert!(label_value_errors(ok).is_empty(), "{ok}");
+        }
+        for bad in ["-a", "a b", "\u{1b}[31m", &"x".repeat(64)] {
+            assert!(!label_value_errors(bad).is_empty(), "{bad}");
+        }
+    }
+}
