@@ -451,8 +451,8 @@ fn load_errors_name_the_file_and_can_be_quit() {
     assert!(app.wait_until_idle(SETTLE));
     let s = screen(&app, 160, 48);
     assert!(s.contains("Could not load"), "{s}");
-    // The error names the file, the object and the field.
-    let error = line_with(&s, "broken.yaml: ");
+    // The error names the file and line, the object and the field.
+    let error = line_with(&s, "broken.yaml:1: ");
     assert!(error.contains("Pod default/web"), "{error}");
     assert!(
         error.contains("spec.containers[0].resources.requests.cpu"),
