@@ -98,12 +98,24 @@ impl Draft {
     }
 }
 
-/// The error without the `draft: ` file prefix and the `Pod ns/name: ` object.
+/// The error without the `draft: ` file prefix and the `Pod ns/name: `
+/// object (with the document line before it: the draft is one object, and
+/// the error names its field). Syntax errors keep their line.
 pub fn clean_error(text: &str) -> String {
     let t = text
         .strip_prefix(&format!("{DRAFT_FILE}: "))
         .or_else(|| text.strip_prefix(&format!("{DRAFT_FILE}:")))
         .unwrap_or(text);
+    let t = match t.split_once(": ") {
+        Some((line, rest))
+            if !line.is_empty()
+                && line.chars().all(|c| c.is_ascii_digit())
+                && rest.starts_with("Pod ") =>
+        {
+            rest
+        }
+        _ => t,
+    };
     match t.strip_prefix("Pod ").and_then(|r| r.split_once(": ")) {
         Some((_, rest)) => rest.to_string(),
         None => t.to_string(),
