@@ -203,3 +203,147 @@ fn first_unplaceable_replica_is_reported_with_its_reason() {
         "0/1 nodes are available: 1 Insufficient cpu."
     );
 }
+
+/// A StatefulSet `db` whose two replicas' volumes sit in zones a and b
+/// (bound PVs with zone node affinity), its claim template in a
+/// WaitForFirstConsumer class whose allowedTopologies are those zones; one
+/// node per zone a, b and c.
+fn stateful_snapshot() -> Value {
+    let zone_term = |z: &str| {
+        serde_json::json!({"required": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [z]}]}]}})
+    };
+    let mut items = vec![serde_json::json!({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "zonal"}, "provisioner": "pd.csi.storage.gke.io",
+        "volumeBindingMode": "WaitForFirstConsumer",
+        "allowedTopologies": [{"matchLabelExpressions": [
+            {"key": "topology.kubernetes.io/zone", "values": ["zone-a", "zone-b"]}]}]
+    })];
+    items.push(serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "default", "uid": "sts-uid"},
+        "spec": {"replicas": 2, "serviceName": "db",
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}},
+                "spec": {"containers": [{"name": "db", "image": "postgres:16"}]}},
+            "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": "10Gi"}}}}]}
+    }));
+    for (i, zone) in ["zone-a", "zone-b", "zone-c"].iter().enumerate() {
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": format!("node-{zone}"), "labels": {
+                "kubernetes.io/hostname": format!("node-{zone}"),
+                "topology.kubernetes.io/zone": zone}},
+            "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"}}
+        }));
+        if i == 2 {
+            continue;
+        }
+        let pod = format!("db-{i}");
+        let claim = format!("data-{pod}");
+        let pv = format!("pv-{zone}");
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": pv},
+            "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+                "storageClassName": "zonal", "nodeAffinity": zone_term(zone),
+                "claimRef": {"namespace": "default", "name": claim},
+                "csi": {"driver": "pd.csi.storage.gke.io", "volumeHandle": pv}},
+            "status": {"phase": "Bound"}
+        }));
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": claim, "namespace": "default",
+                "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+            "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "10Gi"}}, "volumeName": pv},
+            "status": {"phase": "Bound"}
+        }));
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": pod, "namespace": "default", "uid": format!("uid-{pod}"),
+                "labels": {"app": "db", "statefulset.kubernetes.io/pod-name": pod},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet",
+                    "name": "db", "uid": "sts-uid", "controller": true}]},
+            "spec": {"nodeName": format!("node-{zone}"),
+                "containers": [{"name": "db", "image": "postgres:16"}],
+                "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]},
+            "status": {"phase": "Running"}
+        }));
+    }
+    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+const BIND_CONFLICT: &str = "node(s) didn't find available persistent volumes to bind";
+
+/// Zone c is outside the class's allowedTopologies: every new replica's
+/// fresh claim cannot be provisioned there.
+fn assert_zone_c_fails_volume_binding(step: &Value) {
+    let f = &step["filterFailures"]["node-zone-c"];
+    assert_eq!(f["plugin"], "VolumeBinding", "{step:#}");
+    assert_eq!(f["reasons"], serde_json::json!([BIND_CONFLICT]), "{step:#}");
+    assert!(
+        step["filterFailures"].get("node-zone-a").is_none(),
+        "{step:#}"
+    );
+    assert!(
+        step["filterFailures"].get("node-zone-b").is_none(),
+        "{step:#}"
+    );
+}
+
+#[test]
+fn statefulset_replicas_get_their_template_claims_and_honour_the_class_topology() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("sts.json");
+    std::fs::write(&snapshot, stateful_snapshot().to_string()).unwrap();
+    let snap = snapshot.to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kplace"))
+        .args(["place", "--snapshot", snap, "--pod", "default/db-0"])
+        .args(["--replicas", "3", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let steps = plan["replicas"].as_array().unwrap();
+    assert_eq!(plan["placed"], 3, "{plan:#}");
+    for (step, k) in steps.iter().zip(2..) {
+        assert_eq!(step["name"], format!("db-{k}"));
+        assert_eq!(
+            step["newClaims"],
+            serde_json::json!([format!("data-db-{k}")])
+        );
+        assert_zone_c_fails_volume_binding(step);
+        let notes = step["notes"].to_string();
+        assert!(
+            notes.contains(&format!("data-db-{k} (class zonal)")),
+            "{notes}"
+        );
+    }
+
+    // One new replica from a manifest: the claim its template creates is
+    // added for the answer.
+    let pod = dir.path().join("db-2.yaml");
+    std::fs::write(
+        &pod,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: db-2\n  namespace: default\n  labels: {app: db}\n  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: sts-uid, controller: true}]\nspec:\n  containers: [{name: db, image: 'postgres:16'}]\n  volumes: [{name: data, persistentVolumeClaim: {claimName: data-db-2}}]\n",
+    )
+    .unwrap();
+    let single = place(&snapshot, &pod, &[]);
+    assert_zone_c_fails_volume_binding(&single);
+    assert_eq!(single["outcome"], "scheduled", "{single:#}");
+    assert!(
+        single["notes"]
+            .to_string()
+            .contains("data-db-2 (class zonal)"),
+        "{single:#}"
+    );
+}
