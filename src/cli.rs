@@ -272,6 +272,18 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         return place_replicas(args, &cluster, question, n as usize, &scheduler);
     }
 
+    // A new StatefulSet replica comes with the claims its set's templates
+    // create (the snapshot in memory gains them; the file is not changed).
+    let mut claims_note = None;
+    if let Question::NewPod(pod) = &question {
+        let claims = engine::statefulset::missing_claims(&cluster, pod);
+        if !claims.is_empty() {
+            claims_note = Some(engine::statefulset::created_note(&cluster, pod, &claims));
+            for c in claims {
+                cluster.storage.add_claim(c);
+            }
+        }
+    }
     let mut runs = Vec::with_capacity(args.repeat as usize);
     let mut answer: Option<Placement> = None;
     for _ in 0..args.repeat {
@@ -285,6 +297,7 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     }
     let mut answer = answer.expect("repeat is at least 1");
     answer.notes.extend(load_notes);
+    answer.notes.extend(claims_note);
 
     if args.timings {
         runs.sort();

@@ -5,7 +5,10 @@
 //! four node pools across zones, Deployments (via ReplicaSets) and
 //! StatefulSets in many namespaces with their pods bound so that nodes are
 //! 60–90% allocated, DaemonSets, Services, PodDisruptionBudgets and
-//! PriorityClasses. [`fitting_pod_yaml`] and [`preempting_pod_yaml`] are
+//! PriorityClasses. Each StatefulSet pod has a claim from its set's
+//! `volumeClaimTemplates`, bound to a zonal CSI volume in its node's zone
+//! (a Pending pod's waits unbound) in the default WaitForFirstConsumer
+//! class, and every node has a CSINode with the driver's attach limit. [`fitting_pod_yaml`] and [`preempting_pod_yaml`] are
 //! incoming pods that drive the scoring path and the preemption path.
 //!
 //! Everything derives from [`SynthSpec::seed`]: the same spec always gives
@@ -1124,6 +1127,9 @@ impl<W: Write> ListWriter<W> {
 /// Identities made while writing: UIDs, pod names, resource versions.
 struct Ids {
     rng: Rng,
+    /// UIDs and volume IDs of claims and volumes: apart, so the other
+    /// objects' names and UIDs stay as they were before storage was added.
+    storage: Rng,
     version: u64,
     pod_ip: u32,
 }
@@ -1149,6 +1155,7 @@ pub fn write_cluster_json(w: &mut impl Write, spec: &SynthSpec) -> io::Result<()
     let mut out = ListWriter::new(BufWriter::with_capacity(1 << 16, w))?;
     let mut ids = Ids {
         rng: Rng::new(spec.seed.rotate_left(17) ^ 0xC1A5_7E12),
+        storage: Rng::new(spec.seed.rotate_left(29) ^ 0x5707_A6E5),
         version: 48_000_000,
         pod_ip: 0,
     };
@@ -1158,11 +1165,15 @@ pub fn write_cluster_json(w: &mut impl Write, spec: &SynthSpec) -> io::Result<()
     for class in &CLASSES {
         out.item(&priority_class_json(class, &mut ids))?;
     }
+    out.item(&storage_class_json(&plan, &mut ids))?;
     for ns in &plan.namespaces {
         out.item(&namespace_json(&ns.name, &mut ids))?;
     }
     for node in &plan.nodes {
         out.item(&node_json(&plan, node, &mut ids))?;
+    }
+    for node in &plan.nodes {
+        out.item(&csi_node_json(node, &mut ids))?;
     }
     for (d, daemon) in DAEMONS[..plan.daemons].iter().enumerate() {
         let hash = ids.rng.safe_chars(10);
@@ -1187,6 +1198,11 @@ pub fn write_cluster_json(w: &mut impl Write, spec: &SynthSpec) -> io::Result<()
                 node,
                 &mut ids,
             ))?;
+            if w.kind == Kind::StatefulSet {
+                for item in claim_json(&plan, w, r, node, &mut ids) {
+                    out.item(&item)?;
+                }
+            }
         }
     }
     for (i, w) in plan.workloads.iter().enumerate() {
@@ -1241,6 +1257,152 @@ fn mem_quantity(mi: i64) -> String {
     } else {
         format!("{mi}Mi")
     }
+}
+
+/// The CSI driver of every synthetic volume (EBS-like, zonal).
+const CSI_DRIVER: &str = "ebs.csi.aws.com";
+/// Its topology key on nodes and volumes.
+const CSI_ZONE_KEY: &str = "topology.ebs.csi.aws.com/zone";
+/// Volumes the driver can attach per node (`CSINode` allocatable count).
+const CSI_ATTACH_LIMIT: i32 = 25;
+const STORAGE_CLASS: &str = "gp3";
+/// Every StatefulSet has one claim template of this name.
+const CLAIM_TEMPLATE: &str = "data";
+
+/// A StatefulSet's claim size: 10–100 GiB by its name.
+fn claim_gi(w: &Workload) -> u64 {
+    10 + fnv(w.name.as_bytes()) % 10 * 10
+}
+
+fn claim_spec(w: &Workload) -> Value {
+    json!({
+        "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": format!("{}Gi", claim_gi(w))}},
+        "storageClassName": STORAGE_CLASS,
+        "volumeMode": "Filesystem",
+    })
+}
+
+/// The default class: zonal, WaitForFirstConsumer, allowed in every zone.
+fn storage_class_json(plan: &Plan, ids: &mut Ids) -> Value {
+    let zones: Vec<String> = (0..plan.zones).map(zone_name).collect();
+    json!({
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": metadata(STORAGE_CLASS, None, NOW - 400 * DAY, ids, json!({
+            "annotations": {"storageclass.kubernetes.io/is-default-class": "true"},
+        })),
+        "provisioner": CSI_DRIVER,
+        "parameters": {"type": "gp3", "fsType": "ext4"},
+        "reclaimPolicy": "Delete",
+        "allowVolumeExpansion": true,
+        "volumeBindingMode": "WaitForFirstConsumer",
+        "allowedTopologies": [{"matchLabelExpressions": [{"key": CSI_ZONE_KEY, "values": zones}]}],
+    })
+}
+
+fn csi_node_json(node: &NodePlan, ids: &mut Ids) -> Value {
+    json!({
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSINode",
+        "metadata": metadata(&node.name, None, node.created + 40, ids, json!({})),
+        "spec": {"drivers": [{
+            "name": CSI_DRIVER,
+            "nodeID": format!("i-{:017x}", fnv(node.name.as_bytes()) >> 4),
+            "topologyKeys": [CSI_ZONE_KEY],
+            "allocatable": {"count": CSI_ATTACH_LIMIT},
+        }]},
+    })
+}
+
+/// A StatefulSet pod's claim and, for a placed pod, the volume provisioned
+/// for it in its node's zone (bound both ways, as the PV controller leaves
+/// them). A Pending pod's claim waits, unbound, for its first consumer.
+fn claim_json(
+    plan: &Plan,
+    w: &Workload,
+    ordinal: usize,
+    node: Option<&NodePlan>,
+    ids: &mut Ids,
+) -> Vec<Value> {
+    let namespace = &plan.namespaces[w.namespace].name;
+    let claim = format!("{CLAIM_TEMPLATE}-{}-{ordinal}", w.name);
+    let created = w.created + 60 + ordinal as i64;
+    let storage = format!("{}Gi", claim_gi(w));
+    let claim_uid = ids.storage.uid();
+    let meta = |name: &str, ns: Option<&str>, uid: &str, ids: &mut Ids, extra: Value| {
+        let mut m = json!({"name": name, "uid": uid, "resourceVersion": ids.version(),
+                           "creationTimestamp": rfc3339(created)});
+        if let Some(ns) = ns {
+            m["namespace"] = ns.into();
+        }
+        if let (Value::Object(m), Value::Object(extra)) = (&mut m, extra) {
+            m.extend(extra);
+        }
+        m
+    };
+    let mut labels = selector_labels(w);
+    if let Value::Object(l) = &mut labels {
+        l.insert("app.kubernetes.io/instance".into(), w.name.clone().into());
+    }
+    let Some(node) = node else {
+        return vec![json!({
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": meta(&claim, Some(namespace), &claim_uid, ids, json!({"labels": labels})),
+            "spec": claim_spec(w),
+            "status": {"phase": "Pending"},
+        })];
+    };
+    let zone = zone_name(node.zone);
+    let pv = format!("pvc-{claim_uid}");
+    let handle = format!("vol-{}", &ids.storage.hex(17));
+    let pv_uid = ids.storage.uid();
+    let mut spec = claim_spec(w);
+    spec["volumeName"] = pv.clone().into();
+    vec![
+        json!({
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": meta(&claim, Some(namespace), &claim_uid, ids, json!({
+                "labels": labels,
+                "annotations": {
+                    "pv.kubernetes.io/bind-completed": "yes",
+                    "pv.kubernetes.io/bound-by-controller": "yes",
+                    "volume.beta.kubernetes.io/storage-provisioner": CSI_DRIVER,
+                    "volume.kubernetes.io/storage-provisioner": CSI_DRIVER,
+                    "volume.kubernetes.io/selected-node": node.name,
+                },
+                "finalizers": ["kubernetes.io/pvc-protection"],
+            })),
+            "spec": spec,
+            "status": {"phase": "Bound", "accessModes": ["ReadWriteOnce"], "capacity": {"storage": storage}},
+        }),
+        json!({
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": meta(&pv, None, &pv_uid, ids, json!({
+                "annotations": {"pv.kubernetes.io/provisioned-by": CSI_DRIVER,
+                                "volume.kubernetes.io/provisioner-deletion-secret-name": "",
+                                "volume.kubernetes.io/provisioner-deletion-secret-namespace": ""},
+                "finalizers": ["kubernetes.io/pv-protection", "external-provisioner.volume.kubernetes.io/finalizer"],
+            })),
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "capacity": {"storage": storage},
+                "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "name": claim,
+                             "namespace": namespace, "uid": claim_uid},
+                "csi": {"driver": CSI_DRIVER, "fsType": "ext4", "volumeHandle": handle,
+                        "volumeAttributes": {"storage.kubernetes.io/csiProvisionerIdentity": "1712000000000-8081-ebs.csi.aws.com"}},
+                "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": CSI_ZONE_KEY, "operator": "In", "values": [zone]}]}]}},
+                "persistentVolumeReclaimPolicy": "Delete",
+                "storageClassName": STORAGE_CLASS,
+                "volumeMode": "Filesystem",
+            },
+            "status": {"phase": "Bound"},
+        }),
+    ]
 }
 
 /// Common metadata; `extra` fields (labels, annotations, owners) are merged in.
@@ -1664,6 +1826,8 @@ fn workload_pod_json(
     if w.kind == Kind::StatefulSet {
         spec["hostname"] = name.clone().into();
         spec["subdomain"] = w.name.clone().into();
+        spec["volumes"] = json!([{"name": CLAIM_TEMPLATE,
+            "persistentVolumeClaim": {"claimName": format!("{CLAIM_TEMPLATE}-{name}")}}]);
     }
     let status = match node {
         Some(node) => {
@@ -1805,6 +1969,10 @@ fn controller_json(plan: &Plan, w: &Workload, uid: &str, ids: &mut Ids) -> Value
     if w.kind == Kind::StatefulSet {
         spec["serviceName"] = w.name.clone().into();
         spec["podManagementPolicy"] = "Parallel".into();
+        spec["volumeClaimTemplates"] = json!([{
+            "metadata": {"name": CLAIM_TEMPLATE},
+            "spec": claim_spec(w),
+        }]);
     }
     json!({
         "apiVersion": "apps/v1",
@@ -2203,6 +2371,47 @@ mod tests {
             .max()
             .unwrap();
         assert!(victim_priority < CLASSES[PLATFORM].value);
+    }
+
+    #[test]
+    fn stateful_set_pods_have_zonal_claims_the_volume_plugins_read() {
+        let cluster = small_cluster();
+        let storage = &cluster.storage;
+        assert_eq!(storage.csi_nodes.len(), cluster.nodes.len());
+        assert_eq!(
+            storage.default_class().map(|c| &*c.name),
+            Some(STORAGE_CLASS)
+        );
+        let zone = cluster.interner.lookup(CSI_ZONE_KEY).unwrap();
+        let mut claimed = 0;
+        for pod in cluster.pods.iter().filter(|p| !p.volumes.is_empty()) {
+            claimed += 1;
+            let name = pod.claim_names().next().unwrap();
+            let claim = storage.claim(pod.namespace, name).expect("claim exists");
+            let Some(node) = pod.node else {
+                assert!(!claim.is_fully_bound());
+                continue;
+            };
+            let pv = storage.volume(&claim.volume_name).expect("bound volume");
+            assert!(claim.is_fully_bound());
+            let node_zone = cluster.node(node).labels.get(zone);
+            assert!(
+                crate::engine::plugins::volumebinding::binder::check_node_affinity(
+                    pv,
+                    &cluster.node(node).labels,
+                    &cluster.interner
+                ),
+                "{name} in {:?}",
+                node_zone.map(|z| cluster.interner.resolve(z))
+            );
+        }
+        assert!(claimed > 50, "{claimed} pods with claims");
+        // Some StatefulSet keeps its next replica's claim template.
+        assert!(cluster.owners.iter().any(|o| {
+            o.stateful
+                .as_ref()
+                .is_some_and(|s| s.claim_templates.len() == 1)
+        }));
     }
 
     #[test]

@@ -618,3 +618,61 @@ fn large_lists_arrive_in_pages() {
         "{pods} pods should take several pages of 500"
     );
 }
+
+#[test]
+fn forbidden_persistent_volumes_are_a_named_limitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut objects = synth_objects(4, 20);
+    objects.push(json!({
+        "apiVersion": "v1", "kind": "PersistentVolume",
+        "metadata": {"name": "pv-data"},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                 "claimRef": {"namespace": "default", "name": "data"}},
+        "status": {"phase": "Bound"}
+    }));
+    objects.push(json!({
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default",
+                     "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+        "spec": {"accessModes": ["ReadWriteOnce"], "volumeName": "pv-data",
+                 "resources": {"requests": {"storage": "1Gi"}}},
+        "status": {"phase": "Bound"}
+    }));
+    let mut pod = test_pod("with-claim", None);
+    pod["spec"]["volumes"] =
+        json!([{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]);
+    objects.push(pod);
+    let server = FakeServer::start(objects);
+    server.forbid("PersistentVolume");
+    let live = connect(&server, dir.path());
+    let limits = live.limitations();
+    assert_eq!(limits.len(), 1);
+    assert_eq!(limits[0].kind, Kind::PersistentVolume);
+    assert_eq!(
+        limits[0].message,
+        "list/watch on persistentvolumes is forbidden: bound claims look bound to missing PersistentVolumes, and unbound ones find no volume to bind"
+    );
+    let (cluster, _) = live.cluster();
+    assert!(cluster.storage.volumes.is_empty());
+    assert!(
+        cluster
+            .storage
+            .claim(cluster.interner.lookup("default").unwrap(), "data")
+            .is_some()
+    );
+    // The pod's bound claim points at a volume kplace cannot see: the
+    // answer names it as missing.
+    let id = cluster
+        .find_pod("default", "with-claim")
+        .expect("the pod synced");
+    let answer =
+        kplace::engine::place_existing(&cluster, id, &kplace::engine::Scheduler::default());
+    assert!(answer.node.is_none(), "{}", answer.message);
+    assert!(
+        answer
+            .message
+            .contains("persistentvolume \"pv-data\" not found"),
+        "{}",
+        answer.message
+    );
+}

@@ -1,6 +1,8 @@
 //! `kplace place --replicas N`: each replica's answer is the answer for the
 //! snapshot with the earlier replicas added, and DoNotSchedule spread holds.
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -201,5 +203,75 @@ fn first_unplaceable_replica_is_reported_with_its_reason() {
     assert_eq!(
         plan["replicas"][2]["message"],
         "0/1 nodes are available: 1 Insufficient cpu."
+    );
+}
+
+const BIND_CONFLICT: &str = "node(s) didn't find available persistent volumes to bind";
+
+/// Zone c is outside the class's allowedTopologies: every new replica's
+/// fresh claim cannot be provisioned there.
+fn assert_zone_c_fails_volume_binding(step: &Value) {
+    let f = &step["filterFailures"]["node-zone-c"];
+    assert_eq!(f["plugin"], "VolumeBinding", "{step:#}");
+    assert_eq!(f["reasons"], serde_json::json!([BIND_CONFLICT]), "{step:#}");
+    assert!(
+        step["filterFailures"].get("node-zone-a").is_none(),
+        "{step:#}"
+    );
+    assert!(
+        step["filterFailures"].get("node-zone-b").is_none(),
+        "{step:#}"
+    );
+}
+
+#[test]
+fn statefulset_replicas_get_their_template_claims_and_honour_the_class_topology() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("sts.json");
+    std::fs::write(&snapshot, common::stateful_snapshot().to_string()).unwrap();
+    let snap = snapshot.to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kplace"))
+        .args(["place", "--snapshot", snap, "--pod", "default/db-0"])
+        .args(["--replicas", "3", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let steps = plan["replicas"].as_array().unwrap();
+    assert_eq!(plan["placed"], 3, "{plan:#}");
+    for (step, k) in steps.iter().zip(2..) {
+        assert_eq!(step["name"], format!("db-{k}"));
+        assert_eq!(
+            step["newClaims"],
+            serde_json::json!([format!("data-db-{k}")])
+        );
+        assert_zone_c_fails_volume_binding(step);
+        let notes = step["notes"].to_string();
+        assert!(
+            notes.contains(&format!("data-db-{k} (class zonal)")),
+            "{notes}"
+        );
+    }
+
+    // One new replica from a manifest: the claim its template creates is
+    // added for the answer.
+    let pod = dir.path().join("db-2.yaml");
+    std::fs::write(
+        &pod,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: db-2\n  namespace: default\n  labels: {app: db}\n  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: sts-uid, controller: true}]\nspec:\n  containers: [{name: db, image: 'postgres:16'}]\n  volumes: [{name: data, persistentVolumeClaim: {claimName: data-db-2}}]\n",
+    )
+    .unwrap();
+    let single = place(&snapshot, &pod, &[]);
+    assert_zone_c_fails_volume_binding(&single);
+    assert_eq!(single["outcome"], "scheduled", "{single:#}");
+    assert!(
+        single["notes"]
+            .to_string()
+            .contains("data-db-2 (class zonal)"),
+        "{single:#}"
     );
 }

@@ -318,3 +318,51 @@ fn save_and_load_round_trip() {
     assert!(s.contains("draft loaded from"), "{s}");
     assert!(s.contains("PREEMPT → worker-b03"), "{s}");
 }
+
+#[test]
+fn a_statefulset_draft_is_its_next_replica_with_the_claim_its_template_creates() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("sts.json");
+    std::fs::write(&snapshot, common::stateful_snapshot().to_string()).unwrap();
+    let mut app = App::new(Options {
+        snapshot: Some(snapshot),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "snapshot did not load");
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "skew");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Skew);
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(app.view, View::WhatIf);
+    let w = whatif(&app);
+    let d = w.draft.as_ref().expect("a draft");
+    assert_eq!(d.name(), "db-2");
+    assert!(d.yaml.contains("claimName: data-db-2"), "{}", d.yaml);
+    assert!(!d.yaml.contains("data-db-0"), "{}", d.yaml);
+    let s = screen(&app);
+    // Zone c is outside the class's allowedTopologies.
+    assert!(
+        s.contains("node(s) didn't find available persistent volumes to bind"),
+        "{s}"
+    );
+    assert!(s.contains("would create: data-db-2 (class zonal"), "{s}");
+
+    // Two more replicas: db-2 and db-3, each with its own new claim.
+    key(&mut app, KeyCode::Char('r'));
+    key(&mut app, KeyCode::Char('-'));
+    key(&mut app, KeyCode::Char('-'));
+    key(&mut app, KeyCode::Char('-'));
+    let s = screen(&app);
+    assert!(s.contains("Replicas: 2"), "{s}");
+    for name in ["db-2", "db-3"] {
+        assert!(
+            s.lines().any(|l| l.contains(&format!("  {name} "))),
+            "{name}:\n{s}"
+        );
+    }
+    assert!(
+        !s.contains("node-zone-c "),
+        "no replica lands in zone c:\n{s}"
+    );
+}

@@ -14,6 +14,7 @@ pub mod plugins;
 pub mod preemption;
 pub mod profile;
 pub mod replicas;
+pub mod statefulset;
 pub mod status;
 pub mod termination;
 #[cfg(test)]

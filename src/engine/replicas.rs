@@ -6,7 +6,7 @@
 use super::plugins::podtopologyspread::common::{
     Constraint, counts_per_node, matches_inclusion_policies,
 };
-use super::{Placement, carry_out, place};
+use super::{Placement, carry_out, place, statefulset};
 use crate::model::pod::{PodPhase, SpreadConstraint};
 use crate::model::{Cluster, Pod};
 
@@ -17,6 +17,8 @@ pub struct ReplicaStep {
     pub replica: usize,
     pub name: String,
     pub placement: Placement,
+    /// Claims its StatefulSet's templates created for it in the fork.
+    pub new_claims: Vec<String>,
 }
 
 /// Matching-pod counts per topology domain for one of the pod's spread
@@ -59,6 +61,13 @@ pub fn replica_name(pod: &Pod, i: usize) -> String {
 
 /// Asks for `n` replicas of `pod` one after another. Stops asking after the
 /// first replica that cannot be placed (later ones would see the same cluster).
+///
+/// A pod controlled by a StatefulSet of the snapshot is scaled as its
+/// controller would: replicas take the set's next ordinals (from the pod's
+/// own when it is a new `<set>-<ordinal>`), each with the claims its
+/// `volumeClaimTemplates` create, and a placed replica's
+/// WaitForFirstConsumer claims are bound (or marked for provisioning) on
+/// its node before the next is asked about.
 pub fn place_replicas(
     cluster: &Cluster,
     pod: &Pod,
@@ -72,22 +81,47 @@ pub fn place_replicas(
         domains_after: Vec::with_capacity(n),
         cluster: Cluster::default(),
     };
+    let set = statefulset::controlling_set(cluster, pod).map(|(set, spec)| {
+        let own = statefulset::ordinal_of(&set.name, &pod.name).filter(|_| {
+            !cluster
+                .pods
+                .iter()
+                .any(|p| p.namespace == pod.namespace && p.name == pod.name)
+        });
+        let ordinals = statefulset::next_ordinals(cluster, set, spec, own, n);
+        (set.clone(), spec.clone(), ordinals)
+    });
+    let vac = scheduler.version.version.volume_attributes_class();
     for i in 1..=n {
-        let mut replica = pod.clone();
-        replica.name = replica_name(pod, i).into();
-        let placement = place(&fork, &replica, scheduler);
+        let (mut replica, created) = match &set {
+            Some((set, spec, ordinals)) => {
+                statefulset::replica(&mut fork, set, spec, pod, ordinals[i - 1])
+            }
+            None => {
+                let mut replica = pod.clone();
+                replica.name = replica_name(pod, i).into();
+                (replica, Vec::new())
+            }
+        };
+        let mut placement = place(&fork, &replica, scheduler);
+        if !created.is_empty() {
+            let note = statefulset::created_note(&fork, &replica, &created);
+            placement.notes.push(note);
+        }
         let landed = carry_out(&mut fork, &placement);
         if let Some(node) = landed {
+            statefulset::assume_volumes(&mut fork, &replica, node, vac);
             replica.priority = placement.priority;
             replica.node_name = Some(fork.node(node).name.clone());
             replica.phase = PodPhase::Running;
-            fork.add_pod(replica);
+            fork.add_pod(replica.clone());
         }
         let placed = landed.is_some();
         plan.steps.push(ReplicaStep {
             replica: i,
-            name: replica_name(pod, i),
+            name: replica.name.to_string(),
             placement,
+            new_claims: created.iter().map(|c| c.name.to_string()).collect(),
         });
         plan.domains_after.push(domain_counts(&fork, pod));
         if !placed {

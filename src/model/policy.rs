@@ -4,6 +4,7 @@
 use super::intern::Sym;
 use super::labels::LabelSelector;
 use super::pod::PreemptionPolicy;
+use super::storage::PersistentVolumeClaim;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PriorityClass {
@@ -54,4 +55,35 @@ pub struct SelectorOwner {
     pub selector: LabelSelector,
     /// Services with a nil selector select nothing (and add nothing).
     pub has_selector: bool,
+    /// For StatefulSets: what a new replica gets (ordinal, claims).
+    pub stateful: Option<Box<StatefulSetSpec>>,
+}
+
+/// What the StatefulSet controller needs to create the next replica.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatefulSetSpec {
+    /// `spec.replicas` (API default 1).
+    pub replicas: i32,
+    /// `spec.ordinals.start` (default 0).
+    pub ordinals_start: i32,
+    /// `spec.volumeClaimTemplates`, in order.
+    pub claim_templates: Box<[ClaimTemplate]>,
+}
+
+impl StatefulSetSpec {
+    /// The ordinal a scale-up by one creates.
+    pub fn next_ordinal(&self) -> i64 {
+        i64::from(self.ordinals_start) + i64::from(self.replicas.max(0))
+    }
+}
+
+/// One `volumeClaimTemplate`, converted as a claim of the set's namespace
+/// named as the template (the controller names each replica's claim
+/// `<template>-<pod>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimTemplate {
+    pub claim: PersistentVolumeClaim,
+    /// `spec.storageClassName` or the beta class annotation is set (even
+    /// to ""): the DefaultStorageClass admission plugin leaves it alone.
+    pub class_set: bool,
 }

@@ -30,6 +30,10 @@ pub struct StorageClass {
     /// plugins treat an unset mode as an error).
     pub binding_mode: Option<BindingMode>,
     pub allowed_topologies: Box<[TopologyTerm]>,
+    /// `IsDefaultAnnotation`: the GA or beta is-default-class annotation is "true".
+    pub is_default: bool,
+    /// `metadata.creationTimestamp` as Unix seconds (orders default classes).
+    pub created: Option<i64>,
 }
 
 /// `PersistentVolumeAccessMode`s as bits.
@@ -118,7 +122,7 @@ impl PersistentVolume {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PersistentVolumeClaim {
     pub namespace: Sym,
     pub name: Box<str>,
@@ -257,6 +261,43 @@ impl Storage {
             .get(&namespace)?
             .get(name)
             .map(|&i| &self.claims[i as usize])
+    }
+
+    /// `GetDefaultClass`: of the classes marked default, the newest, then
+    /// the first by name; what the DefaultStorageClass admission plugin
+    /// writes into a new claim that names no class.
+    pub fn default_class(&self) -> Option<&StorageClass> {
+        self.classes
+            .values()
+            .filter(|c| c.is_default)
+            .min_by(|a, b| {
+                b.created
+                    .unwrap_or(0)
+                    .cmp(&a.created.unwrap_or(0))
+                    .then_with(|| a.name.cmp(&b.name))
+            })
+    }
+
+    /// Adds a claim (a what-if fork creating one); one of the same
+    /// namespace and name is replaced.
+    pub fn add_claim(&mut self, claim: PersistentVolumeClaim) {
+        let by_name = self.claim_index.entry(claim.namespace).or_default();
+        if let Some(&i) = by_name.get(&claim.name) {
+            self.claims[i as usize] = claim;
+            return;
+        }
+        by_name.insert(claim.name.clone(), self.claims.len() as u32);
+        self.claims.push(claim);
+    }
+
+    pub fn claim_mut(&mut self, namespace: Sym, name: &str) -> Option<&mut PersistentVolumeClaim> {
+        let i = *self.claim_index.get(&namespace)?.get(name)?;
+        Some(&mut self.claims[i as usize])
+    }
+
+    pub fn volume_mut(&mut self, name: &str) -> Option<&mut PersistentVolume> {
+        let i = *self.volume_by_name.get(name)?;
+        Some(&mut self.volumes[i as usize])
     }
 
     pub fn csi_node(&self, node: &str) -> Option<&CsiNode> {

@@ -210,6 +210,9 @@ pub fn replica_plan(plan: &crate::engine::replicas::ReplicaPlan) -> Value {
             if let Value::Object(m) = &mut v {
                 m.insert("replica".into(), json!(step.replica));
                 m.insert("name".into(), json!(step.name));
+                if !step.new_claims.is_empty() {
+                    m.insert("newClaims".into(), json!(step.new_claims));
+                }
             }
             v
         })

@@ -21,3 +21,77 @@ pub fn render(app: &App, width: u16, height: u16) -> String {
     }
     out
 }
+
+/// A StatefulSet `db` whose two replicas' volumes sit in zones a and b
+/// (bound PVs with zone node affinity), its claim template in a
+/// WaitForFirstConsumer class whose allowedTopologies are those zones; one
+/// node per zone a, b and c.
+pub fn stateful_snapshot() -> serde_json::Value {
+    let zone_term = |z: &str| {
+        serde_json::json!({"required": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [z]}]}]}})
+    };
+    let mut items = vec![serde_json::json!({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "zonal"}, "provisioner": "pd.csi.storage.gke.io",
+        "volumeBindingMode": "WaitForFirstConsumer",
+        "allowedTopologies": [{"matchLabelExpressions": [
+            {"key": "topology.kubernetes.io/zone", "values": ["zone-a", "zone-b"]}]}]
+    })];
+    items.push(serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "default", "uid": "sts-uid"},
+        "spec": {"replicas": 2, "serviceName": "db",
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}},
+                "spec": {"containers": [{"name": "db", "image": "postgres:16"}]}},
+            "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": "10Gi"}}}}]}
+    }));
+    for (i, zone) in ["zone-a", "zone-b", "zone-c"].iter().enumerate() {
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": format!("node-{zone}"), "labels": {
+                "kubernetes.io/hostname": format!("node-{zone}"),
+                "topology.kubernetes.io/zone": zone}},
+            "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"}}
+        }));
+        if i == 2 {
+            continue;
+        }
+        let pod = format!("db-{i}");
+        let claim = format!("data-{pod}");
+        let pv = format!("pv-{zone}");
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": pv},
+            "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+                "storageClassName": "zonal", "nodeAffinity": zone_term(zone),
+                "claimRef": {"namespace": "default", "name": claim},
+                "csi": {"driver": "pd.csi.storage.gke.io", "volumeHandle": pv}},
+            "status": {"phase": "Bound"}
+        }));
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": claim, "namespace": "default",
+                "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+            "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "10Gi"}}, "volumeName": pv},
+            "status": {"phase": "Bound"}
+        }));
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": pod, "namespace": "default", "uid": format!("uid-{pod}"),
+                "labels": {"app": "db", "statefulset.kubernetes.io/pod-name": pod},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet",
+                    "name": "db", "uid": "sts-uid", "controller": true}]},
+            "spec": {"nodeName": format!("node-{zone}"),
+                "containers": [{"name": "db", "image": "postgres:16"}],
+                "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]},
+            "status": {"phase": "Running"}
+        }));
+    }
+    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
+}

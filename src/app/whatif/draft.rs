@@ -5,11 +5,13 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::engine::statefulset;
 use crate::model::labels::{LabelSelector, SetOperator};
 use crate::model::pod::{
-    AffinityTerm, InclusionPolicy, NodeSelectorOperator, NodeSelectorTerm, TolerationOperator,
-    WhenUnsatisfiable,
+    AffinityTerm, InclusionPolicy, InlineDisk, NodeSelectorOperator, NodeSelectorTerm, PodVolume,
+    TolerationOperator, WhenUnsatisfiable,
 };
+use crate::model::policy::{SelectorOwner, StatefulSetSpec};
 use crate::model::{Cluster, Interner, Pod};
 use crate::source::file::load_pod_bytes;
 
@@ -453,6 +455,10 @@ pub fn pod_doc(cluster: &Cluster, pod: &Pod, name: &str) -> Value {
         };
         requests.insert(n.to_string(), q.into());
     }
+    let volumes = volumes_json(pod);
+    if !volumes.is_empty() {
+        spec.insert("volumes".into(), Value::Array(volumes));
+    }
     let image = pod
         .images
         .last()
@@ -463,6 +469,120 @@ pub fn pod_doc(cluster: &Cluster, pod: &Pod, name: &str) -> Value {
         json!([{"name": "main", "image": image, "resources": {"requests": Value::Object(requests)}}]),
     );
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": Value::Object(meta), "spec": Value::Object(spec)})
+}
+
+/// The volumes the volume plugins read. The model keeps no volume names:
+/// a claim named `<x>-<pod>` (a StatefulSet's, an ephemeral volume's) gives
+/// its volume the name `x`, others are numbered.
+fn volumes_json(pod: &Pod) -> Vec<Value> {
+    let mut names: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for (n, v) in pod.volumes.iter().enumerate() {
+        let derived = v
+            .claim_name()
+            .and_then(|c| c.strip_suffix(&*pod.name))
+            .and_then(|c| c.strip_suffix('-'))
+            .filter(|c| !c.is_empty());
+        let derived = match v {
+            PodVolume::Ephemeral(c) => c
+                .strip_prefix(&*pod.name)
+                .and_then(|c| c.strip_prefix('-'))
+                .filter(|c| !c.is_empty()),
+            _ => derived,
+        };
+        let mut name = derived.map_or_else(|| format!("volume-{n}"), str::to_string);
+        if names.contains(&name) {
+            name = format!("{name}-{n}");
+        }
+        names.push(name.clone());
+        let source = match v {
+            PodVolume::Claim(c) => json!({"persistentVolumeClaim": {"claimName": c.to_string()}}),
+            PodVolume::Ephemeral(_) => json!({"ephemeral": {"volumeClaimTemplate": {"spec": {}}}}),
+            PodVolume::Disk(InlineDisk::GcePersistentDisk { pd_name, read_only }) => {
+                json!({"gcePersistentDisk": {"pdName": pd_name.to_string(), "readOnly": read_only}})
+            }
+            PodVolume::Disk(InlineDisk::AwsElasticBlockStore { volume_id }) => {
+                json!({"awsElasticBlockStore": {"volumeID": volume_id.to_string()}})
+            }
+            // The model keeps the IQN only (what conflicts are judged on).
+            PodVolume::Disk(InlineDisk::Iscsi { iqn, read_only }) => {
+                json!({"iscsi": {"iqn": iqn.to_string(), "readOnly": read_only, "targetPortal": "", "lun": 0}})
+            }
+            PodVolume::Disk(InlineDisk::Rbd {
+                monitors,
+                pool,
+                image,
+                read_only,
+            }) => {
+                json!({"rbd": {"monitors": monitors.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+                                 "pool": pool.to_string(), "image": image.to_string(), "readOnly": read_only}})
+            }
+        };
+        let mut m = Map::new();
+        m.insert("name".into(), name.into());
+        if let Value::Object(src) = source {
+            m.extend(src);
+        }
+        out.push(Value::Object(m));
+    }
+    out
+}
+
+/// A draft of the replica a StatefulSet creates next from one of its pods:
+/// named `<set>-<ordinal>`, with the controller's identity labels and a
+/// claim volume per `volumeClaimTemplate` (`<template>-<set>-<ordinal>`) in
+/// place of the sample pod's own.
+pub fn stateful_replica_doc(
+    cluster: &Cluster,
+    pod: &Pod,
+    set: &SelectorOwner,
+    spec: &StatefulSetSpec,
+    ordinal: i64,
+) -> Value {
+    let name = format!("{}-{ordinal}", set.name);
+    let mut doc = pod_doc(cluster, pod, &name);
+    if let Some(meta) = doc.get_mut("metadata").and_then(Value::as_object_mut) {
+        let labels = meta
+            .entry("labels")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(l) = labels.as_object_mut() {
+            l.insert(statefulset::POD_NAME_LABEL.into(), name.clone().into());
+            l.insert(
+                statefulset::POD_INDEX_LABEL.into(),
+                ordinal.to_string().into(),
+            );
+        }
+    }
+    let templates = &spec.claim_templates;
+    let mut volumes: Vec<Value> = templates
+        .iter()
+        .map(|t| {
+            json!({"name": t.claim.name.to_string(),
+                   "persistentVolumeClaim": {"claimName": statefulset::claim_name(t, &name)}})
+        })
+        .collect();
+    let own = doc
+        .pointer("/spec/volumes")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    volumes.extend(own.into_iter().filter(|v| {
+        let claim = v
+            .pointer("/persistentVolumeClaim/claimName")
+            .and_then(Value::as_str);
+        let named = v.get("name").and_then(Value::as_str);
+        !claim.is_some_and(|c| {
+            templates
+                .iter()
+                .any(|t| statefulset::is_template_claim(c, t, &set.name))
+        }) && !named.is_some_and(|n| templates.iter().any(|t| *t.claim.name == *n))
+    }));
+    if let Some(s) = doc.get_mut("spec").and_then(Value::as_object_mut)
+        && !volumes.is_empty()
+    {
+        s.insert("volumes".into(), Value::Array(volumes));
+    }
+    doc
 }
 
 /// `:draft new`: a minimal valid pod.

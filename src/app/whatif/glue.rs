@@ -50,6 +50,8 @@ impl App {
             let w = &s.loaded.derived.workloads[w];
             let name = format!("{}-draft", cluster.owners[w.owner].name);
             match w.sample_pod {
+                // A StatefulSet's next replica: its ordinal and claims.
+                Some(pod) if s.whatif.open_stateful_replica(&cluster, pod) => {}
                 Some(pod) => s.whatif.open_pod(&cluster, pod, Some(name)),
                 None => {
                     self.set_error("the workload has no pod in the snapshot to draft from");

@@ -365,6 +365,21 @@ impl WhatIf {
         self.open(cluster, doc);
     }
 
+    /// A draft of the replica the pod's StatefulSet creates next (its next
+    /// free ordinal, with the claims its templates give it); `false` when
+    /// the pod has no StatefulSet in the snapshot.
+    pub fn open_stateful_replica(&mut self, cluster: &Arc<Cluster>, pod: PodId) -> bool {
+        use crate::engine::statefulset::{controlling_set, next_ordinals};
+        let p = cluster.pod(pod);
+        let Some((set, spec)) = controlling_set(cluster, p) else {
+            return false;
+        };
+        let ordinal = next_ordinals(cluster, set, spec, None, 1)[0];
+        let doc = draft::stateful_replica_doc(cluster, p, set, spec, ordinal);
+        self.open(cluster, doc);
+        true
+    }
+
     fn refresh_rows(&mut self) {
         self.rows = self
             .draft

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine::disruption::{Disruption, simulate};
 use crate::engine::replicas::place_replicas;
+use crate::engine::statefulset::with_missing_claims;
 use crate::engine::{Outcome, place};
 use crate::model::{Cluster, Pod};
 use crate::source::file::load_pod_bytes;
@@ -100,7 +101,12 @@ impl Ctx {
         match r.job {
             Job::Place(d) => match self.resolve(d) {
                 Ok((cluster, pod)) => {
-                    let answer = place(cluster, &pod, &scheduler);
+                    // A new StatefulSet replica comes with the claims its
+                    // set's templates create.
+                    let (cluster, note) = with_missing_claims(cluster, &pod);
+                    let cluster = &*cluster;
+                    let mut answer = place(cluster, &pod, &scheduler);
+                    answer.notes.extend(note);
                     let took = started.elapsed();
                     let summary = plans::summary(cluster, &answer);
                     let report = Arc::new(report::build(cluster, &answer, false));

@@ -143,6 +143,7 @@ pub fn convert_service(s: &core::Service, interner: &mut Interner) -> SelectorOw
             .map(|m| map_selector(m, interner))
             .unwrap_or(LabelSelector::Nothing),
         has_selector: selector.is_some(),
+        stateful: None,
     }
 }
 
@@ -156,6 +157,7 @@ pub fn convert_rc(rc: &core::ReplicationController, interner: &mut Interner) -> 
             .map(|m| map_selector(m, interner))
             .unwrap_or(LabelSelector::Nothing),
         has_selector: selector.is_some(),
+        stateful: None,
     }
 }
 
@@ -175,6 +177,7 @@ fn workload(
         name: name.into(),
         selector: label_selector(selector, interner, &object, "spec.selector")?,
         has_selector: selector.is_some(),
+        stateful: None,
     })
 }
 
@@ -195,11 +198,52 @@ pub fn convert_stateful_set(
     ss: &apps::StatefulSet,
     interner: &mut Interner,
 ) -> Result<SelectorOwner, InvalidObject> {
-    workload(
+    let mut owner = workload(
         SelectorOwnerKind::StatefulSet,
         "StatefulSet",
         &ss.metadata,
         ss.spec.as_ref().map(|s| &s.selector),
         interner,
-    )
+    )?;
+    let ns = ss.metadata.namespace.as_deref().unwrap_or("default");
+    let object = object_name("StatefulSet", Some(ns), &owner.name);
+    let spec = ss.spec.as_ref();
+    let mut claim_templates = Vec::new();
+    for (i, t) in spec
+        .and_then(|s| s.volume_claim_templates.as_ref())
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let field = format!("spec.volumeClaimTemplates[{i}]");
+        if t.metadata.name.as_deref().unwrap_or("").is_empty() {
+            return Err(InvalidObject::new(
+                &object,
+                format!("{field}.metadata.name"),
+                "Required value",
+            ));
+        }
+        let mut t = t.clone();
+        t.metadata.namespace = Some(ns.to_string());
+        let class_set = t
+            .spec
+            .as_ref()
+            .is_some_and(|s| s.storage_class_name.is_some())
+            || t.metadata
+                .annotations
+                .as_ref()
+                .is_some_and(|a| a.contains_key(super::storage::BETA_STORAGE_CLASS_ANNOTATION));
+        let claim = super::storage::convert_persistent_volume_claim(&t, interner)
+            .map_err(|e| InvalidObject::new(&object, format!("{field}.{}", e.field), e.message))?;
+        claim_templates.push(ClaimTemplate { claim, class_set });
+    }
+    owner.stateful = Some(Box::new(StatefulSetSpec {
+        replicas: spec.and_then(|s| s.replicas).unwrap_or(1),
+        ordinals_start: spec
+            .and_then(|s| s.ordinals.as_ref())
+            .and_then(|o| o.start)
+            .unwrap_or(0),
+        claim_templates: claim_templates.into(),
+    }));
+    Ok(owner)
 }

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::storage::v1 as storage;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
-use super::pod::{labels_of, object_name};
+use super::pod::{labels_of, object_name, timestamp};
 use super::requests::parse_q;
 use super::selector::{label_selector, node_selector_term};
 use crate::model::error::InvalidObject;
@@ -18,6 +18,10 @@ use crate::model::storage::*;
 /// `v1.BetaStorageClassAnnotation`, which takes precedence over
 /// `spec.storageClassName` on claims and volumes.
 pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/storage-class";
+/// `storageutil.IsDefaultStorageClassAnnotation` and its beta form.
+pub const IS_DEFAULT_CLASS_ANNOTATION: &str = "storageclass.kubernetes.io/is-default-class";
+pub const BETA_IS_DEFAULT_CLASS_ANNOTATION: &str =
+    "storageclass.beta.kubernetes.io/is-default-class";
 pub const ANN_BIND_COMPLETED: &str = "pv.kubernetes.io/bind-completed";
 pub const ANN_SELECTED_NODE: &str = "volume.kubernetes.io/selected-node";
 
@@ -94,6 +98,15 @@ pub fn convert_storage_class(
         provisioner: sc.provisioner.as_str().into(),
         binding_mode,
         allowed_topologies,
+        is_default: sc.metadata.annotations.as_ref().is_some_and(|a| {
+            [
+                IS_DEFAULT_CLASS_ANNOTATION,
+                BETA_IS_DEFAULT_CLASS_ANNOTATION,
+            ]
+            .iter()
+            .any(|k| a.get(*k).is_some_and(|v| v == "true"))
+        }),
+        created: timestamp(sc.metadata.creation_timestamp.as_ref()),
     })
 }
 

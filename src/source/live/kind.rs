@@ -142,7 +142,9 @@ impl Kind {
             Kind::StorageClass => {
                 "claims' storage classes look missing: unbound claims count as Immediate"
             }
-            Kind::PersistentVolume => "bound claims look bound to missing PersistentVolumes",
+            Kind::PersistentVolume => {
+                "bound claims look bound to missing PersistentVolumes, and unbound ones find no volume to bind"
+            }
             Kind::PersistentVolumeClaim => {
                 "pods with PersistentVolumeClaims look as if their claims were missing"
             }

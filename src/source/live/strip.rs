@@ -19,7 +19,7 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 
 /// Annotations the UI shows, the termination estimate or the volume
 /// plugins read; all others are dropped from live stores.
-const KEPT_ANNOTATIONS: [&str; 8] = [
+const KEPT_ANNOTATIONS: [&str; 10] = [
     "cluster-autoscaler.kubernetes.io/safe-to-evict",
     "controller.kubernetes.io/pod-deletion-cost",
     "kubernetes.io/config.mirror",
@@ -28,6 +28,8 @@ const KEPT_ANNOTATIONS: [&str; 8] = [
     "volume.kubernetes.io/selected-node",
     "volume.beta.kubernetes.io/storage-class",
     "storage.alpha.kubernetes.io/migrated-plugins",
+    "storageclass.kubernetes.io/is-default-class",
+    "storageclass.beta.kubernetes.io/is-default-class",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,8 +255,12 @@ impl Strip for apps::StatefulSet {
         strip_meta(&mut self.metadata, mode);
         if let Some(spec) = self.spec.as_mut() {
             strip_template(&mut spec.template, mode);
-            if mode == StripMode::Engine {
-                spec.volume_claim_templates = None;
+            // The claims a new replica gets come from these templates.
+            for t in spec.volume_claim_templates.iter_mut().flatten() {
+                t.strip(mode);
+                if mode == StripMode::Engine {
+                    t.status = None;
+                }
             }
         }
         if mode == StripMode::Engine {
