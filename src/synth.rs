@@ -1132,9 +1132,24 @@ struct Ids {
     storage: Rng,
     version: u64,
     pod_ip: u32,
+    /// Pod names given so far: a random suffix that repeats one (5,000
+    /// DaemonSet pods make that likely) is drawn again, as the API server's
+    /// `generateName` retries, so no name is defined twice.
+    pod_names: rustc_hash::FxHashSet<String>,
 }
 
 impl Ids {
+    /// `<prefix>-<5 random characters>`, unique among the pods written to
+    /// `namespace`.
+    fn pod_name(&mut self, namespace: &str, prefix: &str) -> String {
+        loop {
+            let name = format!("{prefix}-{}", self.rng.safe_chars(5));
+            if self.pod_names.insert(format!("{namespace}/{name}")) {
+                return name;
+            }
+        }
+    }
+
     fn version(&mut self) -> String {
         self.version += 1;
         self.version.to_string()
@@ -1158,6 +1173,7 @@ pub fn write_cluster_json(w: &mut impl Write, spec: &SynthSpec) -> io::Result<()
         storage: Rng::new(spec.seed.rotate_left(29) ^ 0x5707_A6E5),
         version: 48_000_000,
         pod_ip: 0,
+        pod_names: Default::default(),
     };
     let workload_uids: Vec<String> = plan.workloads.iter().map(|_| ids.rng.uid()).collect();
     let daemon_uids: Vec<String> = DAEMONS.iter().map(|_| ids.rng.uid()).collect();
@@ -1792,7 +1808,7 @@ fn workload_pod_json(
     let (name, owner_kind, owner_name) = match w.kind {
         Kind::Deployment => {
             let rs = format!("{}-{}", w.name, w.hash);
-            (format!("{rs}-{}", ids.rng.safe_chars(5)), "ReplicaSet", rs)
+            (ids.pod_name(namespace, &rs), "ReplicaSet", rs)
         }
         Kind::StatefulSet => (
             format!("{}-{ordinal}", w.name),
@@ -1892,7 +1908,7 @@ fn daemon_pod_json(
     node: &NodePlan,
     ids: &mut Ids,
 ) -> Value {
-    let name = format!("{}-{}", d.name, ids.rng.safe_chars(5));
+    let name = ids.pod_name(d.namespace, d.name);
     let created = node.created + 30;
     let mut container = container_json(d.name, d.image, d.cpu_m, d.mem_mi, Limits::None, false);
     container["ports"] = json!([{"name": "metrics", "containerPort": d.port, "protocol": "TCP"}]);
