@@ -640,7 +640,7 @@ fn the_table_says_which_release_answered_and_why() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
         text.lines().next(),
-        Some("kube-scheduler v1.32 rules (chosen with --scheduler-version)"),
+        Some("kube-scheduler v1.32 rules (chosen with --scheduler-version or :version)"),
         "{text}"
     );
     let out = kplace(&[

@@ -585,7 +585,9 @@ fn the_header_names_the_release_and_version_switches_it() {
     );
     assert!(!s.contains("v1.34 rules"), "{s}");
     assert!(
-        s.contains("Answered as kube-scheduler v1.32 rules: chosen with --scheduler-version"),
+        s.contains(
+            "Answered as kube-scheduler v1.32 rules: chosen with --scheduler-version or :version"
+        ),
         "{s}"
     );
     // What the switch changed for the pod on screen.

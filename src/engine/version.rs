@@ -300,7 +300,7 @@ impl VersionChoice {
     /// "the API server reports v1.29.4; kplace supports 1.30–1.34 and uses the nearest, 1.30".
     pub fn reason(&self) -> String {
         let base = match &self.source {
-            VersionSource::Flag => "chosen with --scheduler-version".to_string(),
+            VersionSource::Flag => "chosen with --scheduler-version or :version".to_string(),
             VersionSource::ApiServer { reported } => {
                 format!("the API server reports {reported}")
             }
