@@ -640,7 +640,7 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
 
 /// The parser's message without its own `error: line L column C:` prefix
 /// (the line is already in the `file:line:` prefix), keeping the column.
-fn yaml_message(e: &serde_saphyr::Error) -> String {
+pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
     let text = e.to_string();
     let first = text.lines().next().unwrap_or("");
     let body = first.strip_prefix("error: ").unwrap_or(first);
