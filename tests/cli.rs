@@ -1238,3 +1238,99 @@ fn a_directory_with_a_file_and_its_gz_is_refused() {
         &["holds both cluster.yaml and cluster.yaml.gz"],
     );
 }
+
+#[test]
+fn a_pod_that_cannot_get_devices_is_told_which_nodes_have_them_free() {
+    // dra-020: the claim wants 9 GPUs; worker-d-1 has 4 free, worker-c-1
+    // 3 of 4 (gpu-0 is allocated to ml/train-gpu-fhnxq).
+    let args = |format: &'static str| {
+        vec![
+            "place".to_string(),
+            "--scheduler-version".into(),
+            "1.34".into(),
+            "--snapshot".into(),
+            snapshot("dra-020"),
+            "--pod".into(),
+            pod("dra-020"),
+            "-o".into(),
+            format.into(),
+        ]
+    };
+    let run = |format| {
+        let a = args(format);
+        kplace(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let got = stdout_json(&run("json"));
+    assert_eq!(got["outcome"], "unschedulable");
+    let nodes = got["deviceAvailability"].as_array().unwrap();
+    let names: Vec<&str> = nodes.iter().map(|n| n["node"].as_str().unwrap()).collect();
+    assert_eq!(names, ["worker-d-1", "worker-c-1"], "most free first");
+    let c1 = &nodes[1]["requests"][0];
+    assert_eq!(c1["claim"], "ml/infer-gpu-x4xpm");
+    assert_eq!(c1["count"], 9);
+    assert_eq!(
+        (c1["matching"].as_u64(), c1["free"].as_u64()),
+        (Some(4), Some(3))
+    );
+    assert_eq!(
+        c1["heldBy"][0]["device"],
+        "gpu.example.com/worker-c-1/gpu-0"
+    );
+    assert_eq!(c1["heldBy"][0]["claim"], "ml/train-gpu-fhnxq");
+
+    let out = run("table");
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains("Matching devices per node (2 node(s) have some, most free first)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("ml/infer-gpu-x4xpm gpu (gpu.example.com, wants 9): 3 free of 4 matching"),
+        "{table}"
+    );
+    assert!(
+        table.contains("gpu.example.com/worker-c-1/gpu-0 held by claim ml/train-gpu-fhnxq"),
+        "{table}"
+    );
+}
+
+#[test]
+fn the_table_names_the_devices_a_placed_pod_gets() {
+    let out = kplace(&[
+        "place",
+        "--scheduler-version",
+        "1.34",
+        "--snapshot",
+        &snapshot("dra-002"),
+        "--pod",
+        &pod("dra-002"),
+    ]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    let json = stdout_json(&kplace(&[
+        "place",
+        "--scheduler-version",
+        "1.34",
+        "--snapshot",
+        &snapshot("dra-002"),
+        "--pod",
+        &pod("dra-002"),
+        "-o",
+        "json",
+    ]));
+    let d = &json["devices"][0];
+    let node = json["node"].as_str().unwrap();
+    let best = answer_of("dra-002", "v1.34")["bestNodes"].clone();
+    assert!(best.as_array().unwrap().iter().any(|b| b == node));
+    assert_eq!(d["pool"], node, "dra-002's pools are per node");
+    assert_eq!(d["alreadyAllocated"], false);
+    assert!(table.contains("Devices for the pod's claims"), "{table}");
+    let line = format!(
+        "{} {} → {}/{}/{}  (the allocator's pick)",
+        d["claim"].as_str().unwrap(),
+        d["request"].as_str().unwrap(),
+        d["driver"].as_str().unwrap(),
+        node,
+        d["device"].as_str().unwrap()
+    );
+    assert!(table.contains(&line), "{line} not in\n{table}");
+}

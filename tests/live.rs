@@ -248,12 +248,17 @@ mod recording {
     }
 
     fn place_json(snapshot: &Path, pod: &Path) -> Value {
+        place_json_with(snapshot, pod, &[])
+    }
+
+    fn place_json_with(snapshot: &Path, pod: &Path, extra: &[&str]) -> Value {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
             .args(["place", "--snapshot"])
             .arg(snapshot)
             .arg("--pod")
             .arg(pod)
             .args(["-o", "json"])
+            .args(extra)
             .output()
             .expect("run kplace");
         assert!(
@@ -275,6 +280,50 @@ mod recording {
             text = String::from_utf8(raw).unwrap();
         }
         text
+    }
+
+    #[test]
+    fn a_recording_keeps_dra_objects_and_pod_claims_and_answers_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = FakeServer::start(super::case_objects("dra-020"));
+        server.set_version(Some("v1.34.1"));
+        let opts = record_options(&server, dir.path(), "dra.json", None);
+        record(&opts).expect("record");
+        let list: Value = serde_json::from_str(&read_text(&opts.output)).unwrap();
+        let kinds: std::collections::BTreeSet<&str> = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|o| o["kind"].as_str())
+            .collect();
+        for kind in ["DeviceClass", "ResourceSlice", "ResourceClaim"] {
+            assert!(kinds.contains(kind), "{kind} missing from {kinds:?}");
+        }
+        let incoming = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["kind"] == "Pod" && o["metadata"]["name"] == "infer-ctxzjt5gj-w88mx")
+            .expect("the pending pod is recorded");
+        assert_eq!(
+            incoming["spec"]["resourceClaims"][0]["resourceClaimName"],
+            "infer-gpu-x4xpm"
+        );
+        let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases/dra-020");
+        let from_recording = place_json(&opts.output, &case.join("pod.yaml"));
+        // The case's nodes run v1.30 kubelets: ask for v1.34 as recorded.
+        let from_case = place_json_with(
+            &case.join("snapshot.yaml.gz"),
+            &case.join("pod.yaml"),
+            &["--scheduler-version", "1.34"],
+        );
+        assert_eq!(from_recording["schedulerVersion"], "1.34");
+        assert_eq!(from_recording["outcome"], "unschedulable");
+        assert_eq!(from_recording["message"], from_case["message"]);
+        assert_eq!(
+            from_recording["deviceAvailability"], from_case["deviceAvailability"],
+            "the recording sees the same devices and holders"
+        );
     }
 
     #[test]
@@ -675,4 +724,125 @@ fn forbidden_persistent_volumes_are_a_named_limitation() {
         "{}",
         answer.message
     );
+}
+
+/// The items of a conformance case's snapshot, and its incoming pod
+/// (pending, with a uid), as objects the fake API server serves.
+fn case_objects(case: &str) -> Vec<Value> {
+    use std::io::Read;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance/cases")
+        .join(case);
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(dir.join("snapshot.yaml.gz")).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let list: Value = serde_saphyr::from_str(&text).unwrap();
+    let mut items = list["items"].as_array().unwrap().clone();
+    let mut pod: Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("pod.yaml")).unwrap()).unwrap();
+    pod["metadata"]["uid"] = json!("incoming-pod-uid");
+    items.push(pod);
+    items
+}
+
+#[test]
+fn dra_objects_are_listed_watched_and_answered_from() {
+    use kplace::engine::{Outcome, Scheduler, Version, VersionChoice, place_existing};
+    let dir = tempfile::tempdir().unwrap();
+    // dra-020: the incoming pod's claim wants 9 GPUs; no node has them.
+    let objects = case_objects("dra-020");
+    let slices = objects
+        .iter()
+        .filter(|o| o["kind"] == "ResourceSlice")
+        .count();
+    let server = FakeServer::start(objects);
+    server.set_version(Some("v1.34.1"));
+    let live = connect(&server, dir.path());
+    assert!(live.limitations().is_empty(), "{:?}", live.limitations());
+    let scheduler = Scheduler::new(VersionChoice::flag(Version::V1_34));
+    let answer = |live: &LiveSource| {
+        let (cluster, _) = live.cluster();
+        let id = cluster
+            .find_pod("ml", "infer-ctxzjt5gj-w88mx")
+            .expect("synced");
+        let a = place_existing(&cluster, id, &scheduler);
+        let node = a.node.map(|n| cluster.node(n).name.to_string());
+        (a, node)
+    };
+    {
+        let (cluster, _) = live.cluster();
+        assert_eq!(cluster.dra.slices.len(), slices);
+        assert!(cluster.dra.class("gpu.example.com").is_some());
+        assert!(
+            cluster
+                .dra
+                .claim(cluster.interner.lookup("ml").unwrap(), "infer-gpu-x4xpm")
+                .is_some()
+        );
+    }
+    let (first, _) = answer(&live);
+    assert_eq!(
+        first.outcome,
+        Outcome::Unschedulable,
+        "{} {:?} {:?}",
+        first.message,
+        first.devices,
+        first.notes
+    );
+    assert_eq!(
+        first.message,
+        "0/3 nodes are available: 3 cannot allocate all claims."
+    );
+
+    // The driver publishes a new generation of worker-d-1's pool with nine
+    // GPUs: the watch brings it in and the pod fits there.
+    let mut slice = server
+        .get("ResourceSlice", "worker-d-1-gpu.example.com-fbqhj")
+        .expect("served");
+    slice["spec"]["pool"]["generation"] = json!(2);
+    let template = slice["spec"]["devices"][0].clone();
+    let devices: Vec<Value> = (0..9)
+        .map(|i| {
+            let mut d = template.clone();
+            d["name"] = json!(format!("gpu-{i}"));
+            d
+        })
+        .collect();
+    slice["spec"]["devices"] = json!(devices);
+    server.apply(slice);
+    assert!(
+        wait_for(10, || answer(&live).0.outcome == Outcome::Scheduled),
+        "the new slice never reached the model"
+    );
+    let (after, node) = answer(&live);
+    assert_eq!(node.as_deref(), Some("worker-d-1"));
+    assert_eq!(after.devices.len(), 9);
+
+    // Reading is all it does.
+    assert!(server.requests().iter().all(|r| r.starts_with("GET ")));
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|r| r.starts_with("GET /apis/resource.k8s.io/v1/resourceslices"))
+    );
+}
+
+#[test]
+fn forbidden_resource_slices_are_a_named_limitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(case_objects("dra-020"));
+    server.forbid("ResourceSlice");
+    let live = connect(&server, dir.path());
+    let limits = live.limitations();
+    assert_eq!(limits.len(), 1, "{limits:?}");
+    assert_eq!(limits[0].kind, Kind::ResourceSlice);
+    assert_eq!(
+        limits[0].message,
+        "list/watch on resourceslices.resource.k8s.io is forbidden: no devices are known: no node can allocate a pod's ResourceClaims"
+    );
+    let (cluster, _) = live.cluster();
+    assert!(cluster.dra.slices.is_empty());
+    assert!(cluster.dra.class("gpu.example.com").is_some());
 }

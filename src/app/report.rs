@@ -243,6 +243,7 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
     if let Some(p) = &placement.preemption {
         preemption(&mut out, cluster, placement, p);
     }
+    devices(&mut out, cluster, placement);
     out.push(Tone::Heading, "How kplace answers");
     out.push(
         Tone::Muted,
@@ -268,6 +269,31 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
         header: header.0,
         lines: out.0,
     }
+}
+
+/// Nodes listed under "Matching devices per node".
+const DEVICE_NODES: usize = 50;
+
+fn devices(out: &mut Out, cluster: &Cluster, placement: &Placement) {
+    use crate::report::devices::{Kind, lines};
+    let lines = lines(cluster, placement, DEVICE_NODES);
+    if lines.is_empty() {
+        return;
+    }
+    for l in lines {
+        let tone = match l.kind {
+            Kind::Heading => Tone::Heading,
+            Kind::Picked | Kind::Request => Tone::Good,
+            Kind::Short => Tone::Bad,
+            Kind::Node => Tone::Text,
+            Kind::Held | Kind::More => Tone::Muted,
+        };
+        if tone == Tone::Heading && !out.0.last().is_some_and(|l| l.text.is_empty()) {
+            out.blank();
+        }
+        out.push(tone, l.text);
+    }
+    out.blank();
 }
 
 fn ranked_nodes(out: &mut Out, cluster: &Cluster, placement: &Placement) {

@@ -111,6 +111,46 @@ pub struct Placement {
     /// picks; upstream visits pools in map order, so it may pick others of
     /// the same kind).
     pub devices: Vec<PickedDevice>,
+    /// For a pod left unschedulable with some node rejected by
+    /// DynamicResources: the nodes with devices matching its claims' requests,
+    /// most free first (not a scheduler output; it explains the rejection).
+    pub device_availability: Vec<NodeDevices>,
+}
+
+/// What a node offers the pod's device requests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeDevices {
+    pub node: NodeId,
+    pub requests: Vec<RequestDevices>,
+}
+
+/// One request of one claim on one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestDevices {
+    /// `namespace/name` of the ResourceClaim.
+    pub claim: String,
+    /// `request` or `request/subrequest`.
+    pub request: String,
+    pub device_class: String,
+    /// Devices asked for; `None` for `allocationMode: All`.
+    pub count: Option<usize>,
+    /// Devices on the node that pass the class's and the request's selectors.
+    pub matching: usize,
+    /// Matching devices no claim holds.
+    pub free: usize,
+    /// The matching devices other claims hold, and by whom.
+    pub held: Vec<HeldDevice>,
+}
+
+/// A device allocated to another claim.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldDevice {
+    /// `driver/pool/device`.
+    pub device: String,
+    /// `namespace/name` of the claim holding it.
+    pub claim: String,
+    /// `namespace/name` of the pods the claim is reserved for.
+    pub pods: Vec<String>,
 }
 
 /// One device a claim of the pod gets on the chosen node.
@@ -175,6 +215,7 @@ impl Placement {
             profiles_origin: scheduler.profiles.origin.clone(),
             upstream_nodes_to_find: 0,
             devices: vec![],
+            device_availability: vec![],
         }
     }
 }

@@ -21,7 +21,9 @@ pub mod termination;
 pub(crate) mod test_support;
 pub mod version;
 
-pub use answer::{NodeFailure, Outcome, PickedDevice, Placement};
+pub use answer::{
+    HeldDevice, NodeDevices, NodeFailure, Outcome, PickedDevice, Placement, RequestDevices,
+};
 pub use profile::{Profile, Profiles};
 pub use version::{Version, VersionChoice, VersionSource};
 
@@ -282,6 +284,9 @@ fn attempt(
             "the profile {:?} has no DefaultPreemption (PostFilter): the pod waits instead of preempting",
             profile.scheduler_name
         ));
+        if dra_rejected(&answer) {
+            answer.device_availability = device_availability(&cycle);
+        }
         return answer;
     }
     let preemption = preemption::preempt(&cycle, &answer.failures);
@@ -302,7 +307,98 @@ fn attempt(
         ));
     }
     answer.preemption = Some(preemption);
+    if answer.outcome == Outcome::Unschedulable && dra_rejected(&answer) {
+        answer.device_availability = device_availability(&cycle);
+    }
     answer
+}
+
+fn dra_rejected(answer: &Placement) -> bool {
+    answer
+        .failures
+        .iter()
+        .any(|f| f.rejection.plugin == status::Plugin::DynamicResources)
+}
+
+/// For each node, what its devices offer the pod's unallocated claims:
+/// matching, free, and who holds the rest. Nodes with no matching device
+/// are left out; the most free devices come first.
+fn device_availability(cycle: &Cycle) -> Vec<NodeDevices> {
+    let Some(allocator) = cycle.dra.as_ref().and_then(|d| d.allocator.as_ref()) else {
+        return vec![];
+    };
+    let cluster = cycle.cluster;
+    let key = |ns, name: &str| format!("{}/{name}", cluster.interner.resolve(ns));
+    // Device → holding claim, and claim → the pods it is reserved for.
+    let mut holders: rustc_hash::FxHashMap<crate::model::dra::DeviceId, (String, &[Box<str>])> =
+        Default::default();
+    for c in &cluster.dra.claims {
+        for d in c.allocation.iter().flat_map(|a| a.devices.iter()) {
+            holders.insert(
+                crate::model::dra::DeviceId {
+                    driver: d.driver.clone(),
+                    pool: d.pool.clone(),
+                    device: d.device.clone(),
+                },
+                (key(c.namespace, &c.name), &c.reserved_for),
+            );
+        }
+    }
+    let reserved_uids: rustc_hash::FxHashSet<&str> = holders
+        .values()
+        .flat_map(|(_, uids)| uids.iter().map(|u| &**u))
+        .collect();
+    let pod_by_uid: rustc_hash::FxHashMap<&str, String> = cluster
+        .pods
+        .iter()
+        .filter(|p| reserved_uids.contains(&*p.uid))
+        .map(|p| (&*p.uid, key(p.namespace, &p.name)))
+        .collect();
+    let mut out = Vec::new();
+    for id in 0..cluster.nodes.len() as NodeId {
+        let Ok(inventory) = allocator.inventory(cluster.node(id), &cluster.interner) else {
+            continue;
+        };
+        if inventory.iter().all(|r| r.matching == 0) {
+            continue;
+        }
+        let requests = inventory
+            .into_iter()
+            .map(|r| RequestDevices {
+                claim: key(
+                    allocator.claims()[r.claim].namespace,
+                    &allocator.claims()[r.claim].name,
+                ),
+                request: r.request,
+                device_class: r.device_class,
+                count: r.count,
+                matching: r.matching,
+                free: r.matching - r.held.len(),
+                held: r
+                    .held
+                    .iter()
+                    .map(|d| {
+                        let (claim, uids) = holders
+                            .get(d)
+                            .map(|(c, u)| (c.clone(), *u))
+                            .unwrap_or_default();
+                        HeldDevice {
+                            device: format!("{}/{}/{}", d.driver, d.pool, d.device),
+                            claim,
+                            pods: uids
+                                .iter()
+                                .filter_map(|u| pod_by_uid.get(&**u).cloned())
+                                .collect(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        out.push(NodeDevices { node: id, requests });
+    }
+    let free = |n: &NodeDevices| n.requests.iter().map(|r| r.free).sum::<usize>();
+    out.sort_by(|a, b| free(b).cmp(&free(a)).then(a.node.cmp(&b.node)));
+    out
 }
 
 /// The devices the pod's claims get on `node` (DynamicResources' Filter

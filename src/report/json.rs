@@ -144,6 +144,34 @@ pub fn placement(cluster: &Cluster, p: &Placement) -> Value {
             ),
         );
     }
+    if !p.device_availability.is_empty() {
+        out.insert(
+            "deviceAvailability".into(),
+            Value::Array(
+                p.device_availability
+                    .iter()
+                    .map(|n| {
+                        json!({
+                            "node": cluster.node(n.node).name.to_string(),
+                            "requests": n.requests.iter().map(|r| json!({
+                                "claim": r.claim,
+                                "request": r.request,
+                                "deviceClass": r.device_class,
+                                "count": r.count,
+                                "matching": r.matching,
+                                "free": r.free,
+                                "heldBy": r.held.iter().map(|h| json!({
+                                    "device": h.device,
+                                    "claim": h.claim,
+                                    "pods": h.pods,
+                                })).collect::<Vec<_>>(),
+                            })).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+    }
     if let Some(ungated) = &p.if_ungated {
         out.insert("ifUngated".into(), placement(cluster, ungated));
     }

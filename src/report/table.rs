@@ -203,7 +203,18 @@ fn render_answer(cluster: &Cluster, p: &Placement, limit: usize) -> String {
     if let Some(pr) = &p.preemption {
         render_preemption(&mut out, cluster, pr, limit);
     }
+    render_devices(&mut out, cluster, p, limit);
     out
+}
+
+/// The Devices section (the same lines the Placement view shows).
+fn render_devices(out: &mut String, cluster: &Cluster, p: &Placement, limit: usize) {
+    for line in super::devices::lines(cluster, p, limit) {
+        if line.kind == super::devices::Kind::Heading {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{}", line.text);
+    }
 }
 
 fn render_preemption(out: &mut String, cluster: &Cluster, pr: &PreemptionAnswer, limit: usize) {

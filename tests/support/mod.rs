@@ -20,7 +20,7 @@ use tokio::sync::watch;
 pub const TOKEN: &str = "kplace-test-token";
 
 /// `(list path, kind, apiVersion)` of every resource served.
-const RESOURCES: [(&str, &str, &str); 13] = [
+const RESOURCES: [(&str, &str, &str); 17] = [
     ("/api/v1/nodes", "Node", "v1"),
     ("/api/v1/pods", "Pod", "v1"),
     ("/api/v1/services", "Service", "v1"),
@@ -57,6 +57,26 @@ const RESOURCES: [(&str, &str, &str); 13] = [
         "/apis/storage.k8s.io/v1/csinodes",
         "CSINode",
         "storage.k8s.io/v1",
+    ),
+    (
+        "/apis/resource.k8s.io/v1/deviceclasses",
+        "DeviceClass",
+        "resource.k8s.io/v1",
+    ),
+    (
+        "/apis/resource.k8s.io/v1/resourceslices",
+        "ResourceSlice",
+        "resource.k8s.io/v1",
+    ),
+    (
+        "/apis/resource.k8s.io/v1/resourceclaims",
+        "ResourceClaim",
+        "resource.k8s.io/v1",
+    ),
+    (
+        "/apis/resource.k8s.io/v1/resourceclaimtemplates",
+        "ResourceClaimTemplate",
+        "resource.k8s.io/v1",
     ),
 ];
 

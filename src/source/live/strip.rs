@@ -171,7 +171,7 @@ fn strip_pod_spec(spec: &mut core::PodSpec, mode: StripMode) {
             spec.dns_config = None;
             spec.host_aliases = None;
             spec.readiness_gates = None;
-            spec.resource_claims = None;
+            // `resourceClaims` stays: DynamicResources places by them.
         }
     }
 }
@@ -189,6 +189,8 @@ impl Strip for core::Pod {
                 phase: status.phase.take(),
                 start_time: status.start_time.take(),
                 nominated_node_name: status.nominated_node_name.take(),
+                // The names of the claims generated from templates.
+                resource_claim_statuses: status.resource_claim_statuses.take(),
                 conditions: status.conditions.take().map(|cs| {
                     cs.into_iter()
                         .filter(|c| c.type_ == "Ready" || c.type_ == "DisruptionTarget")

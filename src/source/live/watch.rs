@@ -125,8 +125,16 @@ fn verb(e: &watcher::Error) -> &'static str {
     }
 }
 
-fn tap_json<K: Serialize>(o: &K) -> serde_json::Value {
-    serde_json::to_value(o).unwrap_or(serde_json::Value::Null)
+/// The object as the recorder writes it, with `apiVersion` and `kind` (the
+/// DRA kinds' own serde structs do not serialize them; `k8s-openapi`'s do).
+fn tap_json<K: Serialize + Resource<DynamicType = ()>>(o: &K) -> serde_json::Value {
+    let mut v = serde_json::to_value(o).unwrap_or(serde_json::Value::Null);
+    if let Some(m) = v.as_object_mut() {
+        m.entry("apiVersion")
+            .or_insert_with(|| K::api_version(&()).into());
+        m.entry("kind").or_insert_with(|| K::kind(&()).into());
+    }
+    v
 }
 
 /// Lists and watches one kind until the runtime shuts down, a 403, or a

@@ -241,6 +241,105 @@ impl<'a> Allocator<'a> {
     }
 }
 
+/// What one request (or `firstAvailable` subrequest) of a claim finds on a
+/// node: how many devices pass its class's and its own selectors, and which
+/// of those other claims hold. Not part of the scheduler: it explains a
+/// DynamicResources rejection ("which nodes have how many matching devices
+/// free, held by whom").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestInventory {
+    /// Index into [`Allocator::claims`].
+    pub claim: usize,
+    /// `request` or `request/subrequest`.
+    pub request: String,
+    pub device_class: String,
+    /// The devices asked for; `None` for `allocationMode: All`.
+    pub count: Option<usize>,
+    /// Devices on the node that pass the selectors.
+    pub matching: usize,
+    /// Those of them already allocated to a claim.
+    pub held: Vec<DeviceId>,
+}
+
+impl Allocator<'_> {
+    /// Every request's matching and held devices on the node, in claim,
+    /// request and subrequest order; the error is the one Filter reports
+    /// (a broken selector, an `All` request over a pool being updated).
+    pub fn inventory(
+        &self,
+        node: &Node,
+        interner: &Interner,
+    ) -> Result<Vec<RequestInventory>, String> {
+        let mut search = Search {
+            alloc: self,
+            interner,
+            pools: self.gather_pools(node, interner),
+            data: FxHashMap::default(),
+            allocating: FxHashMap::default(),
+            constraints: Vec::with_capacity(self.claims.len()),
+            result: vec![Vec::new(); self.claims.len()],
+            matches: FxHashMap::default(),
+            selected_sub: FxHashMap::default(),
+        };
+        search.prepare()?;
+        // Count what each request's own selectors match, not the entries
+        // validation cached under another subrequest's indices.
+        search.matches.clear();
+        let mut out = Vec::new();
+        for (ci, claim) in self.claims.iter().enumerate() {
+            for (ri, req) in claim.spec.requests.iter().enumerate() {
+                let subs = match &req.kind {
+                    RequestKind::FirstAvailable(subs) => subs.len(),
+                    _ => 1,
+                };
+                for si in 0..subs {
+                    let key = ReqKey {
+                        claim: ci,
+                        request: ri,
+                        sub: si,
+                    };
+                    let Some(data) = search.data.get(&key) else {
+                        continue;
+                    };
+                    let (exact, class, parent) = (data.exact, data.class, data.parent);
+                    let mut entry = RequestInventory {
+                        claim: ci,
+                        request: match parent {
+                            Some(p) => format!("{}/{}", p.name, exact.name),
+                            None => req.name.to_string(),
+                        },
+                        device_class: exact.device_class.to_string(),
+                        count: (exact.mode == AllocationMode::ExactCount)
+                            .then_some(exact.count.max(0) as usize),
+                        matching: 0,
+                        held: Vec::new(),
+                    };
+                    for pi in 0..search.pools.len() {
+                        for sl in 0..search.pools[pi].slices.len() {
+                            for di in 0..search.pools[pi].slices[sl].devices.len() {
+                                let r = DevRef {
+                                    pool: pi,
+                                    slice: sl,
+                                    device: di,
+                                };
+                                if !search.selectable(key, class, exact, r)? {
+                                    continue;
+                                }
+                                entry.matching += 1;
+                                if search.in_use(r) {
+                                    entry.held.push(search.device_id(r));
+                                }
+                            }
+                        }
+                    }
+                    out.push(entry);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
 fn claim_key(c: &ResourceClaim, interner: &Interner) -> String {
     format!("{}/{}", interner.resolve(c.namespace), c.name)
 }
@@ -280,8 +379,11 @@ impl<'s, 'a> Search<'s, 'a> {
                     RequestKind::FirstAvailable(subs) => {
                         let mut min = usize::MAX;
                         for (si, sub) in subs.iter().enumerate() {
-                            // Upstream validates subrequests with the
-                            // request's indices (subrequest 0).
+                            // Upstream validates subrequest i under the
+                            // indices of subrequest i-1 (it sets the index
+                            // after validating), so an `All` subrequest's
+                            // selector results are cached for its
+                            // predecessor.
                             let d = self.validate(
                                 claim,
                                 sub,
@@ -289,7 +391,7 @@ impl<'s, 'a> Search<'s, 'a> {
                                 ReqKey {
                                     claim: ci,
                                     request: ri,
-                                    sub: 0,
+                                    sub: si.saturating_sub(1),
                                 },
                             )?;
                             min = min.min(d.num_devices);

@@ -351,3 +351,87 @@ fn pre_enqueue_waits_for_missing_and_ungenerated_claims() {
         Err("pod \"default/p\": ResourceClaim not created yet".into())
     );
 }
+
+#[test]
+fn inventory_counts_matching_and_held_devices_per_request() {
+    let held = claim(
+        "held",
+        &exact("gpu", "gpu", "count: 1", ""),
+        &allocated(&[("n1", "gpu-0")], Some("n1")),
+    );
+    let c = claim("three", &exact("gpu", "big-gpu", "count: 3", ""), "");
+    let mut cluster = cluster_from_yaml(&format!("{BASE}{held}{c}"));
+    let p = pod_from_yaml(&pod(&["three"]), &mut cluster);
+    let state = pre_filter(&cluster, &p).unwrap().unwrap();
+    let alloc = state.allocator.as_ref().unwrap();
+    let n1 = alloc.inventory(cluster.node(0), &cluster.interner).unwrap();
+    assert_eq!(n1.len(), 1);
+    assert_eq!(n1[0].request, "gpu");
+    assert_eq!(n1[0].device_class, "big-gpu");
+    assert_eq!(n1[0].count, Some(3));
+    // Two A100s pass big-gpu's memory selector; the L4 does not.
+    assert_eq!(n1[0].matching, 2);
+    assert_eq!(
+        n1[0].held,
+        vec![DeviceId {
+            driver: "gpu.example.com".into(),
+            pool: "n1".into(),
+            device: "gpu-0".into()
+        }]
+    );
+    let n2 = alloc.inventory(cluster.node(1), &cluster.interner).unwrap();
+    assert_eq!((n2[0].matching, n2[0].held.len()), (0, 0));
+}
+
+#[test]
+fn inventory_lists_each_first_available_subrequest() {
+    let c = claim(
+        "alt",
+        "      requests:\n      - name: gpu\n        firstAvailable:\n        - {name: big, deviceClassName: big-gpu, count: 4}\n        - {name: any, deviceClassName: gpu, allocationMode: All}",
+        "",
+    );
+    let mut cluster = cluster_from_yaml(&format!("{BASE}{c}"));
+    let p = pod_from_yaml(&pod(&["alt"]), &mut cluster);
+    let state = pre_filter(&cluster, &p).unwrap().unwrap();
+    let alloc = state.allocator.as_ref().unwrap();
+    let n1 = alloc.inventory(cluster.node(0), &cluster.interner).unwrap();
+    let got: Vec<_> = n1
+        .iter()
+        .map(|r| (r.request.as_str(), r.count, r.matching))
+        .collect();
+    assert_eq!(got, vec![("gpu/big", Some(4), 2), ("gpu/any", None, 3)]);
+}
+
+#[test]
+fn an_unschedulable_answer_says_which_nodes_have_matching_devices_and_who_holds_them() {
+    let held = claim(
+        "held",
+        &exact("gpu", "gpu", "count: 1", ""),
+        &allocated(&[("n1", "gpu-0")], Some("n1")),
+    )
+    .replace(
+        "  status:\n",
+        "  status:\n    reservedFor:\n    - {resource: pods, name: trainer, uid: trainer-uid}\n",
+    );
+    let trainer = "\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: trainer, namespace: default, uid: trainer-uid}\n  spec:\n    nodeName: n1\n    containers: [{name: c, image: x}]\n";
+    let c = claim("two", &exact("gpu", "big-gpu", "count: 2", ""), "");
+    let mut cluster = cluster_from_yaml(&format!("{BASE}{held}{c}{trainer}"));
+    let p = pod_from_yaml(&pod(&["two"]), &mut cluster);
+    let scheduler = crate::engine::Scheduler::new(crate::engine::version::VersionChoice::flag(
+        crate::engine::version::Version::V1_34,
+    ));
+    let answer = crate::engine::place(&cluster, &p, &scheduler);
+    assert_eq!(answer.outcome, crate::engine::Outcome::Unschedulable);
+    assert_eq!(answer.device_availability.len(), 1, "n2 has no big GPU");
+    let n1 = &answer.device_availability[0];
+    assert_eq!(cluster.node(n1.node).name.as_ref(), "n1");
+    let r = &n1.requests[0];
+    assert_eq!(
+        (r.claim.as_str(), r.matching, r.free),
+        ("default/two", 2, 1)
+    );
+    assert_eq!(r.held.len(), 1);
+    assert_eq!(r.held[0].device, "gpu.example.com/n1/gpu-0");
+    assert_eq!(r.held[0].claim, "default/held");
+    assert_eq!(r.held[0].pods, vec!["default/trainer".to_string()]);
+}
