@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use kplace::engine::{self, Outcome, Placement, Version};
 use kplace::model::Cluster;
 use kplace::report;
-use kplace::source::file::{LoadOptions, SourceError, load_pod, load_snapshot_with};
+use kplace::source::file::{LoadOptions, SourceError, load_pod_with_claims, load_snapshot_with};
 use kplace::source::version::{ServerVersion, choose};
 
 /// `--scheduler-version`: `1.33`, `v1.33` or `v1.33.2`; anything else is a
@@ -219,17 +219,19 @@ fn ms(d: Duration) -> f64 {
 
 /// The pod to ask about: a new pod from a file, or one of the snapshot.
 enum Question {
-    NewPod(Box<kplace::model::Pod>),
+    /// A pod from a manifest, with the ResourceClaims written beside it.
+    NewPod(
+        Box<kplace::model::Pod>,
+        Vec<kplace::model::dra::ResourceClaim>,
+    ),
     Existing(kplace::model::PodId),
 }
 
 fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
     let path = Path::new(arg);
     if path.is_file() {
-        return Ok(Question::NewPod(Box::new(load_pod(
-            path,
-            &mut cluster.interner,
-        )?)));
+        let (pod, claims) = load_pod_with_claims(path, &mut cluster.interner)?;
+        return Ok(Question::NewPod(Box::new(pod), claims));
     }
     if let Some((ns, name)) = arg.split_once('/')
         && !name.contains('/')
@@ -244,6 +246,30 @@ fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
     Err(CliError::BadInput(format!(
         "{arg}: no such file (give a Pod manifest or NAMESPACE/NAME)"
     )))
+}
+
+/// Adds a manifest's ResourceClaims to the snapshot in memory (the file
+/// is not changed) and says which are new and which replace one.
+fn manifest_claims(
+    cluster: &mut Cluster,
+    claims: Vec<kplace::model::dra::ResourceClaim>,
+) -> String {
+    let names: Vec<String> = claims
+        .iter()
+        .map(|c| {
+            let key = format!("{}/{}", cluster.interner.resolve(c.namespace), c.name);
+            if cluster.dra.claim(c.namespace, &c.name).is_some() {
+                format!("{key} (in place of the snapshot's)")
+            } else {
+                key
+            }
+        })
+        .collect();
+    cluster.dra = cluster.dra.with_claims(claims);
+    format!(
+        "the pod's manifest brings ResourceClaim {}",
+        names.join(", ")
+    )
 }
 
 pub fn place(args: &PlaceArgs) -> Result<()> {
@@ -268,17 +294,24 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     }
     let config = load_scheduler_config(args.scheduler_config.as_deref())?;
     let scheduler = configured_scheduler(choice, config.as_deref())?;
+    // The manifest's ResourceClaims join the snapshot in memory.
+    let mut manifest_claims_note = None;
+    if let Question::NewPod(_, claims) = &question
+        && !claims.is_empty()
+    {
+        manifest_claims_note = Some(manifest_claims(&mut cluster, claims.clone()));
+    }
     if let Some(n) = args.replicas {
         return place_replicas(args, &cluster, question, n as usize, &scheduler);
     }
 
     // A new StatefulSet replica comes with the claims its set's templates
     // create (the snapshot in memory gains them; the file is not changed).
-    let mut claims_note = None;
-    if let Question::NewPod(pod) = &question {
+    let mut claims_notes = Vec::new();
+    if let Question::NewPod(pod, _) = &question {
         let claims = engine::statefulset::missing_claims(&cluster, pod);
         if !claims.is_empty() {
-            claims_note = Some(engine::statefulset::created_note(&cluster, pod, &claims));
+            claims_notes.push(engine::statefulset::created_note(&cluster, pod, &claims));
             for c in claims {
                 cluster.storage.add_claim(c);
             }
@@ -289,7 +322,7 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     for _ in 0..args.repeat {
         let t = Instant::now();
         let a = match &question {
-            Question::NewPod(pod) => engine::place(&cluster, pod, &scheduler),
+            Question::NewPod(pod, _) => engine::place(&cluster, pod, &scheduler),
             Question::Existing(id) => engine::place_existing(&cluster, *id, &scheduler),
         };
         runs.push(t.elapsed());
@@ -297,7 +330,8 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     }
     let mut answer = answer.expect("repeat is at least 1");
     answer.notes.extend(load_notes);
-    answer.notes.extend(claims_note);
+    answer.notes.extend(claims_notes);
+    answer.notes.extend(manifest_claims_note.clone());
 
     if args.timings {
         runs.sort();
@@ -363,7 +397,7 @@ fn place_replicas(
     scheduler: &engine::Scheduler,
 ) -> Result<()> {
     let template = match question {
-        Question::NewPod(pod) => *pod,
+        Question::NewPod(pod, _) => *pod,
         Question::Existing(id) => {
             let mut pod = cluster.pod(id).clone();
             pod.node = None;

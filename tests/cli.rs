@@ -1334,3 +1334,39 @@ fn the_table_names_the_devices_a_placed_pod_gets() {
     );
     assert!(table.contains(&line), "{line} not in\n{table}");
 }
+
+#[test]
+fn a_pod_manifest_can_bring_its_resource_claims() {
+    // dra-020's pod with its claim rewritten to ask for four GPUs instead
+    // of nine, in the same file after `---`: worker-d-1 has four free.
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("pod-and-claim.yaml");
+    let pod_text = std::fs::read_to_string(pod("dra-020")).unwrap();
+    std::fs::write(
+        &manifest,
+        format!(
+            "{pod_text}---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: infer-gpu-x4xpm, namespace: ml}}\nspec:\n  devices:\n    requests:\n    - name: gpu\n      exactly: {{deviceClassName: gpu.example.com, count: 4}}\n"
+        ),
+    )
+    .unwrap();
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--scheduler-version",
+        "1.34",
+        "--snapshot",
+        &snapshot("dra-020"),
+        "--pod",
+        manifest.to_str().unwrap(),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["outcome"], "scheduled");
+    assert_eq!(got["node"], "worker-d-1");
+    assert_eq!(got["devices"].as_array().unwrap().len(), 4);
+    assert!(
+        got["notes"].as_array().unwrap().iter().any(|n| n
+            == "the pod's manifest brings ResourceClaim ml/infer-gpu-x4xpm (in place of the snapshot's)"),
+        "{}",
+        got["notes"]
+    );
+}

@@ -366,3 +366,94 @@ fn a_statefulset_draft_is_its_next_replica_with_the_claim_its_template_creates()
         "no replica lands in zone c:\n{s}"
     );
 }
+
+/// dra-020's snapshot with its incoming pod pending in it, as JSON.
+fn dra_snapshot(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::io::Read;
+    let case =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases/dra-020");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(case.join("snapshot.yaml.gz")).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut list: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    let pod: serde_json::Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(case.join("pod.yaml")).unwrap()).unwrap();
+    list["items"].as_array_mut().unwrap().push(pod);
+    let path = dir.join("dra.json");
+    std::fs::write(&path, list.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn a_draft_edits_its_device_claim_and_the_answer_follows() {
+    use kplace::app::whatif::claims::ClaimField;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = App::new(Options {
+        snapshot: Some(dra_snapshot(dir.path())),
+        pod: Some("ml/infer-ctxzjt5gj-w88mx".into()),
+        scheduler_version: Some(kplace::engine::Version::V1_34),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "snapshot did not load");
+    assert_eq!(app.view, View::Placement);
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(app.view, View::WhatIf);
+    let d = whatif(&app).draft.as_ref().expect("a draft");
+    // The pod's unallocated claim is copied into the draft, after `---`.
+    assert!(
+        d.yaml
+            .contains("---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim"),
+        "{}",
+        d.yaml
+    );
+    let s = screen(&app);
+    assert!(s.contains("Device claims (DRA)"), "{s}");
+    assert!(s.contains("[0] infer-gpu-x4xpm"), "{s}");
+    assert!(s.contains("UNSCHEDULABLE"), "{s}");
+    assert!(s.contains("wants 9): 4 free of 4 matching"), "{s}");
+
+    // Four GPUs instead of nine: worker-d-1 has four free.
+    type_into(&mut app, &Target::Claim(0, ClaimField::Count), "4");
+    let s = screen(&app);
+    assert!(s.contains("SCHEDULED"), "{s}");
+    assert!(s.contains("worker-d-1"), "{s}");
+    assert!(
+        s.contains("ml/infer-gpu-x4xpm gpu → gpu.example.com/worker-d-1/gpu-"),
+        "{s}"
+    );
+
+    // A selector no device passes: nothing matches anywhere.
+    type_into(
+        &mut app,
+        &Target::Claim(0, ClaimField::Selector),
+        r#"device.attributes["gpu.example.com"].model == "h100""#,
+    );
+    let s = screen(&app);
+    assert!(s.contains("UNSCHEDULABLE"), "{s}");
+    assert!(s.contains("cannot allocate all claims"), "{s}");
+
+    // Removing the claim: the pod no longer asks for devices.
+    select(&mut app, &Target::Claim(0, ClaimField::DeviceClass));
+    key(&mut app, KeyCode::Char('x'));
+    let d = whatif(&app).draft.as_ref().expect("a draft");
+    assert!(d.claims.is_empty());
+    assert!(!d.yaml.contains("resourceClaims"), "{}", d.yaml);
+    assert!(screen(&app).contains("SCHEDULED"));
+
+    // And adding one back by class name.
+    select(&mut app, &Target::AddClaim);
+    key(&mut app, KeyCode::Enter);
+    keys(&mut app, "gpu.example.com");
+    key(&mut app, KeyCode::Enter);
+    let d = whatif(&app).draft.as_ref().expect("a draft");
+    assert_eq!(d.claims.len(), 1);
+    assert!(
+        d.yaml.contains("deviceClassName: gpu.example.com"),
+        "{}",
+        d.yaml
+    );
+    let s = screen(&app);
+    assert!(s.contains("SCHEDULED"), "{s}");
+    assert!(s.contains("infer-ctxzjt5gj-w88mx-devices"), "{s}");
+}

@@ -232,6 +232,19 @@ impl Dra {
         d
     }
 
+    /// A copy with `extra` claims added, each replacing the claim of the
+    /// same namespace and name (a what-if's draft claims).
+    pub fn with_claims(&self, extra: Vec<ResourceClaim>) -> Dra {
+        let mut claims = self.claims.clone();
+        claims.extend(extra);
+        Dra::new(
+            self.classes.values().cloned().collect(),
+            self.slices.clone(),
+            claims,
+            self.templates.clone(),
+        )
+    }
+
     pub fn is_empty(&self) -> bool {
         self.classes.is_empty()
             && self.slices.is_empty()

@@ -215,6 +215,11 @@ impl ClusterBuilder {
         std::mem::take(&mut self.pods)
     }
 
+    /// The ResourceClaims read so far (a manifest's claims beside its pod).
+    pub fn take_resource_claims(&mut self) -> Vec<ResourceClaim> {
+        std::mem::take(&mut self.resource_claims)
+    }
+
     pub fn finish(self) -> Cluster {
         let storage = Storage::new(
             self.storage_classes,

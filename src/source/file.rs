@@ -738,6 +738,16 @@ pub fn load_pod_bytes(
     name: &str,
     interner: &mut Interner,
 ) -> Result<Pod, SourceError> {
+    load_pod_with_claims_bytes(bytes, name, interner).map(|(pod, _)| pod)
+}
+
+/// The one Pod of a manifest and the ResourceClaims beside it (a pod
+/// written with the claims it asks for, as `kubectl apply -f` takes them).
+pub fn load_pod_with_claims_bytes(
+    bytes: &[u8],
+    name: &str,
+    interner: &mut Interner,
+) -> Result<(Pod, Vec<crate::model::dra::ResourceClaim>), SourceError> {
     let mut c = Collector {
         builder: ClusterBuilder::with_interner(std::mem::take(interner)),
         ..Default::default()
@@ -745,9 +755,10 @@ pub fn load_pod_bytes(
     let result = ingest_bytes(&mut c, bytes, name);
     *interner = std::mem::take(&mut c.builder.interner);
     result?;
+    let claims = c.builder.take_resource_claims();
     let mut pods = c.builder.take_pods();
     match pods.len() {
-        1 => Ok(pods.pop().expect("one pod")),
+        1 => Ok((pods.pop().expect("one pod"), claims)),
         0 => Err(SourceError::Io {
             file: name.to_string(),
             message: "holds no Pod object".into(),
@@ -764,4 +775,13 @@ pub fn load_pod_bytes(
 pub fn load_pod(path: &Path, interner: &mut Interner) -> Result<Pod, SourceError> {
     let bytes = read_bytes(path)?;
     load_pod_bytes(&bytes, &path.display().to_string(), interner)
+}
+
+/// [`load_pod`], with the ResourceClaims the manifest holds beside the pod.
+pub fn load_pod_with_claims(
+    path: &Path,
+    interner: &mut Interner,
+) -> Result<(Pod, Vec<crate::model::dra::ResourceClaim>), SourceError> {
+    let bytes = read_bytes(path)?;
+    load_pod_with_claims_bytes(&bytes, &path.display().to_string(), interner)
 }

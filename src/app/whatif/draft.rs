@@ -6,6 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::engine::statefulset;
+use crate::model::dra::ResourceClaim;
 use crate::model::labels::{LabelSelector, SetOperator};
 use crate::model::pod::{
     AffinityTerm, InclusionPolicy, InlineDisk, NodeSelectorOperator, NodeSelectorTerm, PodVolume,
@@ -13,7 +14,7 @@ use crate::model::pod::{
 };
 use crate::model::policy::{SelectorOwner, StatefulSetSpec};
 use crate::model::{Cluster, Interner, Pod};
-use crate::source::file::load_pod_bytes;
+use crate::source::file::load_pod_with_claims_bytes;
 
 /// How parse errors name the draft (stripped before showing them).
 pub const DRAFT_FILE: &str = "draft";
@@ -25,9 +26,14 @@ pub const FIELDS_NOTE: &str = "The draft holds the scheduling-relevant fields th
 pub struct Draft {
     /// The manifest; the form edits it, the YAML is rendered from it.
     pub doc: Value,
+    /// ResourceClaims written beside the pod (the YAML's later documents):
+    /// what-if device claims, which replace the snapshot's of the same name.
+    pub claims: Vec<Value>,
     pub yaml: String,
     /// The last draft that parsed.
     pub pod: Option<Pod>,
+    /// The parsed `claims` of that draft.
+    pub pod_claims: Vec<ResourceClaim>,
     /// Why the current draft does not parse (the API server's words).
     pub error: Option<String>,
     /// Whether `pod` is the current draft (no error since).
@@ -36,11 +42,18 @@ pub struct Draft {
 
 impl Draft {
     pub fn new(doc: Value) -> Draft {
-        let yaml = render_yaml(&doc);
+        Draft::with_claims(doc, Vec::new())
+    }
+
+    /// A pod and the ResourceClaims written beside it.
+    pub fn with_claims(doc: Value, claims: Vec<Value>) -> Draft {
+        let yaml = render_docs(&doc, &claims);
         Draft {
             doc,
+            claims,
             yaml,
             pod: None,
+            pod_claims: Vec::new(),
             error: None,
             valid: false,
         }
@@ -67,16 +80,24 @@ impl Draft {
 
     /// Replaces the document (form edit, YAML edit) and re-parses.
     pub fn set_doc(&mut self, doc: Value, interner: &mut Interner) {
+        let claims = std::mem::take(&mut self.claims);
+        self.set_docs(doc, claims, interner);
+    }
+
+    /// Replaces the pod and its claims and re-parses.
+    pub fn set_docs(&mut self, doc: Value, claims: Vec<Value>, interner: &mut Interner) {
         self.doc = doc;
-        self.yaml = render_yaml(&self.doc);
+        self.claims = claims;
+        self.yaml = render_docs(&self.doc, &self.claims);
         self.reparse(interner);
     }
 
     /// Parses `yaml`; on success the pod becomes the last valid one.
     pub fn reparse(&mut self, interner: &mut Interner) {
-        match load_pod_bytes(self.yaml.as_bytes(), DRAFT_FILE, interner) {
-            Ok(pod) => {
+        match load_pod_with_claims_bytes(self.yaml.as_bytes(), DRAFT_FILE, interner) {
+            Ok((pod, claims)) => {
                 self.pod = Some(pod);
+                self.pod_claims = claims;
                 self.error = None;
                 self.valid = true;
             }
@@ -90,13 +111,35 @@ impl Draft {
     /// Takes edited YAML text: a syntax error is returned (the document is
     /// kept as it was); otherwise the text becomes the draft.
     pub fn set_yaml(&mut self, text: &str, interner: &mut Interner) -> Result<(), String> {
-        let doc: Value = serde_saphyr::from_str(text)
+        let docs: Vec<Value> = serde_saphyr::from_multiple(text)
             .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string())?;
-        if !doc.is_object() {
-            return Err("the draft must be one Pod object (a YAML mapping)".into());
+        let mut pod = None;
+        let mut claims = Vec::new();
+        for doc in docs.into_iter().filter(|d| !d.is_null()) {
+            if !doc.is_object() {
+                return Err(DRAFT_SHAPE.into());
+            }
+            match doc.get("kind").and_then(Value::as_str) {
+                Some("ResourceClaim") => claims.push(doc),
+                Some("Pod") | None if pod.is_none() => pod = Some(doc),
+                Some(other) if other != "Pod" => {
+                    return Err(format!("{DRAFT_SHAPE}; a {other} is neither"));
+                }
+                _ => return Err(format!("{DRAFT_SHAPE}; it holds two pods")),
+            }
         }
-        self.set_doc(doc, interner);
+        let Some(doc) = pod else {
+            return Err(DRAFT_SHAPE.into());
+        };
+        self.set_docs(doc, claims, interner);
         Ok(())
+    }
+
+    /// The draft claim named `name`, by index.
+    pub fn claim_index(&self, name: &str) -> Option<usize> {
+        self.claims
+            .iter()
+            .position(|c| c.pointer("/metadata/name").and_then(Value::as_str) == Some(name))
     }
 }
 
@@ -122,6 +165,20 @@ pub fn clean_error(text: &str) -> String {
         Some((_, rest)) => rest.to_string(),
         None => t.to_string(),
     }
+}
+
+/// What a draft may hold.
+const DRAFT_SHAPE: &str =
+    "the draft must be one Pod (a YAML mapping), optionally followed by ResourceClaims after `---`";
+
+/// The pod's YAML, then each claim's after `---`.
+pub fn render_docs(doc: &Value, claims: &[Value]) -> String {
+    let mut out = render_yaml(doc);
+    for c in claims {
+        out.push_str("---\n");
+        out.push_str(&render_yaml(c));
+    }
+    out
 }
 
 pub fn render_yaml(doc: &Value) -> String {

@@ -50,6 +50,9 @@ pub enum Target {
     AddSpread,
     Anti(usize, AntiField),
     AddAnti,
+    /// A draft device claim's first request.
+    Claim(usize, super::claims::ClaimField),
+    AddClaim,
 }
 
 impl Target {
@@ -69,7 +72,11 @@ impl Target {
     pub fn removable(&self) -> bool {
         matches!(
             self,
-            Target::Entry(..) | Target::Toleration(_) | Target::Spread(..) | Target::Anti(..)
+            Target::Entry(..)
+                | Target::Toleration(_)
+                | Target::Spread(..)
+                | Target::Anti(..)
+                | Target::Claim(..)
         )
     }
 }
@@ -406,7 +413,8 @@ fn own_selector(doc: &Value) -> Value {
 pub fn apply(doc: &mut Value, target: &Target, text: &str) {
     let text_t = text.trim();
     match target {
-        Target::Header => {}
+        // Claim rows edit the draft's claims: `claims::apply`.
+        Target::Header | Target::Claim(..) | Target::AddClaim => {}
         Target::PriorityClass => {
             let spec = object_at(doc, &["spec"]);
             if text_t.is_empty() {
@@ -576,9 +584,11 @@ fn split_pair(text: &str) -> Option<(String, String)> {
 /// The text an edit of `target` starts from.
 pub fn initial_text(r: &Row) -> String {
     match r.target {
-        Target::AddEntry(_) | Target::AddToleration | Target::AddSpread | Target::AddAnti => {
-            String::new()
-        }
+        Target::AddEntry(_)
+        | Target::AddToleration
+        | Target::AddSpread
+        | Target::AddAnti
+        | Target::AddClaim => String::new(),
         _ => r.value.clone(),
     }
 }

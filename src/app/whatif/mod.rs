@@ -2,6 +2,7 @@
 //! replicas, drain a node or lose a zone. State and actions only; the
 //! What-if view in `crate::ui::whatif` draws it.
 
+pub mod claims;
 pub mod draft;
 pub mod editor;
 pub mod external;
@@ -25,6 +26,20 @@ use editor::{EditorAction, TextArea};
 use form::{Row, Target};
 use plans::Summary;
 use worker::{Answer, DraftPod, Job, Request, WhatIfWorker};
+
+/// Applies a form row's typed text to the pod or to one of its claims.
+fn apply_row(
+    doc: &mut serde_json::Value,
+    claims: &mut Vec<serde_json::Value>,
+    target: &Target,
+    text: &str,
+) {
+    match target {
+        Target::Claim(i, field) => claims::apply(claims, *i, *field, text),
+        Target::AddClaim => claims::add(doc, claims, text),
+        _ => form::apply(doc, target, text),
+    }
+}
 
 /// Replicas asked for when `r` is first pressed.
 pub const DEFAULT_REPLICAS: usize = 5;
@@ -265,6 +280,7 @@ impl WhatIf {
         let fresh = self.interner.as_ref().map(Interner::len) == Some(self.base_len);
         Some(DraftPod {
             pod,
+            claims: d.pod_claims.clone(),
             yaml: d.yaml.clone(),
             fresh,
         })
@@ -340,7 +356,17 @@ impl WhatIf {
 
     /// Starts a new draft from a document.
     pub fn open(&mut self, cluster: &Arc<Cluster>, doc: serde_json::Value) {
-        let mut d = Draft::new(doc);
+        self.open_with_claims(cluster, doc, Vec::new());
+    }
+
+    /// Starts a new draft from a pod and the ResourceClaims beside it.
+    pub fn open_with_claims(
+        &mut self,
+        cluster: &Arc<Cluster>,
+        doc: serde_json::Value,
+        claims: Vec<serde_json::Value>,
+    ) {
+        let mut d = Draft::with_claims(doc, claims);
         d.reparse(self.interner(cluster));
         self.draft = Some(d);
         self.summary = None;
@@ -361,8 +387,9 @@ impl WhatIf {
     pub fn open_pod(&mut self, cluster: &Arc<Cluster>, pod: PodId, name: Option<String>) {
         let p = cluster.pod(pod);
         let name = name.unwrap_or_else(|| p.name.to_string());
-        let doc = draft::pod_doc(cluster, p, &name);
-        self.open(cluster, doc);
+        let mut doc = draft::pod_doc(cluster, p, &name);
+        let claims = claims::of_pod(cluster, p, &name, &mut doc);
+        self.open_with_claims(cluster, doc, claims);
     }
 
     /// A draft of the replica the pod's StatefulSet creates next (its next
@@ -384,7 +411,11 @@ impl WhatIf {
         self.rows = self
             .draft
             .as_ref()
-            .map(|d| form::rows(&d.doc))
+            .map(|d| {
+                let mut rows = form::rows(&d.doc);
+                rows.extend(claims::rows(&d.doc, &d.claims));
+                rows
+            })
             .unwrap_or_default();
         if self.cursor >= self.rows.len() {
             self.cursor = self.rows.len().saturating_sub(1);
@@ -425,16 +456,20 @@ impl WhatIf {
         &mut self,
         cluster: &Arc<Cluster>,
         target: &Target,
-        f: impl FnOnce(&mut serde_json::Value),
+        f: impl FnOnce(&mut serde_json::Value, &mut Vec<serde_json::Value>),
     ) {
-        let Some(mut doc) = self.draft.as_ref().map(|d| d.doc.clone()) else {
+        let Some((mut doc, mut claims)) = self
+            .draft
+            .as_ref()
+            .map(|d| (d.doc.clone(), d.claims.clone()))
+        else {
             return;
         };
-        f(&mut doc);
+        f(&mut doc, &mut claims);
         self.interner(cluster);
         let mut i = self.interner.take().unwrap_or_default();
         if let Some(d) = self.draft.as_mut() {
-            d.set_doc(doc, &mut i);
+            d.set_docs(doc, claims, &mut i);
             self.error_at = if d.valid { None } else { Some(target.clone()) };
         }
         self.interner = Some(i);
@@ -499,7 +534,7 @@ impl WhatIf {
                 KeyCode::Enter => {
                     self.chooser = None;
                     let name = classes.get(h).map(|c| c.0.clone()).unwrap_or_default();
-                    self.edit(cluster, &Target::PriorityClass, |doc| {
+                    self.edit(cluster, &Target::PriorityClass, |doc, _| {
                         form::apply(doc, &Target::PriorityClass, &name)
                     });
                 }
@@ -513,7 +548,9 @@ impl WhatIf {
                 KeyCode::Enter => {
                     let text = self.input.take().unwrap_or_default();
                     if let Some(target) = self.rows.get(self.cursor).map(|r| r.target.clone()) {
-                        self.edit(cluster, &target, |doc| form::apply(doc, &target, &text));
+                        self.edit(cluster, &target, |doc, claims| {
+                            apply_row(doc, claims, &target, &text)
+                        });
                     }
                 }
                 KeyCode::Backspace => {
@@ -541,10 +578,10 @@ impl WhatIf {
                     let at = classes.iter().position(|c| c.0 == r.value).unwrap_or(0);
                     self.chooser = Some(at);
                 } else if r.target.is_toggle() {
-                    self.edit(cluster, &r.target, |doc| form::apply(doc, &r.target, ""));
+                    self.edit(cluster, &r.target, |doc, _| form::apply(doc, &r.target, ""));
                 } else if matches!(r.target, Target::AddSpread | Target::AddAnti) {
                     // Added with defaults; the new rows are then edited.
-                    self.edit(cluster, &r.target, |doc| form::apply(doc, &r.target, ""));
+                    self.edit(cluster, &r.target, |doc, _| form::apply(doc, &r.target, ""));
                 } else {
                     self.input = Some(form::initial_text(&r));
                 }
@@ -553,7 +590,10 @@ impl WhatIf {
                 if let Some(r) = self.rows.get(self.cursor).cloned()
                     && r.target.removable()
                 {
-                    self.edit(cluster, &r.target, |doc| form::remove(doc, &r.target));
+                    self.edit(cluster, &r.target, |doc, claims| match r.target {
+                        Target::Claim(i, _) => claims::remove(doc, claims, i),
+                        _ => form::remove(doc, &r.target),
+                    });
                 }
             }
             KeyCode::Char('y') => {

@@ -15,8 +15,9 @@ use crate::engine::disruption::{Disruption, simulate};
 use crate::engine::replicas::place_replicas;
 use crate::engine::statefulset::with_missing_claims;
 use crate::engine::{Outcome, place};
+use crate::model::dra::ResourceClaim;
 use crate::model::{Cluster, Pod};
-use crate::source::file::load_pod_bytes;
+use crate::source::file::load_pod_with_claims_bytes;
 
 use super::draft::{DRAFT_FILE, clean_error};
 use super::plans::{self, Summary};
@@ -26,6 +27,9 @@ use crate::app::report::{self, Line, PlacementReport};
 #[derive(Clone, Debug)]
 pub struct DraftPod {
     pub pod: Pod,
+    /// The draft's ResourceClaims (they replace the snapshot's of the same
+    /// name for this answer).
+    pub claims: Vec<ResourceClaim>,
     pub yaml: String,
     /// Parsed without new strings: valid against the shared snapshot.
     pub fresh: bool,
@@ -73,20 +77,32 @@ pub struct WhatIfWorker {
 struct Ctx {
     shared: Arc<Cluster>,
     owned: Option<Cluster>,
+    /// `owned.dra` holds a draft's claims (it differs from the snapshot's).
+    owned_dra_changed: bool,
 }
 
 impl Ctx {
-    /// The cluster and pod to ask about.
+    /// The cluster and pod to ask about: the shared snapshot, or a private
+    /// copy (taken once) when the draft names new strings or brings
+    /// ResourceClaims, which join the copy's claims for this answer.
     fn resolve(&mut self, d: DraftPod) -> Result<(&Cluster, Pod), String> {
-        if self.owned.is_none() && d.fresh {
+        if self.owned.is_none() && d.fresh && d.claims.is_empty() {
             return Ok((&self.shared, d.pod));
         }
         let owned = self.owned.get_or_insert_with(|| (*self.shared).clone());
-        if d.fresh {
-            return Ok((owned, d.pod));
+        let (pod, claims) = if d.fresh {
+            (d.pod, d.claims)
+        } else {
+            load_pod_with_claims_bytes(d.yaml.as_bytes(), DRAFT_FILE, &mut owned.interner)
+                .map_err(|e| clean_error(&e.to_string()))?
+        };
+        if !claims.is_empty() {
+            owned.dra = self.shared.dra.with_claims(claims);
+            self.owned_dra_changed = true;
+        } else if self.owned_dra_changed {
+            owned.dra = self.shared.dra.clone();
+            self.owned_dra_changed = false;
         }
-        let pod = load_pod_bytes(d.yaml.as_bytes(), DRAFT_FILE, &mut owned.interner)
-            .map_err(|e| clean_error(&e.to_string()))?;
         Ok((owned, pod))
     }
 
@@ -151,6 +167,7 @@ impl WhatIfWorker {
                 let mut ctx = Ctx {
                     shared: cluster,
                     owned: None,
+                    owned_dra_changed: false,
                 };
                 while let Ok(first) = rx.recv() {
                     // Only the latest request of each kind matters.
