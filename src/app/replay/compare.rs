@@ -71,24 +71,14 @@ impl Moment {
         let mut skews = Vec::new();
         if let Some(zone) = cluster.interner.lookup(ZONE_KEY) {
             for w in &input.workloads {
-                let spreads = w.sample_pod.is_some_and(|p| {
-                    cluster
-                        .pod(p)
-                        .spread_constraints
-                        .iter()
-                        .any(|c| c.topology_key == zone)
-                });
-                if !spreads {
+                let Some((skew, per_zone)) = skew::zone_skew(cluster, w, zone) else {
                     continue;
-                }
-                let report = skew::compute(cluster, w, zone);
-                let per_zone: Vec<(String, usize)> = report
-                    .domains
-                    .iter()
-                    .map(|d| (d.value.clone(), d.pods))
+                };
+                let per_zone = per_zone
+                    .into_iter()
+                    .map(|(z, n)| (z, n.max(0) as usize))
                     .collect();
-                let max = per_zone.iter().map(|d| d.1).max().unwrap_or(0);
-                skews.push((w.label.clone(), max - report.global_min.min(max), per_zone));
+                skews.push((w.label.clone(), skew.max(0) as usize, per_zone));
             }
         }
         Moment {
