@@ -715,9 +715,20 @@ impl App {
             };
         }
         let mut changed = self.pump_feed();
+        changed |= self.feed.as_mut().is_some_and(Feed::take_repaint);
         changed |= self.session_mut().is_some_and(|s| s.pump());
         self.take_version_note();
         changed
+    }
+
+    /// One turn of the event loop without input: takes whatever background
+    /// work finished (answers, the trust check, a comparison, a new moment
+    /// or live snapshot) and says whether a frame must be drawn: something
+    /// arrived, or work in flight needs its spinner. The loop asks this at
+    /// least every frame interval, so a result shows without a key press.
+    pub fn frame_due(&mut self) -> bool {
+        let arrived = self.pump();
+        arrived || self.busy()
     }
 
     /// `:version X.Y` answers as that release from now on; `:version auto`
