@@ -208,15 +208,27 @@ fn skew_shows_domain_counts_min_and_max_skew() {
         a.contains("21 pods") && a.contains("would violate: skew 2 > maxSkew 1"),
         "{a}"
     );
+    // Within maxSkew, but the small zone is full: the engine's filters
+    // find no node there, so it may not take the next pod either.
     let c = line_with(&s, "eu-west-1c █");
     assert!(
-        c.contains("20 pods") && c.contains("may take the next pod"),
+        c.contains("20 pods") && c.contains("✗ no node fits now: Insufficient cpu"),
         "{c}"
     );
-    // t cycles the key: hostname domains are the nodes.
+    assert!(!s.contains("may take the next pod"), "{s}");
+    assert!(
+        s.contains("nodeAffinityPolicy Honor  nodeTaintsPolicy Ignore"),
+        "{s}"
+    );
+    // The pending replica the spread keeps out is listed too.
+    assert!(s.contains("pod shop/frontend-6b8f7c5d4-r6ndz"), "{s}");
+    // t cycles the constraints: the hostname one scores only, its domains
+    // are the nodes.
     key(&mut app, KeyCode::Char('t'));
     let s = screen(&app, 160, 48);
     assert!(s.contains("over kubernetes.io/hostname"), "{s}");
+    assert!(s.contains("constraint 2 of 2"), "{s}");
+    assert!(s.contains("maxSkew 2 (ScheduleAnyway"), "{s}");
     assert!(s.contains("worker-a01"), "{s}");
 }
 
@@ -298,7 +310,7 @@ fn number_keys_switch_views_and_esc_goes_back() {
         ('4', View::Nodes, "Nodes (30)"),
         ('5', View::Pods, "Pods (396)"),
         ('6', View::Placement, "No pod selected"),
-        ('2', View::Skew, "Workloads (10)"),
+        ('2', View::Skew, "Workloads (11)"),
         ('1', View::Overview, "Pending pods (5)"),
     ] {
         key(&mut app, KeyCode::Char(c));
@@ -746,4 +758,181 @@ fn config_command_switches_the_profiles_and_every_answer_follows() {
     let s = screen(&app, 200, 60);
     assert!(!line_with(&s, " kplace ").contains("profiles"), "{s}");
     assert!(line_with(&s, "#").contains("Balance"), "{s}");
+}
+
+/// Free CPU per zone on the nodes a plain pod of `class` could use, by the
+/// engine's own NodeUnschedulable and TaintToleration filters; and the free
+/// CPU of the nodes those filters keep it off.
+fn free_cpu_by_filters(
+    cluster: &kplace::model::Cluster,
+    class: &str,
+) -> (
+    std::collections::BTreeMap<String, i64>,
+    std::collections::BTreeMap<String, i64>,
+) {
+    use kplace::engine::plugins::{node_unschedulable, taint_toleration};
+    let value = cluster.priority_class(class).unwrap().value;
+    let mut probe = kplace::model::Pod::blank(cluster.empty_sym());
+    probe.priority = Some(value);
+    let zone_key = cluster
+        .interner
+        .lookup("topology.kubernetes.io/zone")
+        .unwrap();
+    let (mut usable, mut kept_off) = (Default::default(), Default::default());
+    for (id, node) in cluster.nodes.iter().enumerate() {
+        let zone = cluster
+            .interner
+            .resolve(node.labels.get(zone_key).unwrap())
+            .to_string();
+        let free = (node.allocatable.milli_cpu - cluster.node_infos[id].requested.milli_cpu).max(0);
+        let ok = node_unschedulable::filter(&probe, node).is_ok()
+            && taint_toleration::filter(&probe, node).is_ok();
+        let map: &mut std::collections::BTreeMap<String, i64> =
+            if ok { &mut usable } else { &mut kept_off };
+        *map.entry(zone).or_default() += free;
+    }
+    (usable, kept_off)
+}
+
+#[test]
+fn tiers_headroom_counts_only_nodes_a_plain_pod_of_the_class_could_use() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('3'));
+    let s = screen(&app, 200, 48);
+    assert!(
+        s.contains("Headroom per zone for a pod at standard (10000), assuming a pod of this class with no tolerations"),
+        "{s}"
+    );
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    let (usable, kept_off) = free_cpu_by_filters(&cluster, "standard");
+    // The two GPU nodes of eu-west-1a carry nvidia.com/gpu:NoSchedule and
+    // have CPU to spare: none of it may be shown as free for a standard pod.
+    assert!(kept_off["eu-west-1a"] > 0, "{kept_off:?}");
+    for (zone, free) in &usable {
+        let line = line_with(&s, &format!("{zone:<16} cpu"));
+        let shown = format!(" free {}  ", kplace::app::format::cpu(*free));
+        assert!(line.contains(&shown), "{zone}: want{shown}\n{line}");
+        let with_tainted = format!(
+            " free {}  ",
+            kplace::app::format::cpu(*free + kept_off.get(zone).copied().unwrap_or(0))
+        );
+        if kept_off.get(zone).is_some_and(|&k| k > 0) {
+            assert!(!line.contains(&with_tainted), "{line}");
+        }
+    }
+    let in_zone = |z: &str| {
+        let key = cluster
+            .interner
+            .lookup("topology.kubernetes.io/zone")
+            .unwrap();
+        cluster
+            .nodes
+            .iter()
+            .filter(|n| cluster.interner.resolve(n.labels.get(key).unwrap()) == z)
+            .count()
+    };
+    assert!(
+        line_with(&s, "eu-west-1a       cpu").contains(&format!(
+            "on {} of {} nodes",
+            in_zone("eu-west-1a") - 2,
+            in_zone("eu-west-1a")
+        )),
+        "{s}"
+    );
+    assert!(
+        s.contains("1 cordoned and 3 with an untolerated NoSchedule/NoExecute taint left out"),
+        "{s}"
+    );
+}
+
+#[test]
+fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
+    let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "high-priority"}, "value": 100000},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "high-priority-nonpreempting"}, "value": 100000,
+         "preemptionPolicy": "Never"},
+        {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": "n1", "labels": {"topology.kubernetes.io/zone": "z1"}},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {"name": "p", "namespace": "default"},
+         "spec": {"nodeName": "n1", "priority": 100000,
+                  "priorityClassName": "high-priority-nonpreempting",
+                  "containers": [{"name": "c", "image": "nginx",
+                      "resources": {"requests": {"cpu": "1"}}}]},
+         "status": {"phase": "Running"}}
+    ]});
+    let (cluster, _) = kplace::source::file::load_snapshot_bytes(
+        snapshot.to_string().as_bytes(),
+        "two-classes.json",
+    )
+    .unwrap();
+    let mut app = App::with_cluster(cluster, "two classes", Options::default());
+    assert!(app.wait_until_idle(SETTLE));
+    key(&mut app, KeyCode::Char('3'));
+    let s = screen(&app, 160, 40);
+    let high = line_with(&s, "high-priority ");
+    let never = line_with(&s, "high-priority-nonpreempting");
+    assert!(high.contains("100000") && high.contains("Lower"), "{s}");
+    assert!(!high.contains("Never"), "{s}");
+    assert!(never.contains("100000") && never.contains("Never"), "{s}");
+    // The pod counts under its own class only.
+    assert!(never.contains("      1 "), "{never}");
+    assert!(high.contains("      0 "), "{high}");
+}
+
+#[test]
+fn skew_fleet_lists_the_workloads_at_their_max_skew() {
+    use kplace::engine::plugins::podtopologyspread::filtering::pre_filter;
+    use kplace::engine::profile::SpreadArgs;
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('2'));
+    let s = screen(&app, 200, 60);
+    // Independently: each workload's PreFilter counts for its next replica.
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    let derived = kplace::app::derived::Derived::build(&cluster);
+    let (mut at, mut near) = (0, 0);
+    for w in &derived.workloads {
+        let Some(sample) = w.sample_pod else { continue };
+        let pod = cluster.pod(sample);
+        if pod.spread_constraints.is_empty() {
+            continue;
+        }
+        let Some(pre) = pre_filter(&cluster, pod, &SpreadArgs::default()) else {
+            continue;
+        };
+        for c in &pre.constraints {
+            let max = pre
+                .pair_counts
+                .iter()
+                .filter(|(k, _)| k.0 == c.topology_key)
+                .map(|(_, n)| *n)
+                .max()
+                .unwrap();
+            let skew = max - pre.min_match(c).unwrap();
+            let row = &w.label;
+            if skew >= c.max_skew as i64 {
+                at += 1;
+                assert!(
+                    s.lines()
+                        .any(|l| l.contains(row.as_str()) && l.contains("✗ at max")),
+                    "{row}\n{s}"
+                );
+            } else if skew == c.max_skew as i64 - 1 {
+                near += 1;
+                assert!(
+                    s.lines()
+                        .any(|l| l.contains(row.as_str()) && l.contains("! 1 away")),
+                    "{row}\n{s}"
+                );
+            }
+        }
+    }
+    assert!(at > 0, "the demo's frontend sits at its maxSkew");
+    assert!(
+        s.contains(&format!("Fleet: {at} at maxSkew, {near} one replica away")),
+        "{s}"
+    );
 }

@@ -206,6 +206,9 @@ fn a_mark_compares_two_moments() {
     assert!(s.contains("- default/web-old"), "{s}");
     assert!(s.contains("zone-2: 0 → 1"), "{s}");
     assert!(s.contains("mark 00:00"), "{s}");
+    // node-a was cordoned at 0:04: the comparison names it.
+    assert!(s.contains("Nodes: 1 changed"), "{s}");
+    assert!(s.contains("~ node node-a: cordoned"), "{s}");
     // From 0:01 (web-new pending) to the end, web-new moved onto node-b.
     command(&mut app, "at 0:01");
     key(&mut app, KeyCode::Char('m'));
@@ -213,6 +216,68 @@ fn a_mark_compares_two_moments() {
     let s = screen(&app);
     assert!(s.contains("~ default/web-new: (pending) → node-b"), "{s}");
     assert!(s.contains("(pods, pending)"), "{s}");
+    // Back before the cordon from a mark after it: uncordoned.
+    command(&mut app, "at end");
+    key(&mut app, KeyCode::Char('m'));
+    command(&mut app, "at 0:02");
+    let s = screen(&app);
+    assert!(s.contains("~ node node-a: uncordoned"), "{s}");
+    // Between two moments without node events: no node section.
+    command(&mut app, "at 0:01");
+    key(&mut app, KeyCode::Char('m'));
+    command(&mut app, "at 0:03");
+    let s = screen(&app);
+    assert!(s.contains("Pods: 0 added, 1 removed, 1 moved"), "{s}");
+    assert!(!s.contains("Nodes:"), "{s}");
+}
+
+/// The event loop's frames, without a key: the trust check's result must
+/// be drawn when it arrives, not at the next key press.
+#[test]
+fn the_trust_check_result_is_drawn_without_a_key() {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = open(dir.path());
+    // Only the trust check will be in flight.
+    assert!(app.wait_until_idle(SETTLE));
+    app.handle_key(KeyEvent::new(KeyCode::Char('8'), KeyModifiers::NONE));
+    assert_eq!(app.view, View::Replay);
+    let mut terminal = Terminal::new(TestBackend::new(150, 40)).unwrap();
+    // The loop draws after a key; from here on it draws only when
+    // `frame_due` says so, as `app::run` does.
+    terminal.draw(|f| kplace::ui::draw(f, &app)).unwrap();
+    let deadline = std::time::Instant::now() + SETTLE;
+    loop {
+        if app.frame_due() {
+            terminal.draw(|f| kplace::ui::draw(f, &app)).unwrap();
+        }
+        let done = app
+            .replay()
+            .and_then(|r| r.trust.as_ref())
+            .is_some_and(|t| t.result.is_some());
+        if done {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "trust check never finished"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let buffer = terminal.backend().buffer();
+    let mut shown = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            shown.push_str(buffer[(x, y)].symbol());
+        }
+        shown.push('\n');
+    }
+    assert!(!shown.contains("checking…"), "{shown}");
+    assert!(
+        shown.contains("1 binding · bound node among kplace's best nodes"),
+        "{shown}"
+    );
 }
 
 #[test]

@@ -24,13 +24,10 @@ impl Session {
             .pending
             .get(old.pending_cursor.selected)
             .map(|&id| old.loaded.cluster.pod_key(id));
-        let workload = old
-            .selected_workload()
-            .map(|w| od.workloads[w].label.clone());
-        let skew_key = od
-            .topology_keys
-            .get(old.skew_key)
-            .map(|&k| old.loaded.cluster.interner.resolve(k).to_string());
+        let subject = old
+            .skew_rows
+            .get(old.skew_cursor.selected)
+            .map(|&i| od.skew_labels[i].clone());
         let tier_value = od.tiers.get(old.tier_cursor.selected).map(|t| t.value);
         let placement = old.placement_pod.map(|p| old.loaded.cluster.pod_key(p));
 
@@ -87,25 +84,23 @@ impl Session {
         self.node_bars.selected = old.node_bars.selected;
 
         self.skew_filter = old.skew_filter.clone();
-        let d = &self.loaded.derived;
-        self.skew_key = skew_key
-            .and_then(|k| {
-                d.topology_keys
-                    .iter()
-                    .position(|&s| self.loaded.cluster.interner.resolve(s) == k)
-            })
-            .unwrap_or(0);
+        // The same constraint of the same subject; the old report stays on
+        // screen until the new one is computed.
+        self.skew_key = old.skew_key;
         self.refresh_skew_rows();
         let d = &self.loaded.derived;
-        if let Some(label) = workload
+        if let Some(label) = subject
             && let Some(i) = self
                 .skew_rows
                 .iter()
-                .position(|&w| d.workloads[w].label == label)
+                .position(|&w| d.skew_labels[w] == label)
         {
             self.skew_cursor.selected = i;
         }
         self.refresh_skew();
+        if self.skew.is_none() {
+            self.skew = old.skew.clone();
+        }
 
         let d = &self.loaded.derived;
         if let Some(v) = tier_value

@@ -85,10 +85,11 @@ pub struct PodRow {
 #[derive(Clone, Debug, Default)]
 pub struct TierRow {
     pub value: i32,
-    /// The classes with this value, joined; empty when only pods use it.
+    /// The PriorityClass of the row; empty for pods at this value whose
+    /// class is not (or no longer) at it.
     pub classes: String,
     pub global_default: bool,
-    /// A class at this value has `preemptionPolicy: Never`.
+    /// The class has `preemptionPolicy: Never`.
     pub never: bool,
     pub pods: usize,
     pub pending: usize,
@@ -132,6 +133,15 @@ pub struct Derived {
     pub workloads: Vec<Workload>,
     /// Node label keys to spread over: zone, hostname, region, then the rest.
     pub topology_keys: Vec<Sym>,
+    /// What the Skew view lists: every workload, then the pending pods
+    /// with spread constraints of their own.
+    pub skew_subjects: Vec<super::skew::Subject>,
+    /// Their labels (for the fuzzy filter), in the same order.
+    pub skew_labels: Vec<String>,
+    /// Workloads at or over a DoNotSchedule maxSkew, or one replica away.
+    pub skew_alerts: Vec<super::skew::SkewAlert>,
+    /// Per pod: covered by a PDB with no disruptions left.
+    pub protected: Vec<bool>,
     pub node_orders: SortOrders,
     pub pod_orders: SortOrders,
 }
@@ -145,6 +155,7 @@ impl Derived {
         d.build_tiers(cluster);
         d.build_workloads(cluster);
         d.build_topology_keys(cluster);
+        d.build_skew_subjects(cluster);
         let zone_names: Vec<String> = d.zones.iter().map(|z| z.name.clone()).collect();
         d.node_orders = SortOrders::nodes(&d.node_rows, &zone_names);
         d.pod_orders = SortOrders::pods(&d.pod_rows);
@@ -310,30 +321,47 @@ impl Derived {
 
     fn build_tiers(&mut self, cluster: &Cluster) {
         let zones = self.zones.len();
-        let mut by_value: std::collections::BTreeMap<i32, TierRow> =
-            std::collections::BTreeMap::new();
         let row = |value: i32| TierRow {
             value,
             per_zone: vec![TierZone::default(); zones],
             ..Default::default()
         };
-        for pc in &cluster.priority_classes {
-            let r = by_value.entry(pc.value).or_insert_with(|| row(pc.value));
-            if !r.classes.is_empty() {
-                r.classes.push_str(", ");
-            }
-            r.classes.push_str(&pc.name);
-            r.global_default |= pc.global_default;
-            r.never |= pc.preemption_policy == PreemptionPolicy::Never;
-        }
-        let protected = protected_pods(cluster);
+        // One row per class, each with its own policy; classes sharing a
+        // value are separate rows.
+        let mut rows: Vec<TierRow> = cluster
+            .priority_classes
+            .iter()
+            .map(|pc| TierRow {
+                classes: pc.name.to_string(),
+                global_default: pc.global_default,
+                never: pc.preemption_policy == PreemptionPolicy::Never,
+                ..row(pc.value)
+            })
+            .collect();
+        self.protected = protected_pods(cluster);
         for (id, pod) in cluster.pods.iter().enumerate() {
             if pod.phase.is_terminal() {
                 continue;
             }
-            let r = by_value
-                .entry(pod.priority_value())
-                .or_insert_with(|| row(pod.priority_value()));
+            let value = pod.priority_value();
+            // The pod's own class when it still has that value, else a
+            // class-less row for the value.
+            let i = rows
+                .iter()
+                .position(|r| {
+                    r.value == value
+                        && !r.classes.is_empty()
+                        && pod.priority_class_name.as_deref() == Some(&*r.classes)
+                })
+                .or_else(|| {
+                    rows.iter()
+                        .position(|r| r.value == value && r.classes.is_empty())
+                })
+                .unwrap_or_else(|| {
+                    rows.push(row(value));
+                    rows.len() - 1
+                });
+            let r = &mut rows[i];
             let Some(node) = pod.node else {
                 r.pending += 1;
                 continue;
@@ -345,12 +373,20 @@ impl Derived {
             z.pods += 1;
             z.cpu += pod.requests.milli_cpu;
             z.memory += pod.requests.memory;
-            if protected[id] {
+            if self.protected[id] {
                 z.protected_cpu += pod.requests.milli_cpu;
                 z.protected_memory += pod.requests.memory;
             }
         }
-        self.tiers = by_value.into_values().rev().collect();
+        // By value, highest first; a value's classes by name, the
+        // class-less row last.
+        rows.sort_by(|a, b| {
+            b.value
+                .cmp(&a.value)
+                .then(a.classes.is_empty().cmp(&b.classes.is_empty()))
+                .then(a.classes.cmp(&b.classes))
+        });
+        self.tiers = rows;
     }
 
     fn build_workloads(&mut self, cluster: &Cluster) {
@@ -386,6 +422,21 @@ impl Derived {
         // Biggest first: that is where skew matters.
         self.workloads
             .sort_by(|a, b| b.pods.cmp(&a.pods).then_with(|| a.label.cmp(&b.label)));
+    }
+
+    fn build_skew_subjects(&mut self, cluster: &Cluster) {
+        use super::skew::Subject;
+        for (i, w) in self.workloads.iter().enumerate() {
+            self.skew_subjects.push(Subject::Workload(i));
+            self.skew_labels.push(w.label.clone());
+        }
+        for &id in &self.pending {
+            if !cluster.pod(id).spread_constraints.is_empty() {
+                self.skew_subjects.push(Subject::Pending(id));
+                self.skew_labels.push(cluster.pod_key(id));
+            }
+        }
+        self.skew_alerts = super::skew::fleet(cluster, &self.workloads);
     }
 
     fn build_topology_keys(&mut self, cluster: &Cluster) {

@@ -21,6 +21,17 @@ impl Feed {
         }
     }
 
+    /// Whether something the views show changed in the background since
+    /// the last call (a trust check or comparison finished, the connection
+    /// state or the last watch event changed), so a frame is due even
+    /// though no key was pressed.
+    pub fn take_repaint(&mut self) -> bool {
+        match self {
+            Feed::Live(l) => l.take_repaint(),
+            Feed::Replay(r) => r.take_repaint(),
+        }
+    }
+
     /// Whether the feed needs frames (a rebuild in flight, playing).
     pub fn busy(&self) -> bool {
         match self {

@@ -31,6 +31,8 @@ pub struct LiveFeed {
     last_took: Duration,
     /// Snapshots built since the first (for the status line and tests).
     pub rebuilds: u64,
+    /// The connection line as last drawn: state, last event, limitations.
+    shown: Option<String>,
 }
 
 impl LiveFeed {
@@ -46,6 +48,7 @@ impl LiveFeed {
             last_build: Instant::now(),
             last_took: Duration::ZERO,
             rebuilds: 0,
+            shown: None,
         }
     }
 
@@ -74,6 +77,28 @@ impl LiveFeed {
 
     pub fn limitations(&self) -> Vec<Limitation> {
         self.source.limitations()
+    }
+
+    /// Whether the connection line would read differently than when last
+    /// asked: state, last event, limitations, and the clock it counts
+    /// seconds by ("3 s ago", "reconnecting for 12 s").
+    pub fn take_repaint(&mut self) -> bool {
+        let second = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let now = format!(
+            "{second} {:?} {:?} {:?} {}",
+            self.state(),
+            self.last_event(),
+            self.limitations(),
+            self.skipped.len()
+        );
+        if self.shown.as_ref() == Some(&now) {
+            return false;
+        }
+        self.shown = Some(now);
+        true
     }
 
     /// Whether a newer snapshot is on its way.

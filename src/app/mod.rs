@@ -82,9 +82,11 @@ pub struct LoadFailed(pub String);
 fn event_loop(terminal: &mut terminal::Term, app: &mut App) -> anyhow::Result<()> {
     let mut dirty = true;
     loop {
-        dirty |= app.pump();
-        // Spinners and "computing…" need frames while work is in flight.
-        if dirty || app.busy() {
+        // Background results (and spinners while work is in flight) need a
+        // frame even when no key was pressed: `event::poll` below returns at
+        // least every FRAME, so a result is drawn within one frame.
+        dirty |= app.frame_due();
+        if dirty {
             terminal.draw(|frame| crate::ui::draw(frame, app))?;
             dirty = false;
         }

@@ -51,6 +51,9 @@ pub struct Replay {
     pub scroll: super::cursor::Cursor,
     /// The mark's moment, kept to compare against every new position.
     mark_moment: Option<MarkMoment>,
+    /// A background result (trust check, comparison) arrived since the
+    /// last frame: the screen must be drawn again.
+    repaint: bool,
 }
 
 /// A comparison, and the mark's counts it computed (kept for the next).
@@ -83,6 +86,7 @@ impl Replay {
             trust: None,
             scroll: Default::default(),
             mark_moment: None,
+            repaint: false,
         }
     }
 
@@ -247,7 +251,7 @@ impl Replay {
     /// Advances play, collects a built moment, starts the next build.
     pub fn poll(&mut self) -> Option<Loaded> {
         if let Some(t) = &mut self.trust {
-            t.poll();
+            self.repaint |= t.poll();
         }
         if let Some((since, from)) = self.anchor {
             let t = from + (since.elapsed().as_millis() as u64) * u64::from(self.speed());
@@ -265,9 +269,13 @@ impl Replay {
                     }
                     self.comparison = Some(c);
                     self.comparing = None;
+                    self.repaint = true;
                 }
                 Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => self.comparing = None,
+                Err(TryRecvError::Disconnected) => {
+                    self.comparing = None;
+                    self.repaint = true;
+                }
             }
             if self.comparing.is_none()
                 && let Some(next) = self.compare_next.take()
@@ -291,6 +299,11 @@ impl Replay {
             self.start_build(self.position);
         }
         ready
+    }
+
+    /// Whether a background result arrived since the last call.
+    pub fn take_repaint(&mut self) -> bool {
+        std::mem::take(&mut self.repaint)
     }
 
     /// Blocks until the moment asked for is built (tests).

@@ -1,135 +1,362 @@
-//! Per-domain skew of one workload over one topology key, as
-//! PodTopologySpread's filter sees it: matching pods per domain, the global
-//! minimum, and which domains may take the next pod under `maxSkew`.
+//! What the Skew view draws, all of it the engine's: for one pod (a
+//! workload's next replica, or a pending pod) and one of the spread
+//! constraints PodTopologySpread applies to it, the domains and matching
+//! pods PreFilter counts (with `nodeAffinityPolicy` and `nodeTaintsPolicy`),
+//! the minimum Filter measures against, the skew each domain would have with
+//! the pod in it, and whether the domain has a node where the pod passes
+//! every filter now. Also the fleet-wide list of workloads at their
+//! `maxSkew`. Nothing is counted here; this only turns answers into text.
 
-use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 
-use crate::model::pod::WhenUnsatisfiable;
-use crate::model::{Cluster, LabelSelector, Sym};
+use crate::engine::Scheduler;
+use crate::engine::plugins::podtopologyspread::domains::{
+    ConstraintDomains, NodeInclusion, own_spread_domains, spread_domains,
+};
+use crate::model::pod::{InclusionPolicy, WhenUnsatisfiable};
+use crate::model::{Cluster, Pod, PodId};
 
 use super::derived::Workload;
+
+/// What the Skew view can look at: a workload or a pending pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// An index into `Derived::workloads`.
+    Workload(usize),
+    /// A pending pod with spread constraints of its own.
+    Pending(PodId),
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Domain {
     pub value: String,
+    /// Nodes of the domain PreFilter counts.
     pub nodes: usize,
-    pub pods: usize,
-    /// Whether placing one more matching pod here keeps the skew within
-    /// `maxSkew` (always true when there is no hard constraint).
-    pub may_take_next: bool,
-    /// The skew this domain would have after taking the next pod.
-    pub skew_after: i64,
+    /// Matching pods, as PreFilter counts them.
+    pub pods: i64,
+    /// Filter's skew with the pod placed here (`None`: Filter skips the
+    /// constraint, no counted node carries the key).
+    pub skew_after: Option<i64>,
+    /// PodTopologySpread's Filter lets the pod in (always for ScheduleAnyway).
+    pub admits: bool,
+    /// Nodes of the domain where the pod passes every filter now.
+    pub fitting: usize,
+    /// The commonest reason the domain's other nodes fail, when none fits.
+    pub why_not: Option<String>,
+}
+
+impl Domain {
+    /// The next pod may land here: the constraint admits it and a node has room.
+    pub fn may_take_next(&self) -> bool {
+        self.admits && self.fitting > 0
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SkewReport {
-    pub workload: String,
+    /// `ReplicaSet shop/web` or `pending pod shop/web-x`.
+    pub subject: String,
+    /// Which pod the answers are for.
+    pub pod_note: String,
+    /// Index of the constraint shown, and how many apply.
+    pub index: usize,
+    pub count: usize,
     pub topology_key: String,
     /// The selector counted, as kubectl prints it.
     pub selector: String,
-    /// Where the selector came from.
-    pub selector_source: &'static str,
-    /// From the workload's DoNotSchedule constraint on this key, if any.
+    /// Whose constraint: the pod's own, or the profile's defaults.
+    pub source: &'static str,
+    pub action: Option<WhenUnsatisfiable>,
     pub max_skew: Option<i32>,
     pub min_domains: Option<i32>,
-    /// Other constraints of the workload (keys and kinds), for context.
+    pub node_affinity_policy: &'static str,
+    pub node_taints_policy: &'static str,
+    /// The minimum Filter measures against.
+    pub global_min: Option<i64>,
+    /// Skew now: fullest domain minus the minimum.
+    pub skew: Option<i64>,
+    /// The other constraints, for context.
     pub other_constraints: Vec<String>,
+    /// Sorted by value.
     pub domains: Vec<Domain>,
-    pub global_min: usize,
-    /// Nodes without the key: never a domain, shown apart.
-    pub nodes_missing_key: Vec<String>,
-    pub pods_on_missing: usize,
+    /// Nodes PreFilter does not count, by reason.
+    pub excluded: Vec<(&'static str, Vec<String>)>,
+    /// The pod's Filter pass could not run (no profile for it).
+    pub no_profile: bool,
 }
 
-/// Computes the report; cost is one pass over nodes plus the pods the
-/// selector's label index points at.
-pub fn compute(cluster: &Cluster, workload: &Workload, key: Sym) -> SkewReport {
-    let owner = &cluster.owners[workload.owner];
-    let key_name = cluster.interner.resolve(key).to_string();
-    let sample = workload.sample_pod.map(|id| cluster.pod(id));
-    let constraints = sample.map(|p| &p.spread_constraints[..]).unwrap_or(&[]);
-    let hard = constraints.iter().find(|c| {
-        c.topology_key == key && c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule
-    });
-    let (selector, selector_source): (LabelSelector, &'static str) = match hard {
-        Some(c) => (c.selector.clone(), "the pods' DoNotSchedule constraint"),
-        None => (owner.selector.clone(), "the workload's selector"),
+fn policy(p: InclusionPolicy) -> &'static str {
+    match p {
+        InclusionPolicy::Honor => "Honor",
+        InclusionPolicy::Ignore => "Ignore",
+    }
+}
+
+fn action_str(a: WhenUnsatisfiable) -> &'static str {
+    match a {
+        WhenUnsatisfiable::DoNotSchedule => "DoNotSchedule",
+        WhenUnsatisfiable::ScheduleAnyway => "ScheduleAnyway",
+    }
+}
+
+/// The pod the Skew view asks about: a workload's next replica (a copy of
+/// one of its pods, unbound), or the pending pod itself.
+pub fn subject_pod(
+    cluster: &Cluster,
+    subject: &Subject,
+    workloads: &[Workload],
+) -> Option<(String, String, Pod)> {
+    match subject {
+        Subject::Workload(w) => {
+            let w = workloads.get(*w)?;
+            let sample = w.sample_pod?;
+            let mut pod = cluster.pod(sample).clone();
+            pod.node = None;
+            pod.node_name = None;
+            pod.nominated_node_name = None;
+            Some((
+                format!("{} {}", w.kind, w.label),
+                format!(
+                    "the next replica (a copy of {}, not yet bound)",
+                    cluster.pod_key(sample)
+                ),
+                pod,
+            ))
+        }
+        Subject::Pending(id) => Some((
+            format!("pending pod {}", cluster.pod_key(*id)),
+            "this pending pod".to_string(),
+            cluster.pod(*id).clone(),
+        )),
+    }
+}
+
+/// The report for `pod` and its `index`-th constraint (wrapping), as the
+/// `scheduler` release's profile for the pod applies them.
+pub fn compute(
+    cluster: &Cluster,
+    subject: String,
+    pod_note: String,
+    pod: &Pod,
+    scheduler: &Scheduler,
+    index: usize,
+) -> SkewReport {
+    let profile = scheduler.profiles.for_scheduler(&pod.scheduler_name);
+    let all = match profile {
+        Some(p) => spread_domains(cluster, pod, &p.args.pod_topology_spread),
+        None => {
+            let mut v = own_spread_domains(cluster, pod, WhenUnsatisfiable::DoNotSchedule);
+            v.extend(own_spread_domains(
+                cluster,
+                pod,
+                WhenUnsatisfiable::ScheduleAnyway,
+            ));
+            v
+        }
     };
-    let other_constraints = constraints
+    let mut report = SkewReport {
+        subject,
+        pod_note,
+        count: all.len(),
+        no_profile: profile.is_none(),
+        ..Default::default()
+    };
+    if all.is_empty() {
+        return report;
+    }
+    let index = index % all.len();
+    let c = &all[index];
+    let name = |s| cluster.interner.resolve(s).to_string();
+    report.index = index;
+    report.topology_key = name(c.constraint.topology_key);
+    report.selector = c.constraint.selector.display(&cluster.interner);
+    report.source = if c.from_pod {
+        "the pod's own constraint"
+    } else {
+        "the profile's default constraints (the pod has none)"
+    };
+    report.action = Some(c.action);
+    report.max_skew = Some(c.constraint.max_skew);
+    report.min_domains = (c.constraint.min_domains != 1).then_some(c.constraint.min_domains);
+    report.node_affinity_policy = policy(c.constraint.node_affinity_policy);
+    report.node_taints_policy = policy(c.constraint.node_taints_policy);
+    report.global_min = c.min_match;
+    report.skew = c.skew();
+    report.other_constraints = all
         .iter()
-        .filter(|c| !hard.is_some_and(|h| std::ptr::eq(*c, h)))
-        .map(|c| {
-            let kind = match c.when_unsatisfiable {
-                WhenUnsatisfiable::DoNotSchedule => "DoNotSchedule",
-                WhenUnsatisfiable::ScheduleAnyway => "ScheduleAnyway",
-            };
+        .enumerate()
+        .filter(|(i, _)| *i != index)
+        .map(|(_, o)| {
             format!(
-                "{} maxSkew {} {kind}",
-                cluster.interner.resolve(c.topology_key),
-                c.max_skew
+                "{} maxSkew {} {}",
+                name(o.constraint.topology_key),
+                o.constraint.max_skew,
+                action_str(o.action)
             )
         })
         .collect();
+    let verdicts = crate::engine::filter_verdicts(cluster, pod, scheduler);
+    report.domains = c
+        .domains
+        .iter()
+        .map(|d| {
+            let mut fitting = 0;
+            let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+            for &n in &d.nodes {
+                match verdicts.as_ref().map(|v| &v[n as usize]) {
+                    Some(Ok(())) => fitting += 1,
+                    Some(Err(r)) => {
+                        let text = r
+                            .reasons
+                            .first()
+                            .map(|s| s.to_string())
+                            .unwrap_or_else(|| r.plugin.as_str().to_string());
+                        *reasons.entry(text).or_default() += 1;
+                    }
+                    None => {}
+                }
+            }
+            let why_not = (fitting == 0)
+                .then(|| {
+                    reasons
+                        .into_iter()
+                        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+                        .map(|r| r.0)
+                })
+                .flatten();
+            Domain {
+                value: match cluster.interner.resolve(d.value) {
+                    "" => "\"\"".to_string(),
+                    v => v.to_string(),
+                },
+                nodes: d.nodes.len(),
+                pods: d.matching,
+                skew_after: c.skew_if_placed(d),
+                admits: c.admits(d),
+                fitting,
+                why_not,
+            }
+        })
+        .collect();
+    report.domains.sort_by(|a, b| a.value.cmp(&b.value));
+    for reason in [
+        NodeInclusion::MissingKey,
+        NodeInclusion::NodeAffinityPolicy,
+        NodeInclusion::NodeTaintsPolicy,
+    ] {
+        let nodes: Vec<String> = c
+            .inclusion
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| **i == reason)
+            .map(|(n, _)| cluster.nodes[n].name.to_string())
+            .collect();
+        if !nodes.is_empty() {
+            report.excluded.push((reason.as_str(), nodes));
+        }
+    }
+    report
+}
 
-    let mut index: FxHashMap<Sym, usize> = FxHashMap::default();
-    let mut domains: Vec<Domain> = Vec::new();
-    let mut node_domain: Vec<Option<usize>> = Vec::with_capacity(cluster.nodes.len());
-    let mut missing = Vec::new();
-    for node in &cluster.nodes {
-        match node.labels.get(key) {
-            Some(v) => {
-                let i = *index.entry(v).or_insert_with(|| {
-                    domains.push(Domain {
-                        value: cluster.interner.resolve(v).to_string(),
-                        nodes: 0,
-                        pods: 0,
-                        may_take_next: true,
-                        skew_after: 0,
-                    });
-                    domains.len() - 1
-                });
-                domains[i].nodes += 1;
-                node_domain.push(Some(i));
+/// A workload whose DoNotSchedule constraint is at (or past) its maxSkew,
+/// or one replica away from it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkewAlert {
+    /// Index into `Derived::workloads`.
+    pub workload: usize,
+    pub label: String,
+    pub topology_key: String,
+    pub skew: i64,
+    pub max_skew: i32,
+    /// The fullest domain.
+    pub fullest: String,
+}
+
+impl SkewAlert {
+    /// At or over maxSkew: the next replica may not go to the fullest domain.
+    pub fn at_max(&self) -> bool {
+        self.skew >= self.max_skew as i64
+    }
+}
+
+/// Every workload's own DoNotSchedule constraints through the engine's
+/// domain counts: those at or over maxSkew first (most over first), then
+/// those one replica away from it.
+pub fn fleet(cluster: &Cluster, workloads: &[Workload]) -> Vec<SkewAlert> {
+    let mut out = Vec::new();
+    for (i, w) in workloads.iter().enumerate() {
+        let Some(sample) = w.sample_pod else { continue };
+        let pod = cluster.pod(sample);
+        if !pod
+            .spread_constraints
+            .iter()
+            .any(|c| c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule)
+        {
+            continue;
+        }
+        for c in own_spread_domains(cluster, pod, WhenUnsatisfiable::DoNotSchedule) {
+            let Some(skew) = c.skew() else { continue };
+            let max_skew = c.constraint.max_skew;
+            if skew < max_skew as i64 - 1 {
+                continue;
             }
-            None => {
-                missing.push(node.name.to_string());
-                node_domain.push(None);
-            }
+            let fullest = c
+                .domains
+                .iter()
+                .max_by_key(|d| d.matching)
+                .map(|d| cluster.interner.resolve(d.value).to_string())
+                .unwrap_or_default();
+            out.push(SkewAlert {
+                workload: i,
+                label: format!(
+                    "{} {}",
+                    if w.kind == "StatefulSet" {
+                        "sts"
+                    } else {
+                        "rs "
+                    },
+                    w.label
+                ),
+                topology_key: cluster
+                    .interner
+                    .resolve(c.constraint.topology_key)
+                    .to_string(),
+                skew,
+                max_skew,
+                fullest,
+            });
         }
     }
-    let mut pods_on_missing = 0;
-    cluster.for_each_scheduled_match(&selector, |_, pod| {
-        if pod.namespace != owner.namespace || pod.is_terminating() {
-            return;
-        }
-        let Some(node) = pod.node else { return };
-        match node_domain[node as usize] {
-            Some(d) => domains[d].pods += 1,
-            None => pods_on_missing += 1,
-        }
+    out.sort_by(|a, b| {
+        b.at_max()
+            .cmp(&a.at_max())
+            .then((b.skew - b.max_skew as i64).cmp(&(a.skew - a.max_skew as i64)))
+            .then(a.label.cmp(&b.label))
     });
-    domains.sort_by(|a, b| a.value.cmp(&b.value));
-    let mut global_min = domains.iter().map(|d| d.pods).min().unwrap_or(0);
-    let min_domains = hard.and_then(|c| c.min_domains);
-    if min_domains.is_some_and(|m| (domains.len() as i64) < m as i64) {
-        global_min = 0;
-    }
-    let max_skew = hard.map(|c| c.max_skew);
-    for d in &mut domains {
-        d.skew_after = d.pods as i64 + 1 - global_min as i64;
-        d.may_take_next = max_skew.is_none_or(|m| d.skew_after <= m as i64);
-    }
-    SkewReport {
-        workload: format!("{} {}", workload.kind, workload.label),
-        topology_key: key_name,
-        selector: selector.display(&cluster.interner),
-        selector_source,
-        max_skew,
-        min_domains,
-        other_constraints,
-        domains,
-        global_min,
-        nodes_missing_key: missing,
-        pods_on_missing,
-    }
+    out
+}
+
+/// The zone skew of a workload's own zone constraint (DoNotSchedule first,
+/// else ScheduleAnyway), with the matching pods per zone, as the engine
+/// counts them; `None` when its pods do not spread over `zone`.
+pub fn zone_skew(
+    cluster: &Cluster,
+    workload: &Workload,
+    zone: crate::model::Sym,
+) -> Option<(i64, Vec<(String, i64)>)> {
+    let pod = cluster.pod(workload.sample_pod?);
+    let c: ConstraintDomains = [
+        WhenUnsatisfiable::DoNotSchedule,
+        WhenUnsatisfiable::ScheduleAnyway,
+    ]
+    .into_iter()
+    .flat_map(|a| own_spread_domains(cluster, pod, a))
+    .find(|c| c.constraint.topology_key == zone)?;
+    let mut per_zone: Vec<(String, i64)> = c
+        .domains
+        .iter()
+        .map(|d| (cluster.interner.resolve(d.value).to_string(), d.matching))
+        .collect();
+    per_zone.sort();
+    Some((c.skew().unwrap_or(0), per_zone))
 }

@@ -76,11 +76,16 @@ pub struct Session {
     /// Scroll of the Overview's node bars.
     pub node_bars: Cursor,
     pub skew_filter: String,
-    /// Indices into `derived.workloads` matching the filter.
+    /// Indices into `derived.skew_subjects` matching the filter.
     pub skew_rows: Vec<usize>,
     pub skew_cursor: Cursor,
+    /// Which of the subject's spread constraints is shown (`t` cycles).
     pub skew_key: usize,
+    /// The report shown (the previous one while the next is computed).
     pub skew: Option<SkewReport>,
+    /// The report being computed off the UI thread: its request number.
+    skew_job: Option<(u64, std::sync::mpsc::Receiver<(u64, SkewReport)>)>,
+    skew_seq: u64,
     pub tier_cursor: Cursor,
     pub headroom: Option<Headroom>,
     pub nodes: TableView,
@@ -118,10 +123,12 @@ impl Session {
             pending_cursor: Cursor::default(),
             node_bars: Cursor::default(),
             skew_filter: String::new(),
-            skew_rows: (0..loaded.derived.workloads.len()).collect(),
+            skew_rows: (0..loaded.derived.skew_subjects.len()).collect(),
             skew_cursor: Cursor::default(),
             skew_key: 0,
             skew: None,
+            skew_job: None,
+            skew_seq: 0,
             tier_cursor: Cursor::default(),
             headroom: None,
             nodes: TableView::default(),
@@ -147,7 +154,6 @@ impl Session {
             w.sample_pod.is_some_and(|p| {
                 cluster.pod(p).spread_constraints.iter().any(|c| {
                     c.when_unsatisfiable == crate::model::pod::WhenUnsatisfiable::DoNotSchedule
-                        && Some(&c.topology_key) == d.topology_keys.first()
                 })
             })
         };
@@ -205,34 +211,94 @@ impl Session {
     }
 
     pub(super) fn refresh_skew_rows(&mut self) {
-        let labels: Vec<String> = self
-            .loaded
-            .derived
-            .workloads
-            .iter()
-            .map(|w| w.label.clone())
-            .collect();
-        self.skew_rows = table::fuzzy_rank_indices(&labels, &self.skew_filter);
+        self.skew_rows =
+            table::fuzzy_rank_indices(&self.loaded.derived.skew_labels, &self.skew_filter);
         self.skew_cursor.clamp(self.skew_rows.len());
         self.refresh_skew();
     }
 
-    pub fn selected_workload(&self) -> Option<usize> {
-        self.skew_rows.get(self.skew_cursor.selected).copied()
+    /// What the Skew view's selection is.
+    pub fn selected_subject(&self) -> Option<&skew::Subject> {
+        let i = self.skew_rows.get(self.skew_cursor.selected)?;
+        self.loaded.derived.skew_subjects.get(*i)
     }
 
+    /// The workload selected in Skew (an index into `derived.workloads`).
+    pub fn selected_workload(&self) -> Option<usize> {
+        match self.selected_subject()? {
+            skew::Subject::Workload(w) => Some(*w),
+            skew::Subject::Pending(_) => None,
+        }
+    }
+
+    /// Asks for the Skew report of the selection off the UI thread (the
+    /// engine's Filter pass over every node); the newest request wins.
     pub(super) fn refresh_skew(&mut self) {
-        let d = &self.loaded.derived;
-        self.skew = match (self.selected_workload(), d.topology_keys.get(self.skew_key)) {
-            (Some(w), Some(&key)) => {
-                Some(skew::compute(&self.loaded.cluster, &d.workloads[w], key))
-            }
-            _ => None,
+        let Some(subject) = self.selected_subject().cloned() else {
+            self.skew = None;
+            self.skew_job = None;
+            return;
         };
+        let cluster = self.loaded.cluster.clone();
+        let Some((name, note, pod)) =
+            skew::subject_pod(&cluster, &subject, &self.loaded.derived.workloads)
+        else {
+            self.skew = Some(SkewReport {
+                subject: self.loaded.derived.skew_labels[self.skew_rows[self.skew_cursor.selected]]
+                    .clone(),
+                pod_note: "the workload has no pod in the snapshot to ask about".into(),
+                ..Default::default()
+            });
+            self.skew_job = None;
+            return;
+        };
+        self.skew_seq += 1;
+        let seq = self.skew_seq;
+        let (tx, rx) = std::sync::mpsc::channel();
+        let scheduler = self.scheduler.clone();
+        let index = self.skew_key;
+        let spawned = std::thread::Builder::new()
+            .name("kplace-skew".into())
+            .spawn(move || {
+                let report = skew::compute(&cluster, name, note, &pod, &scheduler, index);
+                let _ = tx.send((seq, report));
+            });
+        if spawned.is_ok() {
+            self.skew_job = Some((seq, rx));
+        }
+    }
+
+    /// Whether the Skew report shown is older than the selection.
+    pub fn skew_computing(&self) -> bool {
+        self.skew_job.is_some()
+    }
+
+    /// Takes a finished Skew report; returns whether one arrived.
+    fn pump_skew(&mut self) -> bool {
+        let Some((seq, rx)) = &self.skew_job else {
+            return false;
+        };
+        match rx.try_recv() {
+            Ok((got, report)) if got == *seq => {
+                self.skew = Some(report);
+                self.skew_job = None;
+                true
+            }
+            Ok(_) => false,
+            Err(std::sync::mpsc::TryRecvError::Empty) => false,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                self.skew_job = None;
+                true
+            }
+        }
     }
 
     pub(super) fn refresh_headroom(&mut self) {
-        self.headroom = tiers::headroom(&self.loaded.derived, self.tier_cursor.selected);
+        self.headroom = tiers::headroom(
+            &self.loaded.cluster,
+            &self.loaded.derived,
+            self.tier_cursor.selected,
+        );
     }
 
     pub(super) fn open_placement(&mut self, pod: PodId) {
@@ -268,6 +334,7 @@ impl Session {
         }
         let cluster = self.loaded.cluster.clone();
         self.whatif.set_scheduler(&cluster, scheduler);
+        self.refresh_skew();
     }
 
     /// Applies worker results; returns whether anything changed.
@@ -278,6 +345,7 @@ impl Session {
             changed = true;
         }
         changed |= self.whatif.pump();
+        changed |= self.pump_skew();
         changed
     }
 
@@ -301,7 +369,7 @@ impl Session {
     fn busy(&self) -> bool {
         let tallying = !self.workers.background_stopped()
             && self.outcomes.len() < self.loaded.derived.pending.len();
-        self.placement_computing() || tallying || self.whatif.busy()
+        self.placement_computing() || tallying || self.whatif.busy() || self.skew_computing()
     }
 
     /// The pod under the selection of the current list, if it is a pod list.
@@ -309,6 +377,10 @@ impl Session {
         match view {
             View::Pods => self.pods.selected_row(),
             View::Placement => self.placement_pod,
+            View::Skew => match self.selected_subject()? {
+                skew::Subject::Pending(id) => Some(*id),
+                skew::Subject::Workload(_) => None,
+            },
             View::Overview => self
                 .loaded
                 .derived
@@ -643,9 +715,20 @@ impl App {
             };
         }
         let mut changed = self.pump_feed();
+        changed |= self.feed.as_mut().is_some_and(Feed::take_repaint);
         changed |= self.session_mut().is_some_and(|s| s.pump());
         self.take_version_note();
         changed
+    }
+
+    /// One turn of the event loop without input: takes whatever background
+    /// work finished (answers, the trust check, a comparison, a new moment
+    /// or live snapshot) and says whether a frame must be drawn: something
+    /// arrived, or work in flight needs its spinner. The loop asks this at
+    /// least every frame interval, so a result shows without a key press.
+    pub fn frame_due(&mut self) -> bool {
+        let arrived = self.pump();
+        arrived || self.busy()
     }
 
     /// `:version X.Y` answers as that release from now on; `:version auto`

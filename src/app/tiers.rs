@@ -1,8 +1,18 @@
-//! Headroom per zone for a pod of priority P: free capacity, capacity held by
-//! lower-priority pods P could preempt, and the part of that protected by
-//! PDBs with no disruptions left. Cheap: sums over the cached tier rows.
+//! Headroom per zone for a pod of priority class P: free capacity, capacity
+//! held by lower-priority pods P could preempt, and the part of that
+//! protected by PDBs with no disruptions left, counted only on the nodes a
+//! pod of P could use. Which nodes those are is the engine's answer:
+//! NodeUnschedulable's and TaintToleration's Filter for a plain pod of the
+//! class (no tolerations), not a rule of this module.
+
+use crate::engine::plugins::{node_unschedulable, taint_toleration};
+use crate::model::pod::PreemptionPolicy;
+use crate::model::{Cluster, Node, Pod};
 
 use super::derived::Derived;
+
+/// What the headroom numbers assume about the pod.
+pub const ASSUMPTION: &str = "a pod of this class with no tolerations";
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Split {
@@ -24,6 +34,11 @@ impl Split {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ZoneHeadroom {
     pub zone: String,
+    /// Nodes counted (the pod could use them).
+    pub nodes: usize,
+    /// Nodes left out: cordoned, or with a taint the pod does not tolerate.
+    pub cordoned: usize,
+    pub tainted: usize,
     pub cpu: Split,
     pub memory: Split,
 }
@@ -32,39 +47,88 @@ pub struct ZoneHeadroom {
 pub struct Headroom {
     pub priority: i32,
     pub label: String,
-    /// The class at P has `preemptionPolicy: Never`: it cannot preempt.
+    /// The class has `preemptionPolicy: Never`: it cannot preempt.
     pub never: bool,
     pub zones: Vec<ZoneHeadroom>,
 }
 
+/// The pod the headroom is for: the class's priority and policy, nothing
+/// else (no tolerations, no selectors).
+pub fn plain_pod(cluster: &Cluster, value: i32, class: &str, never: bool) -> Pod {
+    let mut pod = Pod::blank(cluster.empty_sym());
+    pod.priority = Some(value);
+    pod.priority_class_name = (!class.is_empty()).then(|| class.into());
+    pod.preemption_policy = Some(if never {
+        PreemptionPolicy::Never
+    } else {
+        PreemptionPolicy::PreemptLowerPriority
+    });
+    pod
+}
+
+/// Why the engine's filters keep `pod` off `node`, if they do: `Some(true)`
+/// cordoned, `Some(false)` an untolerated taint.
+pub fn left_out(pod: &Pod, node: &Node) -> Option<bool> {
+    if node_unschedulable::filter(pod, node).is_err() {
+        Some(true)
+    } else if taint_toleration::filter(pod, node).is_err() {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// Headroom for the tier at `tier` (an index into `derived.tiers`).
-pub fn headroom(derived: &Derived, tier: usize) -> Option<Headroom> {
+pub fn headroom(cluster: &Cluster, derived: &Derived, tier: usize) -> Option<Headroom> {
     let row = derived.tiers.get(tier)?;
     let p = row.value;
+    let pod = plain_pod(cluster, p, &row.classes, row.never);
     let mut zones: Vec<ZoneHeadroom> = derived
         .zones
         .iter()
         .map(|z| ZoneHeadroom {
             zone: z.name.clone(),
-            cpu: Split {
-                allocatable: z.cpu.allocatable,
-                free: z.free_cpu,
-                ..Default::default()
-            },
-            memory: Split {
-                allocatable: z.memory.allocatable,
-                free: z.free_memory,
-                ..Default::default()
-            },
+            ..Default::default()
         })
         .collect();
-    if !row.never {
-        for lower in derived.tiers.iter().filter(|t| t.value < p) {
-            for (z, use_) in zones.iter_mut().zip(&lower.per_zone) {
-                z.cpu.protected += use_.protected_cpu;
-                z.cpu.preemptible += use_.cpu - use_.protected_cpu;
-                z.memory.protected += use_.protected_memory;
-                z.memory.preemptible += use_.memory - use_.protected_memory;
+    for (id, node) in cluster.nodes.iter().enumerate() {
+        let z = &mut zones[derived.node_zone[id]];
+        match left_out(&pod, node) {
+            Some(true) => {
+                z.cordoned += 1;
+                continue;
+            }
+            Some(false) => {
+                z.tainted += 1;
+                continue;
+            }
+            None => z.nodes += 1,
+        }
+        let info = &cluster.node_infos[id];
+        z.cpu.allocatable += node.allocatable.milli_cpu;
+        z.cpu.free += (node.allocatable.milli_cpu - info.requested.milli_cpu).max(0);
+        z.memory.allocatable += node.allocatable.memory;
+        z.memory.free += (node.allocatable.memory - info.requested.memory).max(0);
+        if row.never {
+            continue;
+        }
+        for &pid in &info.pods {
+            let other = cluster.pod(pid);
+            if other.phase.is_terminal() || other.priority_value() >= p {
+                continue;
+            }
+            let (cpu, mem) = (other.requests.milli_cpu, other.requests.memory);
+            if derived
+                .protected
+                .get(pid as usize)
+                .copied()
+                .unwrap_or(false)
+            {
+                z.cpu.protected += cpu;
+                z.memory.protected += mem;
+            } else {
+                z.cpu.preemptible += cpu;
+                z.memory.preemptible += mem;
             }
         }
     }

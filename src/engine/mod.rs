@@ -228,30 +228,13 @@ fn attempt(
     }
 
     let cycle = Cycle::new(cluster, pod, version, profile);
-    if let Some(rejection) = &cycle.prefilter_rejection {
-        for id in 0..cluster.nodes.len() as NodeId {
-            answer.failures.push(NodeFailure {
-                node: id,
-                rejection: rejection.clone(),
-            });
-        }
-    } else {
-        let state = cycle.state();
-        for id in 0..cluster.nodes.len() as NodeId {
-            if !cycle.is_allowed(id) {
-                answer.failures.push(NodeFailure {
-                    node: id,
-                    rejection: cycle.absent_node_status(id),
-                });
-                continue;
-            }
-            match cycle.run_filters_with_nominated(&state, id, cluster.node_info(id)) {
-                Ok(()) => answer.feasible.push(id),
-                Err(rejection) => answer.failures.push(NodeFailure {
-                    node: id,
-                    rejection,
-                }),
-            }
+    for (id, verdict) in filter_all(&cycle).into_iter().enumerate() {
+        match verdict {
+            Ok(()) => answer.feasible.push(id as NodeId),
+            Err(rejection) => answer.failures.push(NodeFailure {
+                node: id as NodeId,
+                rejection,
+            }),
         }
     }
 
@@ -399,6 +382,39 @@ fn device_availability(cycle: &Cycle) -> Vec<NodeDevices> {
     let free = |n: &NodeDevices| n.requests.iter().map(|r| r.free).sum::<usize>();
     out.sort_by(|a, b| free(b).cmp(&free(a)).then(a.node.cmp(&b.node)));
     out
+}
+
+/// Every node's verdict in one cycle: PreFilter's rejection for all when it
+/// rejects, the PreFilter result's status for nodes it leaves out, else the
+/// Filter plugins with nominated pods.
+fn filter_all(cycle: &Cycle) -> Vec<status::FilterResult> {
+    let cluster = cycle.cluster;
+    if let Some(rejection) = &cycle.prefilter_rejection {
+        return vec![Err(rejection.clone()); cluster.nodes.len()];
+    }
+    let state = cycle.state();
+    (0..cluster.nodes.len() as NodeId)
+        .map(|id| {
+            if !cycle.is_allowed(id) {
+                return Err(cycle.absent_node_status(id));
+            }
+            cycle.run_filters_with_nominated(&state, id, cluster.node_info(id))
+        })
+        .collect()
+}
+
+/// Each node's Filter verdict for an admitted pod, exactly as a scheduling
+/// attempt computes them (PreFilter, then Filter with nominated pods), without
+/// scoring or preemption: where the pod fits now. `None` when no profile
+/// schedules the pod.
+pub fn filter_verdicts(
+    cluster: &Cluster,
+    pod: &Pod,
+    scheduler: &Scheduler,
+) -> Option<Vec<status::FilterResult>> {
+    let profile = scheduler.profiles.for_scheduler(&pod.scheduler_name)?;
+    let cycle = Cycle::new(cluster, pod, scheduler.version.version, profile);
+    Some(filter_all(&cycle))
 }
 
 /// The devices the pod's claims get on `node` (DynamicResources' Filter

@@ -265,6 +265,49 @@ pub struct Pod {
 }
 
 /// One entry of `spec.resourceClaims`.
+impl Pod {
+    /// A pod with nothing set but its namespace: no labels, requests,
+    /// tolerations or selectors. A probe for filters that read only part of
+    /// a pod (the Tiers view asks which nodes a plain pod of a class could use).
+    pub fn blank(namespace: Sym) -> Pod {
+        Pod {
+            namespace,
+            name: "".into(),
+            uid: "".into(),
+            labels: Labels::default(),
+            node_name: None,
+            node: None,
+            phase: PodPhase::default(),
+            ready: false,
+            deletion_timestamp: None,
+            start_time: None,
+            creation_timestamp: None,
+            priority: None,
+            priority_class_name: None,
+            preemption_policy: None,
+            requests: Resources::default(),
+            non_zero_requests: CpuMem::default(),
+            incoming_non_zero_requests: CpuMem::default(),
+            pod_level: None,
+            host_ports: Box::new([]),
+            node_selector: None,
+            node_affinity: None,
+            tolerations: Box::new([]),
+            pod_affinity: None,
+            spread_constraints: Box::new([]),
+            controller: None,
+            images: Box::new([]),
+            scheduling_gates: Box::new([]),
+            nominated_node_name: None,
+            scheduler_name: "".into(),
+            termination: TerminationInfo::default(),
+            preempted_by_scheduler: false,
+            volumes: Box::new([]),
+            resource_claims: Box::new([]),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodResourceClaim {
     pub name: Box<str>,

@@ -1,4 +1,6 @@
-//! Skew: a workload's matching pods per topology domain against maxSkew.
+//! Skew: for a workload's next replica (or a pending pod) and one of its
+//! spread constraints, the engine's domains and counts against maxSkew, and
+//! the fleet's workloads at their maxSkew.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -7,18 +9,27 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::format;
+use crate::app::skew::{SkewReport, Subject};
 use crate::app::{App, Session};
+use crate::model::pod::WhenUnsatisfiable;
 
 use super::bar::bar;
 use super::panel;
 
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let [left, right] = Layout::horizontal([
-        Constraint::Length(46.min(area.width / 2)),
+        Constraint::Length(56.min(area.width / 3).max(46.min(area.width / 2))),
         Constraint::Min(10),
     ])
     .areas(area);
-    draw_workloads(frame, app, s, left);
+    let alerts = s.loaded.derived.skew_alerts.len() as u16;
+    let [list, fleet] = Layout::vertical([
+        Constraint::Min(5),
+        Constraint::Length((alerts + 4).clamp(4, left.height / 2)),
+    ])
+    .areas(left);
+    draw_workloads(frame, app, s, list);
+    draw_fleet(frame, app, s, fleet);
     draw_domains(frame, app, s, right);
 }
 
@@ -30,17 +41,24 @@ fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let width = (area.width as usize).saturating_sub(2);
     let lines: Vec<Line> = range
         .map(|i| {
-            let w = &d.workloads[s.skew_rows[i]];
-            let kind = if w.kind == "StatefulSet" {
-                "sts"
-            } else {
-                "rs "
+            let row = s.skew_rows[i];
+            let (kind, count) = match &d.skew_subjects[row] {
+                Subject::Workload(w) => {
+                    let w = &d.workloads[*w];
+                    let kind = if w.kind == "StatefulSet" {
+                        "sts"
+                    } else {
+                        "rs "
+                    };
+                    (kind, w.pods.to_string())
+                }
+                Subject::Pending(_) => ("pod", "pending".to_string()),
             };
             let text = format!(
-                "{kind} {:<w$} {:>5}",
-                format::truncate(&w.label, width.saturating_sub(10)),
-                w.pods,
-                w = width.saturating_sub(10)
+                "{kind} {:<w$} {:>7}",
+                format::truncate(&d.skew_labels[row], width.saturating_sub(12)),
+                count,
+                w = width.saturating_sub(12)
             );
             let style = if i == s.skew_cursor.selected {
                 t.selected()
@@ -56,70 +74,80 @@ fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         format!(
             "Workloads ({}/{}) /{}",
             s.skew_rows.len(),
-            d.workloads.len(),
+            d.skew_subjects.len(),
             s.skew_filter
         )
     };
     frame.render_widget(Paragraph::new(lines).block(panel(app, title)), area);
 }
 
-fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+/// Every workload at or over a DoNotSchedule maxSkew, then those one
+/// replica away from it.
+fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let t = &app.theme;
-    let Some(r) = &s.skew else {
-        frame.render_widget(
-            Paragraph::new("No ReplicaSet or StatefulSet in this snapshot.")
-                .block(panel(app, "Skew")),
-            area,
-        );
-        return;
-    };
-    let key_count = s.loaded.derived.topology_keys.len();
-    let mut lines = vec![
-        Line::from(vec![
-            Span::styled("topology key ", t.fg(t.muted)),
-            Span::styled(
-                r.topology_key.clone(),
-                Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(
-                format!("  ({} of {key_count}; t: next key)", s.skew_key + 1),
-                t.fg(t.muted),
-            ),
-        ]),
-        Line::from(vec![
-            Span::styled("selector ", t.fg(t.muted)),
-            Span::styled(r.selector.clone(), t.fg(t.fg)),
-            Span::styled(format!("  (from {})", r.selector_source), t.fg(t.muted)),
-        ]),
-    ];
-    let max_skew = match r.max_skew {
-        Some(m) => Span::styled(
-            format!("maxSkew {m} (DoNotSchedule)"),
-            Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
-        ),
-        None => Span::styled(
-            "no DoNotSchedule constraint on this key: any domain may take the next pod",
-            t.fg(t.muted),
-        ),
-    };
-    let mut summary = vec![
-        Span::styled(
-            format!("global minimum {}   ", r.global_min),
-            Style::new().fg(t.fg).add_modifier(Modifier::BOLD),
-        ),
-        max_skew,
-    ];
-    if let Some(m) = r.min_domains {
-        summary.push(Span::styled(format!("   minDomains {m}"), t.fg(t.fg)));
-    }
-    lines.push(Line::from(summary));
-    if !r.other_constraints.is_empty() {
+    let alerts = &s.loaded.derived.skew_alerts;
+    let at = alerts.iter().filter(|a| a.at_max()).count();
+    let width = (area.width as usize).saturating_sub(2);
+    let mut lines = Vec::new();
+    if alerts.is_empty() {
         lines.push(Line::from(Span::styled(
-            format!("other constraints: {}", r.other_constraints.join("; ")),
+            "no workload within one replica of its maxSkew",
             t.fg(t.muted),
         )));
     }
-    lines.push(Line::from(""));
+    for a in alerts {
+        let (mark, color) = if a.at_max() {
+            ("✗ at max", t.bad)
+        } else {
+            ("! 1 away", t.warn)
+        };
+        let key = a.topology_key.rsplit('/').next().unwrap_or(&a.topology_key);
+        let tail = format!(" {key} {}/{} {mark}", a.skew, a.max_skew);
+        let name_width = width.saturating_sub(tail.chars().count());
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!(
+                    "{:<w$}",
+                    format::truncate(&a.label, name_width),
+                    w = name_width
+                ),
+                t.fg(t.fg),
+            ),
+            Span::styled(tail, Style::new().fg(color)),
+        ]));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(panel(
+            app,
+            format!(
+                "Fleet: {at} at maxSkew, {} one replica away",
+                alerts.len() - at
+            ),
+        )),
+        area,
+    );
+}
+
+fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let t = &app.theme;
+    let Some(r) = &s.skew else {
+        let text = if s.skew_computing() {
+            "computing…"
+        } else {
+            "No ReplicaSet, StatefulSet or pending pod with spread constraints in this snapshot."
+        };
+        frame.render_widget(Paragraph::new(text).block(panel(app, "Skew")), area);
+        return;
+    };
+    let mut lines = header_lines(app, s, r);
+    if r.count == 0 {
+        frame.render_widget(
+            Paragraph::new(lines).block(panel(app, format!("Skew: {}", r.subject))),
+            area,
+        );
+        return;
+    }
+    let hard = r.action == Some(WhenUnsatisfiable::DoNotSchedule);
     let max_pods = r.domains.iter().map(|d| d.pods).max().unwrap_or(0).max(1);
     let name_width = r
         .domains
@@ -129,29 +157,45 @@ fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         .unwrap_or(4)
         .clamp(4, 28);
     let bar_width = (area.width as usize)
-        .saturating_sub(name_width + 60)
-        .clamp(8, 40);
-    let footer = 3;
+        .saturating_sub(name_width + 80)
+        .clamp(8, 30);
+    let footer = 1 + r.excluded.len().max(1);
     let room = (area.height as usize).saturating_sub(2 + lines.len() + footer);
     for d in r.domains.iter().take(room) {
-        let pct = (d.pods * 100 / max_pods) as u16;
-        let (mark, verdict, color) = if r.max_skew.is_none() {
-            ("·", format!("{} node(s)", d.nodes), t.muted)
-        } else if d.may_take_next {
+        let pct = (d.pods.max(0) * 100 / max_pods) as u16;
+        let skew = d.skew_after.map_or("—".to_string(), |s| s.to_string());
+        let (mark, verdict, color) = if !d.admits {
+            (
+                "✗",
+                format!(
+                    "would violate: skew {skew} > maxSkew {}",
+                    r.max_skew.unwrap_or(0)
+                ),
+                t.bad,
+            )
+        } else if d.fitting == 0 {
+            (
+                "✗",
+                format!(
+                    "no node fits now: {}",
+                    d.why_not.as_deref().unwrap_or("no node")
+                ),
+                t.warn,
+            )
+        } else if hard {
             (
                 "✓",
-                format!("may take the next pod (skew {})", d.skew_after),
+                format!(
+                    "may take the next pod (skew {skew}; fits on {} of {} nodes)",
+                    d.fitting, d.nodes
+                ),
                 t.good,
             )
         } else {
             (
-                "✗",
-                format!(
-                    "would violate: skew {} > maxSkew {}",
-                    d.skew_after,
-                    r.max_skew.unwrap_or(0)
-                ),
-                t.bad,
+                "✓",
+                format!("fits on {} of {} nodes (skew {skew})", d.fitting, d.nodes),
+                t.good,
             )
         };
         let mut spans = vec![Span::styled(
@@ -163,7 +207,10 @@ fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             t.fg(t.fg),
         )];
         spans.extend(bar(pct, bar_width, t.accent, t.border));
-        spans.push(Span::styled(format!(" {:>5} pods  ", d.pods), t.fg(t.fg)));
+        spans.push(Span::styled(
+            format!(" {:>5} pods {:>4} nodes  ", d.pods, d.nodes),
+            t.fg(t.fg),
+        ));
         spans.push(Span::styled(
             format!("{mark} {verdict}"),
             Style::new().fg(color),
@@ -177,36 +224,109 @@ fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         )));
     }
     lines.push(Line::from(""));
-    if r.nodes_missing_key.is_empty() {
+    if r.excluded.is_empty() {
         lines.push(Line::from(Span::styled(
-            "every node has this key",
+            "every node is counted",
             t.fg(t.muted),
         )));
-    } else {
-        let mut names = r
-            .nodes_missing_key
-            .iter()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        if r.nodes_missing_key.len() > 5 {
-            names.push_str(&format!(", +{} more", r.nodes_missing_key.len() - 5));
+    }
+    for (why, nodes) in &r.excluded {
+        let mut names = nodes.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+        if nodes.len() > 5 {
+            names.push_str(&format!(", +{} more", nodes.len() - 5));
         }
         lines.push(Line::from(Span::styled(
-            format!(
-                "{} node(s) missing the key (not a domain; {} matching pod(s) there): {names}",
-                r.nodes_missing_key.len(),
-                r.pods_on_missing
-            ),
+            format!("{} node(s) not counted, {why}: {names}", nodes.len()),
             t.fg(t.warn),
         )));
     }
+    let computing = if s.skew_computing() {
+        " (computing…)"
+    } else {
+        ""
+    };
     frame.render_widget(
         Paragraph::new(lines).block(panel(
             app,
-            format!("Skew: {} over {}", r.workload, r.topology_key),
+            format!("Skew: {} over {}{computing}", r.subject, r.topology_key),
         )),
         area,
     );
+}
+
+fn header_lines(app: &App, s: &Session, r: &SkewReport) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut lines = vec![Line::from(vec![
+        Span::styled("for ", t.fg(t.muted)),
+        Span::styled(r.pod_note.clone(), t.fg(t.fg)),
+        Span::styled(
+            format!("  ({} rules)", s.scheduler.version.version),
+            t.fg(t.muted),
+        ),
+    ])];
+    if r.count == 0 {
+        lines.push(Line::from(Span::styled(
+            "PodTopologySpread applies no constraint to this pod (none of its own, and no default selects it)",
+            t.fg(t.muted),
+        )));
+        return lines;
+    }
+    lines.push(Line::from(vec![
+        Span::styled("constraint ", t.fg(t.muted)),
+        Span::styled(
+            format!("{} of {}", r.index + 1, r.count),
+            Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(format!(" (t: next) from {}", r.source), t.fg(t.muted)),
+    ]));
+    lines.push(Line::from(vec![
+        Span::styled("selector ", t.fg(t.muted)),
+        Span::styled(r.selector.clone(), t.fg(t.fg)),
+        Span::styled(
+            format!(
+                "   nodeAffinityPolicy {}  nodeTaintsPolicy {}",
+                r.node_affinity_policy, r.node_taints_policy
+            ),
+            t.fg(t.muted),
+        ),
+    ]));
+    let action = match r.action {
+        Some(WhenUnsatisfiable::DoNotSchedule) => "DoNotSchedule",
+        _ => "ScheduleAnyway: scores only, never filters",
+    };
+    let min = r.global_min.map_or(
+        "— (no counted node has the key: Filter skips this constraint)".to_string(),
+        |m| m.to_string(),
+    );
+    let mut summary = vec![
+        Span::styled(
+            format!("global minimum {min}   "),
+            Style::new().fg(t.fg).add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(
+            format!("maxSkew {} ({action})", r.max_skew.unwrap_or(0)),
+            Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
+        ),
+    ];
+    if let Some(skew) = r.skew {
+        summary.push(Span::styled(format!("   skew now {skew}"), t.fg(t.fg)));
+    }
+    if let Some(m) = r.min_domains {
+        summary.push(Span::styled(format!("   minDomains {m}"), t.fg(t.fg)));
+    }
+    lines.push(Line::from(summary));
+    if !r.other_constraints.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!("other constraints: {}", r.other_constraints.join("; ")),
+            t.fg(t.muted),
+        )));
+    }
+    if r.no_profile {
+        lines.push(Line::from(Span::styled(
+            "no profile schedules this pod: where it fits is not known",
+            t.fg(t.warn),
+        )));
+    }
+    lines.push(Line::from(""));
+    lines
 }

@@ -34,7 +34,7 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         .collect();
     let header = format!(
         "{:<30} {:>11} {:>8} {:>9} {:>6} {:>7} {:>8} {:>8}{zone_cols}",
-        "PRIORITY CLASS", "VALUE", "DEFAULT", "PREEMPT", "PODS", "PENDING", "CPU", "MEM"
+        "PRIORITY CLASS", "VALUE", "DEFAULT", "PREEMPTS", "PODS", "PENDING", "CPU", "MEM"
     );
     let mut lines = vec![Line::from(Span::styled(
         header,
@@ -60,7 +60,7 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             format::truncate(&name, 30),
             r.value,
             if r.global_default { "default" } else { "" },
-            if r.never { "Never" } else { "" },
+            if r.never { "Never" } else { "Lower" },
             r.pods,
             r.pending,
             format::cpu(r.cpu),
@@ -76,7 +76,7 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     frame.render_widget(
         Paragraph::new(lines).block(panel(
             app,
-            "Priority tiers (pods per zone on the right; ↑↓ picks P)",
+            "Priority tiers: one row per class, with its own preemptionPolicy (pods per zone on the right; ↑↓ picks P)",
         )),
         area,
     );
@@ -89,6 +89,7 @@ fn split_line(
     s: Split,
     fmt: fn(i64) -> String,
     width: usize,
+    note: &str,
 ) -> Line<'static> {
     let t = &app.theme;
     let mut spans = vec![Span::styled(
@@ -107,7 +108,7 @@ fn split_line(
     ));
     spans.push(Span::styled(
         format!(
-            " free {}  preemptible {}  PDB-protected {}  of {}",
+            " free {}  preemptible {}  PDB-protected {}  of {}{note}",
             fmt(s.free),
             fmt(s.preemptible),
             fmt(s.protected),
@@ -142,21 +143,56 @@ fn draw_headroom(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         Span::raw("   "),
         Span::styled("░ same or higher priority", t.fg(t.muted)),
     ])];
+    let counted: usize = h.zones.iter().map(|z| z.nodes).sum();
+    let cordoned: usize = h.zones.iter().map(|z| z.cordoned).sum();
+    let tainted: usize = h.zones.iter().map(|z| z.tainted).sum();
+    lines.push(Line::from(Span::styled(
+        format!(
+            "counts the {counted} node(s) {} could use: {cordoned} cordoned and {tainted} with an untolerated NoSchedule/NoExecute taint left out (the scheduler's NodeUnschedulable and TaintToleration filters)",
+            crate::app::tiers::ASSUMPTION
+        ),
+        t.fg(t.muted),
+    )));
     if h.never {
         lines.push(Line::from(Span::styled(
-            "this tier's preemptionPolicy is Never: its pods only get free capacity",
+            "this class's preemptionPolicy is Never: its pods only get free capacity",
             t.fg(t.warn),
         )));
     }
     let width = (area.width as usize).saturating_sub(90).clamp(10, 50);
     for z in &h.zones {
-        lines.push(split_line(app, &z.zone, "cpu", z.cpu, format::cpu, width));
-        lines.push(split_line(app, "", "mem", z.memory, format::memory, width));
+        let note = format!(
+            "  on {} of {} nodes",
+            z.nodes,
+            z.nodes + z.cordoned + z.tainted
+        );
+        lines.push(split_line(
+            app,
+            &z.zone,
+            "cpu",
+            z.cpu,
+            format::cpu,
+            width,
+            &note,
+        ));
+        lines.push(split_line(
+            app,
+            "",
+            "mem",
+            z.memory,
+            format::memory,
+            width,
+            "",
+        ));
     }
     frame.render_widget(
         Paragraph::new(lines).block(panel(
             app,
-            format!("Headroom per zone for a pod at {}", h.label),
+            format!(
+                "Headroom per zone for a pod at {}, assuming {}",
+                h.label,
+                crate::app::tiers::ASSUMPTION
+            ),
         )),
         area,
     );

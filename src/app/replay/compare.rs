@@ -2,6 +2,7 @@
 //! (from the timeline), and what an operator reads off the views: pods per
 //! zone, per priority tier, and each spread workload's zone skew.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::model::Cluster;
@@ -50,6 +51,103 @@ pub struct Moment {
     /// `(workload, skew over zones, pods per zone)` for workloads that
     /// spread over zones.
     pub skews: Vec<(String, usize, ZoneCounts)>,
+    /// Every node as the scheduler sees it, by name.
+    pub nodes: BTreeMap<String, NodeState>,
+}
+
+/// What of a node changes where pods may go: cordon, taints, labels.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeState {
+    pub unschedulable: bool,
+    /// `key=value:Effect`, sorted.
+    pub taints: Vec<String>,
+    pub labels: BTreeMap<String, String>,
+}
+
+impl NodeState {
+    fn of(cluster: &Cluster, node: &crate::model::Node) -> NodeState {
+        let mut taints: Vec<String> = node
+            .taints
+            .iter()
+            .filter(|t| !(node.unschedulable && &*t.key == "node.kubernetes.io/unschedulable"))
+            .map(|t| {
+                if t.value.is_empty() {
+                    format!("{}:{}", t.key, t.effect.as_str())
+                } else {
+                    format!("{}={}:{}", t.key, t.value, t.effect.as_str())
+                }
+            })
+            .collect();
+        taints.sort();
+        NodeState {
+            unschedulable: node.unschedulable,
+            taints,
+            labels: node
+                .labels
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        cluster.interner.resolve(k).to_string(),
+                        cluster.interner.resolve(v).to_string(),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// How one node differs between the two moments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeChange {
+    Added(String),
+    Removed(String),
+    Changed { node: String, what: Vec<String> },
+}
+
+/// The node changes from `before` to `after`, by node name.
+pub fn node_changes(
+    before: &BTreeMap<String, NodeState>,
+    after: &BTreeMap<String, NodeState>,
+) -> Vec<NodeChange> {
+    let mut out = Vec::new();
+    for name in before.keys().filter(|n| !after.contains_key(*n)) {
+        out.push(NodeChange::Removed(name.clone()));
+    }
+    for (name, a) in after {
+        let Some(b) = before.get(name) else {
+            out.push(NodeChange::Added(name.clone()));
+            continue;
+        };
+        let mut what = Vec::new();
+        match (b.unschedulable, a.unschedulable) {
+            (false, true) => what.push("cordoned".to_string()),
+            (true, false) => what.push("uncordoned".to_string()),
+            _ => {}
+        }
+        for t in a.taints.iter().filter(|t| !b.taints.contains(t)) {
+            what.push(format!("taint {t} added"));
+        }
+        for t in b.taints.iter().filter(|t| !a.taints.contains(t)) {
+            what.push(format!("taint {t} removed"));
+        }
+        for (k, v) in &a.labels {
+            match b.labels.get(k) {
+                None => what.push(format!("label {k}={v} added")),
+                Some(old) if old != v => what.push(format!("label {k}: {old} → {v}")),
+                Some(_) => {}
+            }
+        }
+        for (k, v) in b.labels.iter().filter(|(k, _)| !a.labels.contains_key(*k)) {
+            what.push(format!("label {k}={v} removed"));
+        }
+        if !what.is_empty() {
+            out.push(NodeChange::Changed {
+                node: name.clone(),
+                what,
+            });
+        }
+    }
+    out
 }
 
 fn tier_label(t: &TierRow) -> String {
@@ -71,30 +169,25 @@ impl Moment {
         let mut skews = Vec::new();
         if let Some(zone) = cluster.interner.lookup(ZONE_KEY) {
             for w in &input.workloads {
-                let spreads = w.sample_pod.is_some_and(|p| {
-                    cluster
-                        .pod(p)
-                        .spread_constraints
-                        .iter()
-                        .any(|c| c.topology_key == zone)
-                });
-                if !spreads {
+                let Some((skew, per_zone)) = skew::zone_skew(cluster, w, zone) else {
                     continue;
-                }
-                let report = skew::compute(cluster, w, zone);
-                let per_zone: Vec<(String, usize)> = report
-                    .domains
-                    .iter()
-                    .map(|d| (d.value.clone(), d.pods))
+                };
+                let per_zone = per_zone
+                    .into_iter()
+                    .map(|(z, n)| (z, n.max(0) as usize))
                     .collect();
-                let max = per_zone.iter().map(|d| d.1).max().unwrap_or(0);
-                skews.push((w.label.clone(), max - report.global_min.min(max), per_zone));
+                skews.push((w.label.clone(), skew.max(0) as usize, per_zone));
             }
         }
         Moment {
             zones: input.zones.clone(),
             tiers,
             skews,
+            nodes: cluster
+                .nodes
+                .iter()
+                .map(|n| (n.name.to_string(), NodeState::of(cluster, n)))
+                .collect(),
         }
     }
 }
@@ -109,6 +202,8 @@ pub struct Comparison {
     pub tiers: Vec<(String, TierCounts, TierCounts)>,
     /// `(workload, skew before, skew after, per zone before, after)`.
     pub skews: Vec<SkewChange>,
+    /// Nodes added, removed, cordoned or uncordoned, re-tainted, relabelled.
+    pub nodes: Vec<NodeChange>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,6 +286,7 @@ impl Comparison {
             zones,
             tiers,
             skews,
+            nodes: node_changes(&before.nodes, &after.nodes),
         }
     }
 
@@ -201,6 +297,7 @@ impl Comparison {
             && self.zones.is_empty()
             && self.tiers.is_empty()
             && self.skews.is_empty()
+            && self.nodes.is_empty()
     }
 
     /// The comparison as report lines for the Replay view.
@@ -236,6 +333,22 @@ impl Comparison {
             out.push(line(Tone::Warn, format!("  ~ {}: {from} → {to}", m.pod)));
         }
         more(&mut out, d.moved.len());
+        if !self.nodes.is_empty() {
+            out.push(line(
+                Tone::TableHeader,
+                format!("Nodes: {} changed", self.nodes.len()),
+            ));
+            for c in self.nodes.iter().take(limit) {
+                out.push(match c {
+                    NodeChange::Added(n) => line(Tone::Good, format!("  + node {n}")),
+                    NodeChange::Removed(n) => line(Tone::Bad, format!("  - node {n}")),
+                    NodeChange::Changed { node, what } => {
+                        line(Tone::Warn, format!("  ~ node {node}: {}", what.join(", ")))
+                    }
+                });
+            }
+            more(&mut out, self.nodes.len());
+        }
         if !self.zones.is_empty() {
             out.push(line(Tone::TableHeader, "Pods per zone".into()));
             for (z, b, a) in &self.zones {
@@ -283,5 +396,97 @@ impl Comparison {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(unschedulable: bool, taints: &[&str], labels: &[(&str, &str)]) -> NodeState {
+        NodeState {
+            unschedulable,
+            taints: taints.iter().map(|t| t.to_string()).collect(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn node_changes_name_cordons_taints_labels_and_nodes_added_or_removed() {
+        let before: BTreeMap<String, NodeState> = [
+            (
+                "a".to_string(),
+                state(false, &["gpu=true:NoSchedule"], &[("zone", "z1")]),
+            ),
+            (
+                "b".to_string(),
+                state(true, &[], &[("zone", "z2"), ("old", "x")]),
+            ),
+            ("gone".to_string(), state(false, &[], &[])),
+            (
+                "same".to_string(),
+                state(false, &["k:NoExecute"], &[("zone", "z1")]),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let after: BTreeMap<String, NodeState> = [
+            (
+                "a".to_string(),
+                state(true, &["dedicated=db:NoSchedule"], &[("zone", "z3")]),
+            ),
+            (
+                "b".to_string(),
+                state(false, &[], &[("zone", "z2"), ("new", "y")]),
+            ),
+            ("fresh".to_string(), state(false, &[], &[])),
+            (
+                "same".to_string(),
+                state(false, &["k:NoExecute"], &[("zone", "z1")]),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let changes = node_changes(&before, &after);
+        assert_eq!(
+            changes,
+            vec![
+                NodeChange::Removed("gone".into()),
+                NodeChange::Changed {
+                    node: "a".into(),
+                    what: vec![
+                        "cordoned".into(),
+                        "taint dedicated=db:NoSchedule added".into(),
+                        "taint gpu=true:NoSchedule removed".into(),
+                        "label zone: z1 → z3".into(),
+                    ],
+                },
+                NodeChange::Changed {
+                    node: "b".into(),
+                    what: vec![
+                        "uncordoned".into(),
+                        "label new=y added".into(),
+                        "label old=x removed".into(),
+                    ],
+                },
+                NodeChange::Added("fresh".into()),
+            ]
+        );
+        let c = Comparison {
+            nodes: changes,
+            ..Default::default()
+        };
+        assert!(!c.is_empty());
+        let text: Vec<String> = c.lines(10).into_iter().map(|l| l.text).collect();
+        assert!(text.contains(&"Nodes: 4 changed".to_string()), "{text:?}");
+        assert!(
+            text.contains(&"  ~ node a: cordoned, taint dedicated=db:NoSchedule added, taint gpu=true:NoSchedule removed, label zone: z1 → z3".to_string()),
+            "{text:?}"
+        );
+        assert!(text.contains(&"  - node gone".to_string()), "{text:?}");
+        assert!(text.contains(&"  + node fresh".to_string()), "{text:?}");
     }
 }

@@ -92,7 +92,7 @@ impl App {
             KeyCode::Char('S') => self.cycle_sort(true),
             KeyCode::Char('t') if self.view == View::Skew => {
                 if let Some(s) = self.session_mut() {
-                    let n = s.loaded.derived.topology_keys.len().max(1);
+                    let n = s.skew.as_ref().map_or(1, |r| r.count.max(1));
                     s.skew_key = (s.skew_key + 1) % n;
                     s.refresh_skew();
                 }

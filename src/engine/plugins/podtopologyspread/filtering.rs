@@ -162,11 +162,7 @@ impl<'a> State<'a> {
             let Some(paths) = self.paths(c.topology_key) else {
                 continue;
             };
-            let min_match = if (domains as i64) < c.min_domains as i64 {
-                0
-            } else {
-                paths.min()
-            };
+            let min_match = min_match(c, domains, paths);
             let self_match = c.selector.matches(&pod.labels) as i64;
             let skew = self.pair_count((c.topology_key, value)) + self_match - min_match;
             if skew > c.max_skew as i64 {
@@ -180,12 +176,49 @@ impl<'a> State<'a> {
     }
 }
 
+/// The global minimum Filter measures a domain against (`minMatchNum`):
+/// 0 while fewer domains than `minDomains` exist, else the critical path's.
+pub fn min_match(c: &Constraint, domains: usize, paths: &CriticalPaths) -> i64 {
+    if (domains as i64) < c.min_domains as i64 {
+        0
+    } else {
+        paths.min()
+    }
+}
+
+impl PreFilterState {
+    /// What Filter measures a domain of `c` against, before any AddPod or
+    /// RemovePod: `None` when no eligible node carries the key (Filter
+    /// then skips the constraint).
+    pub fn min_match(&self, c: &Constraint) -> Option<i64> {
+        let domains = *self.domains.get(&c.topology_key)?;
+        let paths = self
+            .critical_paths
+            .iter()
+            .find(|p| p.0 == c.topology_key)
+            .map(|p| &p.1)?;
+        Some(min_match(c, domains, paths))
+    }
+}
+
 /// PreFilter: `None` means Skip (no DoNotSchedule constraints).
 pub fn pre_filter(cluster: &Cluster, pod: &Pod, args: &SpreadArgs) -> Option<PreFilterState> {
     let constraints = constraints_for(cluster, pod, args, WhenUnsatisfiable::DoNotSchedule);
     if constraints.is_empty() {
         return None;
     }
+    Some(pre_filter_constraints(cluster, pod, constraints))
+}
+
+/// PreFilter's counting for a given list of constraints: matching pods per
+/// (topologyKey, value) over the nodes that carry every constraint's key
+/// and pass its node inclusion policies, and the critical paths. PreFilter
+/// runs it on the DoNotSchedule constraints; views run it on any.
+pub fn pre_filter_constraints(
+    cluster: &Cluster,
+    pod: &Pod,
+    constraints: Vec<Constraint>,
+) -> PreFilterState {
     let empty = cluster.empty_sym();
     let per_constraint: Vec<Vec<u32>> = constraints
         .iter()
@@ -238,13 +271,13 @@ pub fn pre_filter(cluster: &Cluster, pod: &Pod, args: &SpreadArgs) -> Option<Pre
             p.1.update(slot, pair_counts[pair]);
         }
     }
-    Some(PreFilterState {
+    PreFilterState {
         constraints,
         pair_counts,
         domains,
         critical_paths,
         empty,
-    })
+    }
 }
 
 #[cfg(test)]

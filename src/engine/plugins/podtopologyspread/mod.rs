@@ -2,6 +2,7 @@
 //! constraints (or the system defaults) score.
 
 pub mod common;
+pub mod domains;
 pub mod filtering;
 pub mod scoring;
 

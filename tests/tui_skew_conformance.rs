@@ -1,0 +1,206 @@
+//! The Skew view against the engine, on every conformance case whose
+//! incoming pod has spread constraints: the pod is added to the case's
+//! snapshot as a pending pod, the Skew view is drawn into a `TestBackend`
+//! for each of its constraints, and what a person reads there (domains,
+//! matching pods, counted nodes, the global minimum, which domains would
+//! violate maxSkew, on how many nodes the pod fits) must equal what
+//! PodTopologySpread's PreFilter counts and what the scheduling answer says.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kplace::app::{App, Options, View};
+use kplace::engine::plugins::podtopologyspread::common::{
+    constraints_for, matches_inclusion_policies, node_has_all_keys,
+};
+use kplace::engine::plugins::podtopologyspread::filtering::{pre_filter, pre_filter_constraints};
+use kplace::engine::{Outcome, place_existing};
+use kplace::model::pod::WhenUnsatisfiable;
+use kplace::source::file::{load_pod, load_snapshot};
+
+const SETTLE: Duration = Duration::from_secs(60);
+
+fn key(app: &mut App, code: KeyCode) {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+    assert!(app.wait_until_idle(SETTLE), "the app did not settle");
+}
+
+/// One domain row of the Skew view: value → (pods, nodes, violates, fits on).
+type Rows = BTreeMap<String, (i64, usize, bool, Option<usize>)>;
+
+fn rows(screen: &str) -> Rows {
+    let mut out = Rows::new();
+    for line in screen.lines() {
+        for segment in line.split('│') {
+            let t: Vec<&str> = segment.split_whitespace().collect();
+            if t.len() < 8
+                || !t[1].chars().all(|c| c == '█' || c == '░')
+                || t[3] != "pods"
+                || t[5] != "nodes"
+            {
+                continue;
+            }
+            let violates = segment.contains("would violate");
+            // "fits on N of M nodes", or "no node fits now".
+            let fits = if segment.contains("no node fits now") {
+                Some(0)
+            } else {
+                segment
+                    .split("fits on ")
+                    .nth(1)
+                    .and_then(|r| r.split_whitespace().next())
+                    .and_then(|n| n.parse().ok())
+            };
+            out.insert(
+                t[0].to_string(),
+                (t[2].parse().unwrap(), t[4].parse().unwrap(), violates, fits),
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn skew_view_shows_what_pod_topology_spread_prefilter_counts() {
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+    let mut names: Vec<String> = std::fs::read_dir(&cases)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut checked = 0;
+    let mut constraints_checked = 0;
+    let mut domains_checked = 0;
+    for name in names {
+        let dir = cases.join(&name);
+        let Ok((mut cluster, _)) = load_snapshot(&dir.join("snapshot.yaml.gz")) else {
+            continue;
+        };
+        let Ok(pod) = load_pod(&dir.join("pod.yaml"), &mut cluster.interner) else {
+            continue;
+        };
+        if pod.spread_constraints.is_empty() || pod.node_name.is_some() {
+            continue;
+        }
+        let id = cluster.add_pod(pod);
+        let mut app = App::with_cluster(cluster, &name, Options::default());
+        assert!(app.wait_until_idle(SETTLE), "{name}: did not settle");
+        key(&mut app, KeyCode::Char('2'));
+        key(&mut app, KeyCode::Char('G'));
+        assert_eq!(app.view, View::Skew);
+        let s = app.session().unwrap();
+        let shared = s.loaded.cluster.clone();
+        let scheduler = s.scheduler.clone();
+        let cluster = &*shared;
+        let pod = cluster.pod(id);
+        let Some(profile) = scheduler
+            .profiles
+            .for_scheduler(&pod.scheduler_name)
+            .cloned()
+        else {
+            continue;
+        };
+        let args = &profile.args.pod_topology_spread;
+        // The engine's own counts: PreFilter for DoNotSchedule, the same
+        // counting over the ScheduleAnyway constraints.
+        let mut expected = Vec::new();
+        if let Some(pre) = pre_filter(cluster, pod, args) {
+            expected.push((WhenUnsatisfiable::DoNotSchedule, pre));
+        }
+        let soft = constraints_for(cluster, pod, args, WhenUnsatisfiable::ScheduleAnyway);
+        if !soft.is_empty() {
+            expected.push((
+                WhenUnsatisfiable::ScheduleAnyway,
+                pre_filter_constraints(cluster, pod, soft),
+            ));
+        }
+        let answer = place_existing(cluster, id, &scheduler);
+        let feasible: Option<Vec<u32>> = matches!(
+            answer.outcome,
+            Outcome::Scheduled | Outcome::Unschedulable | Outcome::Preempt
+        )
+        .then(|| answer.feasible.clone());
+        let key_name = |k| cluster.interner.resolve(k).to_string();
+        let total: usize = expected.iter().map(|e| e.1.constraints.len()).sum();
+        let mut index = 0;
+        for (action, pre) in &expected {
+            for c in &pre.constraints {
+                let screen = common::render(&app, 260, 300);
+                let header = format!(
+                    "Skew: pending pod {} over {}",
+                    cluster.pod_key(id),
+                    key_name(c.topology_key)
+                );
+                assert!(screen.contains(&header), "{name}: want {header}\n{screen}");
+                assert!(
+                    screen.contains(&format!("constraint {} of {total}", index + 1)),
+                    "{name}\n{screen}"
+                );
+                let min = pre.min_match(c);
+                let min_text = min.map_or("—".to_string(), |m| m.to_string());
+                assert!(
+                    screen.contains(&format!("global minimum {min_text}")),
+                    "{name}: want global minimum {min_text}\n{screen}"
+                );
+                let mut want = Rows::new();
+                for (&(k, v), &count) in &pre.pair_counts {
+                    if k != c.topology_key {
+                        continue;
+                    }
+                    let in_domain: Vec<u32> = cluster
+                        .nodes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, n)| {
+                            n.labels.get(k) == Some(v)
+                                && node_has_all_keys(n, &pre.constraints)
+                                && matches_inclusion_policies(c, pod, n, &cluster.interner)
+                        })
+                        .map(|(i, _)| i as u32)
+                        .collect();
+                    let self_match = c.selector.matches(&pod.labels) as i64;
+                    let violates = *action == WhenUnsatisfiable::DoNotSchedule
+                        && min.is_some_and(|m| count + self_match - m > c.max_skew as i64);
+                    let fits = feasible
+                        .as_ref()
+                        .map(|f| in_domain.iter().filter(|n| f.contains(n)).count());
+                    let value = match cluster.interner.resolve(v) {
+                        "" => "\"\"".to_string(),
+                        v => kplace::app::format::truncate(v, 28),
+                    };
+                    want.insert(value, (count, in_domain.len(), violates, fits));
+                }
+                let mut got = rows(&screen);
+                if feasible.is_none() {
+                    for r in got.values_mut() {
+                        r.3 = None;
+                    }
+                }
+                // Domains that would violate say so instead of where the
+                // pod fits: compare those without the fit count.
+                for (v, r) in want.iter_mut() {
+                    if r.2 && got.get(v).is_some_and(|g| g.3.is_none()) {
+                        r.3 = None;
+                    }
+                }
+                assert_eq!(got, want, "{name}, constraint {index}\n{screen}");
+                domains_checked += want.len();
+                index += 1;
+                constraints_checked += 1;
+                key(&mut app, KeyCode::Char('t'));
+            }
+        }
+        checked += 1;
+    }
+    eprintln!("{checked} cases, {constraints_checked} constraints, {domains_checked} domains");
+    assert!(
+        checked >= 60,
+        "only {checked} cases with spread constraints"
+    );
+    assert!(constraints_checked >= checked);
+    assert!(domains_checked >= constraints_checked);
+}
