@@ -137,7 +137,7 @@ fn demo_in_tmux_switches_views_searches_places_and_quits() {
         format!("TERM=xterm-256color '{bin}' --demo; echo \"kplace exited with $?\"; sleep 60");
     let tmux = Tmux::start("kplace", WIDTH, HEIGHT, &command);
 
-    let screen = tmux.expect("start", "Pending pods (5)");
+    let screen = tmux.expect("start", "Pending pods (6)");
     assert!(screen.contains("eu-west-1a"), "{screen}");
     assert!(screen.contains("1 Overview"), "{screen}");
 
@@ -153,7 +153,7 @@ fn demo_in_tmux_switches_views_searches_places_and_quits() {
         "-y",
         &HEIGHT.to_string(),
     ]);
-    tmux.expect("resized back", "Pending pods (5)");
+    tmux.expect("resized back", "Pending pods (6)");
 
     tmux.type_text("2");
     tmux.expect("skew view", "maxSkew 1 (DoNotSchedule)");
@@ -163,13 +163,13 @@ fn demo_in_tmux_switches_views_searches_places_and_quits() {
         "Headroom per zone for a pod at standard (10000)",
     );
     tmux.type_text("4");
-    tmux.expect("nodes view", "Nodes (30)");
+    tmux.expect("nodes view", "Nodes (32)");
     tmux.type_text("6");
     tmux.expect("placement view", "No pod selected");
     tmux.type_text("1");
     tmux.expect(
         "back to overview",
-        "would schedule 1 · preempt 1 · unschedulable 3",
+        "would schedule 1 · preempt 1 · unschedulable 4",
     );
 
     tmux.type_text("?");
@@ -182,7 +182,7 @@ fn demo_in_tmux_switches_views_searches_places_and_quits() {
     }
 
     tmux.type_text("5");
-    tmux.expect("pods view", "Pods (396)");
+    tmux.expect("pods view", "Pods (404)");
     tmux.type_text("/ledger-migrate");
     tmux.expect("search", "/ledger-migrate");
     tmux.press("Enter");

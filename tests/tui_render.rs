@@ -46,7 +46,7 @@ fn line_with<'a>(screen: &'a str, needle: &str) -> &'a str {
 #[test]
 fn demo_pending_pods_get_the_outcomes_their_story_says() {
     let cluster = kplace::app::demo::load_demo().expect("demo loads");
-    assert_eq!(cluster.nodes.len(), 30);
+    assert_eq!(cluster.nodes.len(), 32);
     assert!(
         (350..=450).contains(&cluster.pods.len()),
         "{} pods",
@@ -119,6 +119,27 @@ fn demo_pending_pods_get_the_outcomes_their_story_says() {
             .is_some_and(|r| r.contains("Never"))
     );
 
+    // The DRA pool has one free GPU per node; the claim asks for two.
+    let devices = outcome("ml", "finetune-llm-7wq4z");
+    assert_eq!(devices.outcome, Outcome::Unschedulable);
+    assert!(
+        devices.message.contains("2 cannot allocate all claims"),
+        "{}",
+        devices.message
+    );
+    let free: Vec<(String, usize, usize)> = devices
+        .device_availability
+        .iter()
+        .map(|n| {
+            let r = &n.requests[0];
+            (cluster.node(n.node).name.to_string(), r.free, r.matching)
+        })
+        .collect();
+    assert_eq!(
+        free,
+        [("gpu-b01".to_string(), 1, 4), ("gpu-b02".to_string(), 1, 4)]
+    );
+
     assert_eq!(
         outcome("shop", "cart-7c9f8d6b5-new01").outcome,
         Outcome::Scheduled
@@ -130,17 +151,17 @@ fn overview_shows_zones_with_node_counts_and_outcome_counts() {
     let app = demo_app();
     let s = screen(&app, 160, 48);
     assert!(line_with(&s, "eu-west-1a").contains("12 nodes"), "{s}");
-    assert!(line_with(&s, "eu-west-1b ").contains("12 nodes"), "{s}");
+    assert!(line_with(&s, "eu-west-1b ").contains("14 nodes"), "{s}");
     assert!(line_with(&s, "eu-west-1c ").contains("6 nodes"), "{s}");
     assert!(
-        s.contains("would schedule 1 · preempt 1 · unschedulable 3"),
+        s.contains("would schedule 1 · preempt 1 · unschedulable 4"),
         "{s}"
     );
     assert!(
         line_with(&s, "ledger-migrate-x7k2p").contains("preempt → worker-b03"),
         "{s}"
     );
-    assert!(s.contains("Pending pods (5)"), "{s}");
+    assert!(s.contains("Pending pods (6)"), "{s}");
     // Tab bar lists every view with its number key.
     let tabs = line_with(&s, "1 Overview");
     for label in ["2 Skew", "3 Tiers", "4 Nodes", "5 Pods", "6 Placement"] {
@@ -246,9 +267,9 @@ fn placement_explains_the_spread_blocked_pod() {
         "{s}"
     );
     assert!(s.contains("UNSCHEDULABLE"), "{s}");
-    assert!(s.contains("0/30 nodes are available"), "{s}");
+    assert!(s.contains("0/32 nodes are available"), "{s}");
     assert!(
-        line_with(&s, "didn't match pod topology spread constraints").contains("20"),
+        s.contains("     20  node(s) didn't match pod topology spread constraints"),
         "{s}"
     );
     assert!(s.contains("PodTopologySpread · Unschedulable"), "{s}");
@@ -287,7 +308,7 @@ fn placement_shows_the_victims_of_the_preempting_pod() {
     }
     let s = screen(&app, 160, 60);
     assert!(s.contains("more PDB violations"), "{s}");
-    assert!(s.contains("kplace evaluates all 30 nodes"), "{s}");
+    assert!(s.contains("kplace evaluates all 32 nodes"), "{s}");
 }
 
 #[test]
@@ -307,11 +328,11 @@ fn bound_pod_placement_says_where_it_would_go_if_rescheduled() {
 fn number_keys_switch_views_and_esc_goes_back() {
     let mut app = demo_app();
     for (c, view, title) in [
-        ('4', View::Nodes, "Nodes (30)"),
-        ('5', View::Pods, "Pods (396)"),
+        ('4', View::Nodes, "Nodes (32)"),
+        ('5', View::Pods, "Pods (404)"),
         ('6', View::Placement, "No pod selected"),
-        ('2', View::Skew, "Workloads (11)"),
-        ('1', View::Overview, "Pending pods (5)"),
+        ('2', View::Skew, "Workloads (12)"),
+        ('1', View::Overview, "Pending pods (6)"),
     ] {
         key(&mut app, KeyCode::Char(c));
         assert_eq!(app.view, view);
@@ -346,7 +367,7 @@ fn slash_search_narrows_the_pods_table() {
     // Esc clears the filter; the table is whole again.
     key(&mut app, KeyCode::Esc);
     let s = screen(&app, 160, 48);
-    assert!(s.contains("Pods (396)"), "{s}");
+    assert!(s.contains("Pods (404)"), "{s}");
 }
 
 #[test]
@@ -540,7 +561,7 @@ fn loading_screen_names_the_file_until_loaded() {
     assert!(s.contains("Loading") && s.contains("cluster.json"), "{s}");
     assert!(s.contains("elapsed"), "{s}");
     assert!(app.wait_until_idle(SETTLE));
-    assert!(screen(&app, 160, 48).contains("Pending pods (5)"));
+    assert!(screen(&app, 160, 48).contains("Pending pods (6)"));
 }
 
 #[test]
@@ -840,7 +861,7 @@ fn tiers_headroom_counts_only_nodes_a_plain_pod_of_the_class_could_use() {
         "{s}"
     );
     assert!(
-        s.contains("1 cordoned and 3 with an untolerated NoSchedule/NoExecute taint left out"),
+        s.contains("1 cordoned and 5 with an untolerated NoSchedule/NoExecute taint left out"),
         "{s}"
     );
 }

@@ -17,7 +17,11 @@
 //! - `ml/trainer-xl` asks for 48 CPUs, more than any node has: it never fits;
 //! - `batch/reports-adhoc` is in the `batch` class (preemptionPolicy Never):
 //!   it waits instead of evicting;
-//! - `shop/cart-7c9f8d6b5-new01` simply fits.
+//! - `shop/cart-7c9f8d6b5-new01` simply fits;
+//! - a small GPU pool on Dynamic Resource Allocation (`gpu-b01`, `gpu-b02`,
+//!   four L40S each, published by the `gpu.nvidia.com` driver) has one GPU
+//!   free per node, so `ml/finetune-llm`, whose claim asks for two, finds
+//!   no node ("cannot allocate all claims"); asking for one fits.
 
 mod story;
 
@@ -318,55 +322,213 @@ impl Generator {
             self.items.push(pc);
         }
         for i in 0..self.nodes.len() {
-            let node = &self.nodes[i];
-            let mut allocatable = json!({
-                "cpu": format!("{}m", node.cpu_milli),
-                "memory": quantity_mem(node.memory),
-                "pods": "110",
-                "ephemeral-storage": "95Gi",
-            });
-            if node.gpus > 0 {
-                allocatable["nvidia.com/gpu"] = json!(node.gpus.to_string());
-            }
-            let pool = match node.taint {
-                Some(("nvidia.com/gpu", _)) => "gpu",
-                Some(("dedicated", v)) => v,
-                _ => "general",
-            };
-            let mut spec = json!({});
-            if let Some((k, v)) = node.taint {
-                spec["taints"] = json!([{"key": k, "value": v, "effect": "NoSchedule"}]);
-            }
-            if node.cordoned {
-                spec["unschedulable"] = json!(true);
-                let mut taints = spec["taints"].as_array().cloned().unwrap_or_default();
-                taints.push(
-                    json!({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}),
-                );
-                spec["taints"] = json!(taints);
-            }
-            self.items.push(json!({
-                "apiVersion": "v1", "kind": "Node",
-                "metadata": {
-                    "name": node.name,
-                    "creationTimestamp": timestamp(i as i64 * 60),
-                    "labels": {
-                        "kubernetes.io/hostname": node.name,
-                        "kubernetes.io/os": "linux",
-                        "topology.kubernetes.io/region": "eu-west-1",
-                        "topology.kubernetes.io/zone": node.zone,
-                        "node.kubernetes.io/instance-type": node.instance,
-                        "kplace.dev/pool": pool,
-                    },
+            self.node_object(i);
+        }
+    }
+
+    /// Emits node `i`'s Node object.
+    fn node_object(&mut self, i: usize) {
+        let node = &self.nodes[i];
+        let mut allocatable = json!({
+            "cpu": format!("{}m", node.cpu_milli),
+            "memory": quantity_mem(node.memory),
+            "pods": "110",
+            "ephemeral-storage": "95Gi",
+        });
+        if node.gpus > 0 {
+            allocatable["nvidia.com/gpu"] = json!(node.gpus.to_string());
+        }
+        let pool = match node.taint {
+            Some(("nvidia.com/gpu", _)) => "gpu",
+            Some(("dedicated", v)) => v,
+            _ => "general",
+        };
+        let mut spec = json!({});
+        if let Some((k, v)) = node.taint {
+            spec["taints"] = json!([{"key": k, "value": v, "effect": "NoSchedule"}]);
+        }
+        if node.cordoned {
+            spec["unschedulable"] = json!(true);
+            let mut taints = spec["taints"].as_array().cloned().unwrap_or_default();
+            taints.push(
+                json!({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}),
+            );
+            spec["taints"] = json!(taints);
+        }
+        self.items.push(json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {
+                "name": node.name,
+                "creationTimestamp": timestamp(i as i64 * 60),
+                "labels": {
+                    "kubernetes.io/hostname": node.name,
+                    "kubernetes.io/os": "linux",
+                    "topology.kubernetes.io/region": "eu-west-1",
+                    "topology.kubernetes.io/zone": node.zone,
+                    "node.kubernetes.io/instance-type": node.instance,
+                    "kplace.dev/pool": pool,
                 },
-                "spec": spec,
-                "status": {
-                    "allocatable": allocatable.clone(),
-                    "capacity": allocatable,
-                    "conditions": [{"type": "Ready", "status": "True"}],
+            },
+            "spec": spec,
+            "status": {
+                "allocatable": allocatable.clone(),
+                "capacity": allocatable,
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        }));
+    }
+
+    /// A small GPU pool on Dynamic Resource Allocation (v1.34's default
+    /// profile): two nodes in eu-west-1b whose L40S GPUs the
+    /// `gpu.nvidia.com` driver publishes as ResourceSlices. Inference pods
+    /// hold one GPU each and a fine-tuning job two, through claims from
+    /// templates, which leaves one GPU free per node; the pending
+    /// `ml/finetune-llm` wants two (its claim is generated, unallocated).
+    /// Added after everything else so the rest of the demo is unchanged.
+    fn dra_pool(&mut self, proxy: &Template, next: &mut impl FnMut() -> String) {
+        const DRIVER: &str = "gpu.nvidia.com";
+        let first = self.nodes.len();
+        for i in 1..=2 {
+            self.nodes.push(NodeSpec {
+                name: format!("gpu-b{i:02}"),
+                zone: "eu-west-1b",
+                instance: "g6e.8xlarge",
+                cpu_milli: 31_850,
+                memory: 250 * GI,
+                gpus: 0,
+                taint: Some(("nvidia.com/gpu", "present")),
+                cordoned: false,
+                fill: Fill::None,
+                used_cpu: 0,
+                used_mem: 0,
+                used_gpu: 0,
+            });
+        }
+        let dra_nodes: Vec<usize> = (first..self.nodes.len()).collect();
+        for &n in &dra_nodes {
+            self.node_object(n);
+            let name = format!("kube-proxy-{}", next());
+            self.bind(proxy, name, n);
+        }
+        self.items.push(json!({
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": DRIVER},
+            "spec": {"selectors": [{"cel": {"expression": format!("device.driver == \"{DRIVER}\"")}}]},
+        }));
+        for &n in &dra_nodes {
+            let node = self.nodes[n].name.clone();
+            let devices: Vec<Value> = (0..4)
+                .map(|k| {
+                    json!({
+                        "name": format!("gpu-{k}"),
+                        "attributes": {
+                            "productName": {"string": "NVIDIA L40S"},
+                            "architecture": {"string": "Ada Lovelace"},
+                            "driverVersion": {"version": "560.35.3"},
+                            "index": {"int": k},
+                        },
+                        "capacity": {"memory": {"value": "48Gi"}},
+                    })
+                })
+                .collect();
+            self.items.push(json!({
+                "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                "metadata": {"name": format!("{node}-{DRIVER}")},
+                "spec": {
+                    "driver": DRIVER, "nodeName": node,
+                    "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                    "devices": devices,
                 },
             }));
         }
+        let claim_spec = |count: i64| {
+            json!({"devices": {"requests": [{"name": "gpu",
+                "exactly": {"deviceClassName": DRIVER, "allocationMode": "ExactCount", "count": count}}]}})
+        };
+        for (template, count) in [("single-gpu", 1), ("two-gpus", 2)] {
+            self.items.push(json!({
+                "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": template, "namespace": "ml"},
+                "spec": {"spec": claim_spec(count)},
+            }));
+        }
+        let gpu_toleration =
+            vec![json!({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})];
+        let mut embed = template("ml", "embed", "standard", 4000, 16 * GI);
+        embed.tolerations = gpu_toleration.clone();
+        let (embed, embed_rs) = deployment_template(self, embed, "c5d8f7b96", 4);
+        let mut finetune = template("ml", "finetune-small", "standard", 8000, 64 * GI);
+        finetune.tolerations = gpu_toleration.clone();
+        finetune.owner_kind = "Job";
+        finetune.owner_name = "finetune-small".into();
+        // (template, pod name, node, devices it holds)
+        let running = [
+            (&embed, "single-gpu", format!("{embed_rs}-{}", next()), dra_nodes[0], vec![0]),
+            (&embed, "single-gpu", format!("{embed_rs}-{}", next()), dra_nodes[0], vec![1]),
+            (&embed, "single-gpu", format!("{embed_rs}-{}", next()), dra_nodes[0], vec![2]),
+            (&finetune, "two-gpus", "finetune-small-k2x9d".to_string(), dra_nodes[1], vec![0, 1]),
+            (&embed, "single-gpu", format!("{embed_rs}-{}", next()), dra_nodes[1], vec![2]),
+        ];
+        for (t, claim_template, name, n, devices) in running {
+            self.bind(t, name, n);
+            let node = self.nodes[n].name.clone();
+            let results: Vec<Value> = devices
+                .iter()
+                .map(|k| json!({"request": "gpu", "driver": DRIVER, "pool": node, "device": format!("gpu-{k}")}))
+                .collect();
+            let count = devices.len() as i64;
+            let status = json!({
+                "allocation": {
+                    "devices": {"results": results},
+                    "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                        {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+                },
+            });
+            self.claim_for_last_pod(claim_template, claim_spec(count), Some(status), next);
+        }
+        let mut llm = template("ml", "finetune-llm", "standard", 8000, 64 * GI);
+        llm.tolerations = gpu_toleration;
+        llm.owner_kind = "Job";
+        llm.owner_name = "finetune-llm".into();
+        self.pending(&llm, "finetune-llm-7wq4z");
+        self.claim_for_last_pod("two-gpus", claim_spec(2), None, next);
+    }
+
+    /// Gives the last pod a claim from `template` (`spec.resourceClaims`,
+    /// the container's `resources.claims`, the generated claim's name in
+    /// its status) and adds that claim, reserved for the pod when
+    /// `status` allocates it.
+    fn claim_for_last_pod(
+        &mut self,
+        template: &str,
+        spec: Value,
+        status: Option<Value>,
+        next: &mut impl FnMut() -> String,
+    ) {
+        let pod = self.items.last_mut().expect("a pod");
+        let pod_name = pod["metadata"]["name"].as_str().expect("named").to_string();
+        let uid = pod["metadata"]["uid"].clone();
+        let claim = format!("{pod_name}-gpu-{}", next());
+        pod["spec"]["resourceClaims"] =
+            json!([{"name": "gpu", "resourceClaimTemplateName": template}]);
+        pod["spec"]["containers"][0]["resources"]["claims"] = json!([{"name": "gpu"}]);
+        pod["status"]["resourceClaimStatuses"] =
+            json!([{"name": "gpu", "resourceClaimName": claim}]);
+        let mut object = json!({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {
+                "name": claim, "namespace": "ml",
+                "annotations": {"resource.kubernetes.io/pod-claim-name": "gpu"},
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod_name,
+                    "uid": uid, "controller": true, "blockOwnerDeletion": true}],
+            },
+            "spec": spec,
+        });
+        if let Some(mut status) = status {
+            status["reservedFor"] = json!([{"resource": "pods", "name": pod_name, "uid": uid}]);
+            object["status"] = status;
+        }
+        self.items.push(object);
     }
 
     fn service(&mut self, ns: &str, app: &str) {
@@ -877,6 +1039,8 @@ fn main() -> std::io::Result<()> {
     adhoc.owner_kind = "Job";
     adhoc.owner_name = "reports-adhoc".into();
     g.pending(&adhoc, "reports-adhoc-q8w4n");
+
+    g.dra_pool(&proxy, &mut suffixes(1_000));
 
     let pods = g.items.iter().filter(|i| i["kind"] == "Pod").count();
     let list = json!({"apiVersion": "v1", "kind": "List", "items": g.items});
