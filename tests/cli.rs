@@ -1370,3 +1370,55 @@ fn a_pod_manifest_can_bring_its_resource_claims() {
         got["notes"]
     );
 }
+
+#[test]
+fn resource_v1_objects_mean_an_api_server_of_1_34_or_later() {
+    // dra-020's nodes run v1.30 kubelets, but its DRA objects are
+    // resource.k8s.io/v1, which API servers serve from 1.34.
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("dra-020"),
+        "--pod",
+        &pod("dra-020"),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got["schedulerVersion"], "1.34");
+    assert_eq!(got["schedulerVersionSource"]["kind"], "resource-api-v1");
+    assert_eq!(
+        got["schedulerVersionSource"]["reason"],
+        "the snapshot has no server version but holds resource.k8s.io/v1 objects, which API servers serve from 1.34; its newest kubelet, v1.30.6 (node worker-b-1), may lag the control plane"
+    );
+    let want = answer_of("dra-020", "v1.34");
+    assert_eq!(got["outcome"], want["outcome"]);
+    assert_eq!(got["message"], want["message"]);
+}
+
+#[test]
+fn a_beta_dra_object_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("beta.yaml");
+    let pod_text = std::fs::read_to_string(pod("dra-020")).unwrap();
+    std::fs::write(
+        &manifest,
+        format!(
+            "{pod_text}---\napiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {{name: infer-gpu-x4xpm, namespace: ml}}\nspec:\n  devices:\n    requests:\n    - name: gpu\n      deviceClassName: gpu.example.com\n"
+        ),
+    )
+    .unwrap();
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("dra-020"),
+        "--pod",
+        manifest.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("beta.yaml"), "{err}");
+    assert!(
+        err.contains("ResourceClaim ml/infer-gpu-x4xpm: apiVersion: Unsupported value: \"resource.k8s.io/v1beta1\": kplace reads Dynamic Resource Allocation objects of resource.k8s.io/v1 (Kubernetes 1.34 and later)"),
+        "{err}"
+    );
+}

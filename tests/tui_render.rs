@@ -957,3 +957,30 @@ fn skew_fleet_lists_the_workloads_at_their_max_skew() {
         "{s}"
     );
 }
+
+#[test]
+fn placement_of_a_pod_that_cannot_get_devices_lists_them_per_node() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    keys(&mut app, "/finetune-llm");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Placement);
+    for _ in 0..3 {
+        key(&mut app, KeyCode::PageDown);
+    }
+    let s = screen(&app, 160, 60);
+    assert!(
+        s.contains("Matching devices per node (2 node(s) have some, most free first)"),
+        "{s}"
+    );
+    assert!(
+        line_with(&s, "gpu (gpu.nvidia.com, wants 2)").contains("1 free of 4 matching"),
+        "{s}"
+    );
+    assert!(
+        s.contains("gpu.nvidia.com/gpu-b02/gpu-0 held by claim ml/finetune-small-k2x9d-gpu-"),
+        "{s}"
+    );
+    assert!(s.contains("reserved for ml/finetune-small-k2x9d"), "{s}");
+}

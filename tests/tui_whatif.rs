@@ -457,3 +457,24 @@ fn a_draft_edits_its_device_claim_and_the_answer_follows() {
     assert!(s.contains("SCHEDULED"), "{s}");
     assert!(s.contains("infer-ctxzjt5gj-w88mx-devices"), "{s}");
 }
+
+#[test]
+fn the_demo_fine_tuning_job_schedules_when_its_claim_asks_for_one_gpu() {
+    use kplace::app::whatif::claims::ClaimField;
+    let mut app = demo_app();
+    draft_of(&mut app, "finetune-llm");
+    let d = whatif(&app).draft.as_ref().expect("a draft");
+    // The claim from the template becomes the draft's own, unallocated.
+    assert_eq!(d.claims.len(), 1, "{}", d.yaml);
+    assert!(
+        d.yaml.contains("name: finetune-llm-7wq4z-gpu\n"),
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("count: 2"), "{}", d.yaml);
+    assert!(screen(&app).contains("UNSCHEDULABLE"));
+    type_into(&mut app, &Target::Claim(0, ClaimField::Count), "1");
+    let s = screen(&app);
+    assert!(s.contains("SCHEDULED"), "{s}");
+    assert!(s.contains("gpu.nvidia.com/gpu-b0"), "{s}");
+}

@@ -350,9 +350,7 @@ impl Generator {
         if node.cordoned {
             spec["unschedulable"] = json!(true);
             let mut taints = spec["taints"].as_array().cloned().unwrap_or_default();
-            taints.push(
-                json!({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}),
-            );
+            taints.push(json!({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}));
             spec["taints"] = json!(taints);
         }
         self.items.push(json!({
@@ -463,11 +461,41 @@ impl Generator {
         finetune.owner_name = "finetune-small".into();
         // (template, pod name, node, devices it holds)
         let running = [
-            (&embed, "single-gpu", format!("{embed_rs}-{}", next()), dra_nodes[0], vec![0]),
-            (&embed, "single-gpu", format!("{embed_rs}-{}", next()), dra_nodes[0], vec![1]),
-            (&embed, "single-gpu", format!("{embed_rs}-{}", next()), dra_nodes[0], vec![2]),
-            (&finetune, "two-gpus", "finetune-small-k2x9d".to_string(), dra_nodes[1], vec![0, 1]),
-            (&embed, "single-gpu", format!("{embed_rs}-{}", next()), dra_nodes[1], vec![2]),
+            (
+                &embed,
+                "single-gpu",
+                format!("{embed_rs}-{}", next()),
+                dra_nodes[0],
+                vec![0],
+            ),
+            (
+                &embed,
+                "single-gpu",
+                format!("{embed_rs}-{}", next()),
+                dra_nodes[0],
+                vec![1],
+            ),
+            (
+                &embed,
+                "single-gpu",
+                format!("{embed_rs}-{}", next()),
+                dra_nodes[0],
+                vec![2],
+            ),
+            (
+                &finetune,
+                "two-gpus",
+                "finetune-small-k2x9d".to_string(),
+                dra_nodes[1],
+                vec![0, 1],
+            ),
+            (
+                &embed,
+                "single-gpu",
+                format!("{embed_rs}-{}", next()),
+                dra_nodes[1],
+                vec![2],
+            ),
         ];
         for (t, claim_template, name, n, devices) in running {
             self.bind(t, name, n);

@@ -223,6 +223,13 @@ pub enum VersionSource {
     /// The newest kubelet version among the snapshot's nodes (a control
     /// plane is never older than its kubelets).
     NewestKubelet { reported: String, node: String },
+    /// The snapshot holds `resource.k8s.io/v1` objects, which API servers
+    /// serve from 1.34 on, and no kubelet says newer (kubelets may lag the
+    /// control plane by three minors).
+    ResourceApiV1 {
+        /// The newest kubelet, when the nodes report one: (version, node).
+        newest_kubelet: Option<(String, String)>,
+    },
     /// Nothing said which release: the newest supported one.
     Default,
 }
@@ -263,7 +270,9 @@ impl VersionChoice {
             VersionSource::ApiServer { reported }
             | VersionSource::Recording { reported }
             | VersionSource::NewestKubelet { reported, .. } => reported,
-            VersionSource::Flag | VersionSource::Default => return None,
+            VersionSource::Flag | VersionSource::Default | VersionSource::ResourceApiV1 { .. } => {
+                return None;
+            }
         };
         let (major, minor) = parse_major_minor(text)?;
         let (version, clamped) = if major != 1 {
@@ -292,6 +301,7 @@ impl VersionChoice {
             VersionSource::ApiServer { .. } => "api-server",
             VersionSource::Recording { .. } => "recording",
             VersionSource::NewestKubelet { .. } => "newest-kubelet",
+            VersionSource::ResourceApiV1 { .. } => "resource-api-v1",
             VersionSource::Default => "default",
         }
     }
@@ -310,6 +320,19 @@ impl VersionChoice {
             VersionSource::NewestKubelet { reported, node } => format!(
                 "the snapshot has no server version; its newest kubelet is {reported} (node {node})"
             ),
+            VersionSource::ResourceApiV1 { newest_kubelet } => {
+                let kubelet = newest_kubelet
+                    .as_ref()
+                    .map(|(v, node)| {
+                        format!(
+                            "; its newest kubelet, {v} (node {node}), may lag the control plane"
+                        )
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "the snapshot has no server version but holds resource.k8s.io/v1 objects, which API servers serve from 1.34{kubelet}"
+                )
+            }
             VersionSource::Default => {
                 "nothing says which release the cluster runs: the newest supported".to_string()
             }

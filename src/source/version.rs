@@ -6,7 +6,8 @@
 //! 2. else the API server's version: live, its `/version`; a recording made
 //!    by `kplace record`, the version it stored;
 //! 3. else the newest `status.nodeInfo.kubeletVersion` among the nodes (a
-//!    control plane is never older than its kubelets);
+//!    control plane is never older than its kubelets), raised to 1.34 when
+//!    the snapshot holds `resource.k8s.io/v1` objects (served from 1.34);
 //! 4. else the newest supported release.
 //!
 //! A reported version outside the supported range uses the nearest supported
@@ -125,11 +126,26 @@ pub fn choose(flag: Option<Version>, server: &ServerVersion, cluster: &Cluster) 
     if let Some(choice) = reported {
         return choice;
     }
-    newest_kubelet(cluster)
-        .and_then(|(reported, node)| {
-            VersionChoice::reported(VersionSource::NewestKubelet { reported, node })
-        })
-        .unwrap_or_else(VersionChoice::default_newest)
+    let kubelet = newest_kubelet(cluster);
+    let by_kubelet = kubelet.clone().and_then(|(reported, node)| {
+        VersionChoice::reported(VersionSource::NewestKubelet { reported, node })
+    });
+    // DRA objects of `resource.k8s.io/v1` come from a 1.34+ API server: a
+    // lower bound older kubelets cannot lower.
+    if !cluster.dra.is_empty()
+        && by_kubelet
+            .as_ref()
+            .is_none_or(|c| c.version < Version::V1_34)
+    {
+        return VersionChoice {
+            version: Version::V1_34,
+            source: VersionSource::ResourceApiV1 {
+                newest_kubelet: kubelet,
+            },
+            clamped: false,
+        };
+    }
+    by_kubelet.unwrap_or_else(VersionChoice::default_newest)
 }
 
 #[cfg(test)]
@@ -162,6 +178,39 @@ mod tests {
             Vec::new(),
             Default::default(),
         )
+    }
+
+    #[test]
+    fn resource_v1_objects_raise_the_release_to_1_34_unless_a_kubelet_says_newer() {
+        use crate::model::dra::{DeviceClass, Dra};
+        let with_dra = |mut c: Cluster| {
+            c.dra = Dra::new(
+                vec![DeviceClass {
+                    name: "gpu".into(),
+                    selectors: Box::default(),
+                }],
+                vec![],
+                vec![],
+                vec![],
+            );
+            c
+        };
+        let c = with_dra(cluster(&[("a", Some("v1.31.2"))]));
+        let choice = choose(None, &ServerVersion::Unknown, &c);
+        assert_eq!((choice.version, choice.clamped), (Version::V1_34, false));
+        assert_eq!(choice.source_kind(), "resource-api-v1");
+        // A server version still wins; so does a kubelet already at 1.34+.
+        let recorded = ServerVersion::Recorded("v1.33.1".into());
+        assert_eq!(choose(None, &recorded, &c).version, Version::V1_33);
+        let c = with_dra(cluster(&[("a", Some("v1.35.0"))]));
+        let choice = choose(None, &ServerVersion::Unknown, &c);
+        assert_eq!(choice.source_kind(), "newest-kubelet");
+        // No DRA objects: the kubelet decides as before.
+        let c = cluster(&[("a", Some("v1.31.2"))]);
+        assert_eq!(
+            choose(None, &ServerVersion::Unknown, &c).version,
+            Version::V1_31
+        );
     }
 
     #[test]

@@ -26,6 +26,9 @@ macro_rules! resource_kind {
         #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct $ty {
+            /// Checked by [`check_api_version`]; list items often omit it.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub api_version: Option<String>,
             #[serde(default)]
             pub metadata: ObjectMeta,
             #[serde(default)]
@@ -79,6 +82,8 @@ resource_kind!(
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceClaimObject {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
     #[serde(default)]
     pub metadata: ObjectMeta,
     #[serde(default)]
@@ -342,8 +347,28 @@ fn split_name(name: &str, driver: &str) -> (Box<str>, Box<str>) {
     }
 }
 
+/// kplace reads the GA schema only: a `v1beta1`/`v1beta2` object (Kubernetes
+/// 1.32–1.33) has other fields, and reading it as `v1` would answer wrongly.
+fn check_api_version(api_version: Option<&str>, object: &str) -> Result<(), InvalidObject> {
+    match api_version {
+        None => Ok(()),
+        Some(v) if v == API_VERSION => Ok(()),
+        Some(v) => Err(InvalidObject::new(
+            object,
+            "apiVersion",
+            format!(
+                "Unsupported value: {v:?}: kplace reads Dynamic Resource Allocation objects of {API_VERSION} (Kubernetes 1.34 and later)"
+            ),
+        )),
+    }
+}
+
 pub fn convert_device_class(o: &DeviceClassObject) -> Result<DeviceClass, InvalidObject> {
     let name = required_name(&o.metadata, "DeviceClass", false)?;
+    check_api_version(
+        o.api_version.as_deref(),
+        &object_name("DeviceClass", None, &name),
+    )?;
     Ok(DeviceClass {
         name: name.into(),
         selectors: selectors(&o.spec.selectors),
@@ -356,6 +381,7 @@ pub fn convert_resource_slice(
 ) -> Result<ResourceSlice, InvalidObject> {
     let name = required_name(&o.metadata, "ResourceSlice", false)?;
     let object = object_name("ResourceSlice", None, &name);
+    check_api_version(o.api_version.as_deref(), &object)?;
     let spec = &o.spec;
     if spec.driver.is_empty() {
         return Err(InvalidObject::new(&object, "spec.driver", "Required value"));
@@ -536,6 +562,7 @@ pub fn convert_resource_claim(
     let name = required_name(&o.metadata, "ResourceClaim", true)?;
     let namespace = namespace_of(&o.metadata);
     let object = object_name("ResourceClaim", Some(namespace), &name);
+    check_api_version(o.api_version.as_deref(), &object)?;
     let spec = claim_spec(&o.spec, &object, "spec")?;
     let status = o.status.as_ref();
     let allocation = status
@@ -591,6 +618,7 @@ pub fn convert_resource_claim_template(
     let name = required_name(&o.metadata, "ResourceClaimTemplate", true)?;
     let namespace = namespace_of(&o.metadata);
     let object = object_name("ResourceClaimTemplate", Some(namespace), &name);
+    check_api_version(o.api_version.as_deref(), &object)?;
     Ok(ResourceClaimTemplate {
         namespace: interner.intern(namespace),
         spec: claim_spec(&o.spec.spec, &object, "spec.spec")?,
