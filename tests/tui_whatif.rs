@@ -409,7 +409,7 @@ fn a_draft_edits_its_device_claim_and_the_answer_follows() {
     );
     let s = screen(&app);
     assert!(s.contains("Device claims (DRA)"), "{s}");
-    assert!(s.contains("[0] infer-gpu-x4xpm"), "{s}");
+    assert!(s.contains("[0] claim infer-gpu-x4xpm"), "{s}");
     assert!(s.contains("UNSCHEDULABLE"), "{s}");
     assert!(s.contains("wants 9): 4 free of 4 matching"), "{s}");
 

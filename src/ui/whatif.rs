@@ -88,10 +88,14 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
     }
     for (i, r) in w.rows.iter().enumerate() {
         if r.target == Target::Header {
-            out.push(Line::from(Span::styled(
+            let mut spans = vec![Span::styled(
                 r.label.clone(),
                 Style::new().fg(t.title).add_modifier(Modifier::BOLD),
-            )));
+            )];
+            if !r.value.is_empty() {
+                spans.push(Span::styled(format!("  {}", r.value), t.fg(t.muted)));
+            }
+            out.push(Line::from(spans));
             continue;
         }
         let selected = i == w.cursor;

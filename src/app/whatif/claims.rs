@@ -57,7 +57,12 @@ pub fn rows(doc: &Value, claims: &[Value]) -> Vec<Row> {
                 .map_or("1".to_string(), |v| text(Some(v))),
         };
         out.push(row(
-            &format!("[{i}] {}", name_of(c)),
+            &format!("  [{i}] claim {}", name_of(c)),
+            String::new(),
+            Target::Header,
+        ));
+        out.push(row(
+            "    deviceClass",
             text(exact.and_then(|e| e.get("deviceClassName"))),
             Target::Claim(i, ClaimField::DeviceClass),
         ));
@@ -88,7 +93,7 @@ pub fn rows(doc: &Value, claims: &[Value]) -> Vec<Row> {
             )
         };
         out.push(row(
-            &format!("    {}", text(entry.get("name"))),
+            &format!("  {}", text(entry.get("name"))),
             what,
             Target::Header,
         ));
