@@ -604,7 +604,7 @@ fn the_header_names_the_release_and_version_switches_it() {
     let s = screen(&app, 160, 48);
     assert!(
         s.contains(
-            "Answered as kube-scheduler v1.34 rules: nothing says which release the cluster runs: the newest supported"
+            "Answered as kube-scheduler v1.34 rules: the snapshot has no server version but holds resource.k8s.io/v1 objects, which API servers serve from 1.34;"
         ),
         "{s}"
     );

@@ -478,3 +478,70 @@ fn the_demo_fine_tuning_job_schedules_when_its_claim_asks_for_one_gpu() {
     assert!(s.contains("SCHEDULED"), "{s}");
     assert!(s.contains("gpu.nvidia.com/gpu-b0"), "{s}");
 }
+
+#[test]
+fn an_unedited_draft_of_a_bound_pod_answers_like_its_placement() {
+    use kplace::engine::{Scheduler, place_existing};
+    let mut app = demo_app();
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    // Every bound frontend replica: the draft, untouched, is the pod
+    // rescheduled, exactly as its Placement answers.
+    let id = cluster
+        .find_pod("shop", "frontend-6b8f7c5d4-2lh2t")
+        .expect("demo pod");
+    assert!(cluster.pod(id).node.is_some(), "a bound pod");
+    let placement = place_existing(&cluster, id, &Scheduler::default());
+    let node = cluster
+        .node(placement.node.expect("placed"))
+        .name
+        .to_string();
+    draft_of(&mut app, "frontend-6b8f7c5d4-2lh2t");
+    let s = screen(&app);
+    assert!(
+        s.contains("Answering as: shop/frontend-6b8f7c5d4-2lh2t rescheduled: taken off"),
+        "{s}"
+    );
+    let want = format!(
+        "SCHEDULED → {node} ({} feasible node(s)",
+        placement.feasible.len()
+    );
+    assert!(s.contains(&want), "{want} not in\n{s}");
+    assert!(
+        s.contains("this is where it would go if it were rescheduled now"),
+        "{s}"
+    );
+
+    // `c`: one more copy, with the original still counted.
+    key(&mut app, KeyCode::Char('c'));
+    let s = screen(&app);
+    assert!(
+        s.contains("Answering as: one more copy of shop/frontend-6b8f7c5d4-2lh2t"),
+        "{s}"
+    );
+    assert!(!s.contains(&want), "a copy is answered differently:\n{s}");
+    // And back.
+    key(&mut app, KeyCode::Char('c'));
+    assert!(screen(&app).contains(&want));
+}
+
+#[test]
+fn an_unedited_draft_of_a_pod_holding_devices_frees_them_as_its_placement_does() {
+    use kplace::engine::{Scheduler, place_existing};
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    let id = cluster
+        .pods
+        .iter()
+        .position(|p| p.name.starts_with("embed-") && p.node_name.as_deref() == Some("gpu-b01"))
+        .expect("an inference pod on gpu-b01") as kplace::model::PodId;
+    let name = cluster.pod(id).name.to_string();
+    let placement = place_existing(&cluster, id, &Scheduler::default());
+    // Its claim is made anew, so both DRA nodes have a GPU for it.
+    assert_eq!(placement.feasible.len(), 2, "{}", placement.message);
+    let node = cluster.node(placement.node.unwrap()).name.to_string();
+    let mut app = demo_app();
+    draft_of(&mut app, &name);
+    let s = screen(&app);
+    let want = format!("SCHEDULED → {node} (2 feasible node(s)");
+    assert!(s.contains(&want), "{want} not in\n{s}");
+    assert!(s.contains("their devices are free again"), "{s}");
+}

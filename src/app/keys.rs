@@ -101,7 +101,12 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         Scope::WhatIf,
         "x",
-        "remove the label, toleration or constraint",
+        "remove the label, toleration, constraint or device claim",
+    ),
+    bind(
+        Scope::WhatIf,
+        "c",
+        "a draft of a snapshot pod: answer as that pod rescheduled (default) or as one more copy",
     ),
     bind(
         Scope::WhatIf,

@@ -546,13 +546,51 @@ pub fn place_existing(
     }
     let mut without = cluster.clone();
     without.unbind_pod(id);
+    let regenerated = regenerated_claims(cluster, pod);
+    if !regenerated.is_empty() {
+        without.dra = without.dra.with_claims(regenerated);
+    }
     let mut p = pod.clone();
     p.node = None;
     p.node_name = None;
     let mut answer = schedule(&without, &p, scheduler);
-    answer.notes.push(format!(
+    answer.notes.push(rescheduled_note(cluster, pod));
+    answer
+}
+
+/// What an answer for a bound pod taken off its node means.
+pub fn rescheduled_note(cluster: &Cluster, pod: &Pod) -> String {
+    let mut note = format!(
         "the pod is bound to {}; this is where it would go if it were rescheduled now",
         pod.node_name.as_deref().unwrap_or("?")
-    ));
-    answer
+    );
+    if !regenerated_claims(cluster, pod).is_empty() {
+        note.push_str(
+            " (its ResourceClaims from templates are new ones, unallocated: the claims are deleted with the pod, so their devices are free again)",
+        );
+    }
+    note
+}
+
+/// The claims a rescheduled pod gets anew: those generated for it from
+/// templates (owned by the pod, so deleted with it), unallocated and
+/// reserved for no one. Claims shared by name keep their allocation.
+pub fn regenerated_claims(cluster: &Cluster, pod: &Pod) -> Vec<crate::model::dra::ResourceClaim> {
+    use crate::model::pod::PodClaimSource;
+    pod.resource_claims
+        .iter()
+        .filter_map(|rc| match &rc.source {
+            PodClaimSource::Template {
+                generated: Some(Some(name)),
+                ..
+            } => cluster.dra.claim(pod.namespace, name),
+            _ => None,
+        })
+        .filter(|c| c.allocation.is_some())
+        .map(|c| crate::model::dra::ResourceClaim {
+            allocation: None,
+            reserved_for: Box::default(),
+            ..c.clone()
+        })
+        .collect()
 }

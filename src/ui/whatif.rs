@@ -82,6 +82,12 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
     let t = &app.theme;
     let Some(d) = &w.draft else { return };
     let mut out: Vec<Line> = vec![Line::from(Span::styled(FIELDS_NOTE, t.fg(t.muted)))];
+    if let Some(meaning) = app.session().and_then(|s| w.meaning(&s.loaded.cluster)) {
+        out.push(Line::from(Span::styled(
+            format!("Answering as: {meaning}"),
+            t.fg(t.accent),
+        )));
+    }
     let mut cursor_line = 0;
     if let (Some(e), None) = (&d.error, &w.error_at) {
         out.push(Line::from(Span::styled(format!("✗ {e}"), t.fg(t.bad))));
@@ -140,7 +146,7 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
     let hint = if w.input.is_some() {
         "typing: enter applies · esc cancels"
     } else {
-        "↑↓ field · enter edit/toggle · x remove · y YAML · E $EDITOR · r replicas · w save"
+        "↑↓ field · enter edit/toggle · x remove · c copy/rescheduled · y YAML · E $EDITOR · r replicas · w save"
     };
     out.push(Line::from(Span::styled(hint, t.fg(t.muted))));
     let height = area.height.saturating_sub(2) as usize;

@@ -129,6 +129,13 @@ impl Seq {
 #[derive(Default)]
 pub struct WhatIf {
     pub draft: Option<Draft>,
+    /// The snapshot's pod the draft was made from, when it is that pod
+    /// (not a workload's new replica).
+    pub origin: Option<PodId>,
+    /// Answer as one more copy of `origin` (it stays where it is) instead
+    /// of as `origin` rescheduled (taken off its node first, as its
+    /// Placement answers). `c` toggles.
+    pub as_copy: bool,
     interner: Option<Interner>,
     base_len: usize,
     pub rows: Vec<Row>,
@@ -280,6 +287,7 @@ impl WhatIf {
         let fresh = self.interner.as_ref().map(Interner::len) == Some(self.base_len);
         Some(DraftPod {
             pod,
+            exclude: self.origin.filter(|_| !self.as_copy),
             claims: d.pod_claims.clone(),
             yaml: d.yaml.clone(),
             fresh,
@@ -305,7 +313,10 @@ impl WhatIf {
     }
 
     fn request_replicas(&mut self, cluster: &Arc<Cluster>) {
-        let Some(dp) = self.draft_pod() else { return };
+        // Replicas are more copies: the original stays.
+        let Some(dp) = self.draft_pod().map(|d| DraftPod { exclude: None, ..d }) else {
+            return;
+        };
         if self.replicas_n == 0 {
             self.replicas_n = DEFAULT_REPLICAS;
         }
@@ -366,6 +377,19 @@ impl WhatIf {
         doc: serde_json::Value,
         claims: Vec<serde_json::Value>,
     ) {
+        self.start(cluster, doc, claims, None);
+    }
+
+    /// Starts a draft; `origin` is the snapshot's pod it stands for.
+    fn start(
+        &mut self,
+        cluster: &Arc<Cluster>,
+        doc: serde_json::Value,
+        claims: Vec<serde_json::Value>,
+        origin: Option<PodId>,
+    ) {
+        self.origin = origin;
+        self.as_copy = false;
         let mut d = Draft::with_claims(doc, claims);
         d.reparse(self.interner(cluster));
         self.draft = Some(d);
@@ -384,12 +408,45 @@ impl WhatIf {
         self.evaluate(cluster);
     }
 
+    /// A draft of a pod: the pod itself (answered as if it were
+    /// rescheduled, `c` for one more copy), or with `name`, a new pod like it.
     pub fn open_pod(&mut self, cluster: &Arc<Cluster>, pod: PodId, name: Option<String>) {
         let p = cluster.pod(pod);
+        let origin = name.is_none().then_some(pod);
         let name = name.unwrap_or_else(|| p.name.to_string());
         let mut doc = draft::pod_doc(cluster, p, &name);
         let claims = claims::of_pod(cluster, p, &name, &mut doc);
-        self.open_with_claims(cluster, doc, claims);
+        self.start(cluster, doc, claims, origin);
+    }
+
+    /// What the draft's answer means, for the view's title.
+    pub fn meaning(&self, cluster: &Cluster) -> Option<String> {
+        let id = self.origin?;
+        let p = cluster.pod(id);
+        let key = format!("{}/{}", cluster.interner.resolve(p.namespace), p.name);
+        Some(match (self.as_copy, p.node_name.as_deref()) {
+            (true, _) => format!("one more copy of {key} (c: as {key} rescheduled)"),
+            (false, Some(node)) => {
+                format!("{key} rescheduled: taken off {node} first (c: one more copy)")
+            }
+            (false, None) => format!("{key} itself, pending (c: one more copy)"),
+        })
+    }
+
+    /// `c`: one more copy ↔ the pod rescheduled.
+    fn toggle_copy(&mut self, cluster: &Arc<Cluster>) -> KeyResult {
+        if self.origin.is_none() {
+            return KeyResult::Info(
+                "c switches between a pod rescheduled and one more copy of it; this draft is a new pod".into(),
+            );
+        }
+        self.as_copy = !self.as_copy;
+        self.evaluate(cluster);
+        KeyResult::Info(
+            self.meaning(cluster)
+                .map(|m| format!("answering as {m}"))
+                .unwrap_or_default(),
+        )
     }
 
     /// A draft of the replica the pod's StatefulSet creates next (its next
@@ -602,6 +659,7 @@ impl WhatIf {
                 }
             }
             KeyCode::Char('E') => self.external_requested = self.draft.is_some(),
+            KeyCode::Char('c') => return self.toggle_copy(cluster),
             KeyCode::Char('r') => {
                 self.panel = Panel::Replicas;
                 self.scroll = 0;
@@ -651,6 +709,8 @@ impl WhatIf {
             Err(e) => return KeyResult::Error(format!("{path}: {e}")),
         };
         self.draft = None;
+        self.origin = None;
+        self.as_copy = false;
         self.summary = None;
         self.answer = None;
         self.changes.clear();

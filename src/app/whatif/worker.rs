@@ -16,7 +16,7 @@ use crate::engine::replicas::place_replicas;
 use crate::engine::statefulset::with_missing_claims;
 use crate::engine::{Outcome, place};
 use crate::model::dra::ResourceClaim;
-use crate::model::{Cluster, Pod};
+use crate::model::{Cluster, NodeId, Pod, PodId};
 use crate::source::file::load_pod_with_claims_bytes;
 
 use super::draft::{DRAFT_FILE, clean_error};
@@ -27,6 +27,9 @@ use crate::app::report::{self, Line, PlacementReport};
 #[derive(Clone, Debug)]
 pub struct DraftPod {
     pub pod: Pod,
+    /// The snapshot's pod the draft stands for, taken off its node first
+    /// (and its template claims made anew), as its Placement answers.
+    pub exclude: Option<PodId>,
     /// The draft's ResourceClaims (they replace the snapshot's of the same
     /// name for this answer).
     pub claims: Vec<ResourceClaim>,
@@ -79,6 +82,8 @@ struct Ctx {
     owned: Option<Cluster>,
     /// `owned.dra` holds a draft's claims (it differs from the snapshot's).
     owned_dra_changed: bool,
+    /// The pod taken off its node in `owned`, and that node.
+    unbound: Option<(PodId, NodeId)>,
 }
 
 impl Ctx {
@@ -86,16 +91,38 @@ impl Ctx {
     /// copy (taken once) when the draft names new strings or brings
     /// ResourceClaims, which join the copy's claims for this answer.
     fn resolve(&mut self, d: DraftPod) -> Result<(&Cluster, Pod), String> {
-        if self.owned.is_none() && d.fresh && d.claims.is_empty() {
+        let exclude = d
+            .exclude
+            .filter(|&id| (id as usize) < self.shared.pods.len())
+            .filter(|&id| self.shared.pod(id).node.is_some());
+        if self.owned.is_none() && d.fresh && d.claims.is_empty() && exclude.is_none() {
             return Ok((&self.shared, d.pod));
         }
         let owned = self.owned.get_or_insert_with(|| (*self.shared).clone());
-        let (pod, claims) = if d.fresh {
+        // Put back a pod taken off for an earlier draft; take this one off.
+        if let Some((prev, node)) = self.unbound
+            && Some(prev) != exclude
+        {
+            owned.bind_pod(prev, node);
+            self.unbound = None;
+        }
+        if let Some(id) = exclude
+            && self.unbound.is_none()
+            && let Some(node) = owned.pod(id).node
+        {
+            owned.unbind_pod(id);
+            self.unbound = Some((id, node));
+        }
+        let (pod, draft_claims) = if d.fresh {
             (d.pod, d.claims)
         } else {
             load_pod_with_claims_bytes(d.yaml.as_bytes(), DRAFT_FILE, &mut owned.interner)
                 .map_err(|e| clean_error(&e.to_string()))?
         };
+        let mut claims = exclude
+            .map(|id| crate::engine::regenerated_claims(&self.shared, self.shared.pod(id)))
+            .unwrap_or_default();
+        claims.extend(draft_claims);
         if !claims.is_empty() {
             owned.dra = self.shared.dra.with_claims(claims);
             self.owned_dra_changed = true;
@@ -110,31 +137,52 @@ impl Ctx {
         self.owned.as_ref().unwrap_or(&self.shared)
     }
 
+    /// The draft's placement, with the note saying it is a pod rescheduled.
+    fn place(
+        &mut self,
+        d: DraftPod,
+        rescheduled: Option<String>,
+        seq: u64,
+        scheduler: &crate::engine::Scheduler,
+        started: Instant,
+    ) -> Answer {
+        let (cluster, pod) = match self.resolve(d) {
+            Ok(r) => r,
+            Err(error) => return Answer::Failed { seq, error },
+        };
+        // A new StatefulSet replica comes with the claims its set's
+        // templates create.
+        let (cluster, note) = with_missing_claims(cluster, &pod);
+        let cluster = &*cluster;
+        let mut answer = place(cluster, &pod, scheduler);
+        answer.notes.extend(note);
+        answer.notes.extend(rescheduled);
+        let took = started.elapsed();
+        let summary = plans::summary(cluster, &answer);
+        let report = Arc::new(report::build(cluster, &answer, false));
+        Answer::Place {
+            seq,
+            report,
+            summary,
+            took,
+        }
+    }
+
     fn run(&mut self, r: Request) -> Answer {
         let seq = r.seq;
         let scheduler = r.scheduler;
         let started = Instant::now();
         match r.job {
-            Job::Place(d) => match self.resolve(d) {
-                Ok((cluster, pod)) => {
-                    // A new StatefulSet replica comes with the claims its
-                    // set's templates create.
-                    let (cluster, note) = with_missing_claims(cluster, &pod);
-                    let cluster = &*cluster;
-                    let mut answer = place(cluster, &pod, &scheduler);
-                    answer.notes.extend(note);
-                    let took = started.elapsed();
-                    let summary = plans::summary(cluster, &answer);
-                    let report = Arc::new(report::build(cluster, &answer, false));
-                    Answer::Place {
-                        seq,
-                        report,
-                        summary,
-                        took,
-                    }
-                }
-                Err(error) => Answer::Failed { seq, error },
-            },
+            Job::Place(d) => {
+                // Said with the answer: which pod was taken off where.
+                let rescheduled = d
+                    .exclude
+                    .filter(|&id| (id as usize) < self.shared.pods.len())
+                    .map(|id| self.shared.pod(id))
+                    .filter(|p| p.node.is_some())
+                    .map(|p| crate::engine::rescheduled_note(&self.shared, p));
+                self.place(d, rescheduled, seq, &scheduler, started)
+            }
             Job::Replicas(d, n) => match self.resolve(d) {
                 Ok((cluster, pod)) => {
                     let plan = place_replicas(cluster, &pod, n, &scheduler);
@@ -168,6 +216,7 @@ impl WhatIfWorker {
                     shared: cluster,
                     owned: None,
                     owned_dra_changed: false,
+                    unbound: None,
                 };
                 while let Ok(first) = rx.recv() {
                     // Only the latest request of each kind matters.
