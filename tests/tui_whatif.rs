@@ -545,3 +545,46 @@ fn an_unedited_draft_of_a_pod_holding_devices_frees_them_as_its_placement_does()
     assert!(s.contains(&want), "{want} not in\n{s}");
     assert!(s.contains("their devices are free again"), "{s}");
 }
+
+#[test]
+fn losing_a_zone_names_the_victims_and_places_them_in_turn() {
+    use kplace::engine::Scheduler;
+    use kplace::engine::disruption::{Disruption, simulate};
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    let plan = simulate(
+        &cluster,
+        &Disruption::LoseZone("eu-west-1a".into()),
+        &Scheduler::default(),
+    );
+    // Some displaced pod preempts, and each of its victims is queued.
+    let preempting = plan
+        .displaced
+        .iter()
+        .find(|d| d.landing.as_ref().is_some_and(|l| !l.victims.is_empty()))
+        .expect("a preemption in zone b or c");
+    let landing = preempting.landing.as_ref().unwrap();
+    for victim in &landing.victims {
+        let entry = plan
+            .displaced
+            .iter()
+            .find(|d| &d.pod == victim)
+            .unwrap_or_else(|| panic!("victim {victim} is not queued"));
+        assert_eq!(entry.evicted_by.as_deref(), Some(preempting.pod.as_str()));
+        assert_eq!(Some(entry.from_node.as_str()), landing.node.as_deref());
+    }
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "lose eu-west-1a");
+    key(&mut app, KeyCode::Enter);
+    for _ in 0..200 {
+        if screen(&app).contains(&format!("(evicted for {})", preempting.pod)) {
+            break;
+        }
+        key(&mut app, KeyCode::PageDown);
+    }
+    let s = screen(&app);
+    assert!(
+        s.contains(&format!("(evicted for {})", preempting.pod)),
+        "{s}"
+    );
+}

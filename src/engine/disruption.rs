@@ -3,8 +3,12 @@
 //! order (then oldest first), as the scheduler's queue would take them, on a
 //! fork of the snapshot; the snapshot itself is never changed.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 use super::replicas::{DomainCounts, domain_counts};
-use super::{Placement, carry_out, schedule};
+use super::{Outcome, Placement, carry_out, schedule};
 use crate::model::pod::PodPhase;
 use crate::model::{Cluster, NodeId, Pod, PodId};
 
@@ -30,16 +34,59 @@ pub struct Displaced {
     pub pod: String,
     pub priority: i32,
     pub from_node: String,
+    /// Evicted by the re-placement of this pod (`namespace/name`), not by
+    /// the disruption itself.
+    pub evicted_by: Option<String>,
     /// Where it would go; `None` when it is not recreated.
-    pub placement: Option<Placement>,
+    pub landing: Option<Landing>,
     /// Why it is not recreated (no controller to recreate it).
     pub not_recreated: Option<String>,
 }
 
+/// The answer for one displaced pod, kept small: a zone of 30,000 pods
+/// keeps 30,000 of these, not 30,000 full answers with a rejection per node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Landing {
+    pub outcome: Outcome,
+    pub node: Option<String>,
+    /// The pods evicted to make room (`namespace/name`), for a preempting pod.
+    pub victims: Vec<String>,
+    /// The scheduler's message when it does not land.
+    pub message: String,
+}
+
+impl Landing {
+    fn of(fork: &Cluster, p: &Placement) -> Landing {
+        Landing {
+            outcome: p.outcome,
+            node: p.node.map(|n| fork.node(n).name.to_string()),
+            victims: p
+                .preemption
+                .as_ref()
+                .filter(|_| p.outcome == Outcome::Preempt)
+                .map(|pr| pr.victims.iter().map(|&v| fork.pod_key(v)).collect())
+                .unwrap_or_default(),
+            message: if p.node.is_none() {
+                p.message.clone()
+            } else {
+                String::new()
+            },
+        }
+    }
+}
+
 impl Displaced {
     pub fn landed(&self) -> bool {
-        self.placement.as_ref().is_some_and(|p| p.node.is_some())
+        self.landing.as_ref().is_some_and(|p| p.node.is_some())
     }
+}
+
+/// How far a simulation is, and a way to stop it (shared with the UI).
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub done: AtomicUsize,
+    pub total: AtomicUsize,
+    pub cancel: AtomicBool,
 }
 
 /// A PodDisruptionBudget the disruption would break.
@@ -60,6 +107,8 @@ pub struct DisruptionPlan {
     pub workload_skew: Vec<(String, Vec<DomainCounts>)>,
     /// The fork after the disruption and the re-placements.
     pub cluster: Cluster,
+    /// Stopped before every displaced pod was placed (cancelled).
+    pub cancelled: bool,
 }
 
 fn zone_nodes(cluster: &Cluster, zone: &str) -> Vec<NodeId> {
@@ -96,6 +145,19 @@ pub fn simulate(
     cluster: &Cluster,
     disruption: &Disruption,
     scheduler: &super::Scheduler,
+) -> DisruptionPlan {
+    simulate_with(cluster, disruption, scheduler, &Progress::default())
+}
+
+/// [`simulate`], reporting progress and stopping when `progress.cancel` is
+/// set. Displaced pods go through the scheduler's queue order (priority,
+/// then age); the victims of their preemptions join the queue, as their
+/// controllers recreate them, and are placed in turn (once).
+pub fn simulate_with(
+    cluster: &Cluster,
+    disruption: &Disruption,
+    scheduler: &super::Scheduler,
+    progress: &Progress,
 ) -> DisruptionPlan {
     let (nodes, evict, remove) = match disruption {
         Disruption::Drain(nodes) => (nodes.clone(), true, false),
@@ -135,27 +197,44 @@ pub fn simulate(
 
     let broken_pdbs = broken_budgets(cluster, &leaving);
 
-    // The scheduler's queue order: higher priority first, then oldest.
-    leaving.sort_by_key(|&id| {
+    // The scheduler's queue: higher priority first, then oldest; a victim
+    // carries the pod whose placement evicted it.
+    let queue_key = |id: PodId| {
         let p = cluster.pod(id);
-        (
-            std::cmp::Reverse(p.priority_value()),
+        Reverse((
+            Reverse(p.priority_value()),
             p.creation_timestamp.unwrap_or(i64::MAX),
             id,
-        )
-    });
+        ))
+    };
+    type QueueKey = Reverse<(Reverse<i32>, i64, PodId)>;
+    // A victim carries its evictor and the (fork's) node it leaves.
+    let mut queue: BinaryHeap<(QueueKey, Option<(PodId, String)>)> =
+        leaving.iter().map(|&id| (queue_key(id), None)).collect();
+    let mut queued: rustc_hash::FxHashSet<PodId> = leaving.iter().copied().collect();
+    progress.total.store(queue.len(), Ordering::Relaxed);
+    progress.done.store(0, Ordering::Relaxed);
+    let mut cancelled = false;
     let mut displaced = Vec::with_capacity(leaving.len());
-    for &id in &leaving {
+    while let Some((Reverse((_, _, id)), evicted_by)) = queue.pop() {
+        if progress.cancel.load(Ordering::Relaxed) {
+            cancelled = true;
+            break;
+        }
         let original = cluster.pod(id);
-        let from_node = original
-            .node
-            .map(|n| cluster.node(n).name.to_string())
-            .unwrap_or_default();
+        let from_node = match &evicted_by {
+            Some((_, node)) => node.clone(),
+            None => original
+                .node
+                .map(|n| cluster.node(n).name.to_string())
+                .unwrap_or_default(),
+        };
         let mut entry = Displaced {
             pod: cluster.pod_key(id),
             priority: original.priority_value(),
             from_node,
-            placement: None,
+            evicted_by: evicted_by.map(|(e, _)| cluster.pod_key(e)),
+            landing: None,
             not_recreated: None,
         };
         if original.controller.is_none() {
@@ -169,13 +248,26 @@ pub fn simulate(
             pod.phase = PodPhase::Pending;
             pod.nominated_node_name = None;
             let placement = schedule(&fork, &pod, scheduler);
+            entry.landing = Some(Landing::of(&fork, &placement));
+            if placement.outcome == Outcome::Preempt
+                && let Some(pre) = &placement.preemption
+                && let Some(node) = pre.node
+            {
+                let node_name = fork.node(node).name.to_string();
+                for &victim in &pre.victims {
+                    if queued.insert(victim) {
+                        queue.push((queue_key(victim), Some((id, node_name.clone()))));
+                        progress.total.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
             let landed = carry_out(&mut fork, &placement);
             if let Some(node) = landed {
                 fork.bind_pod(id, node);
             }
-            entry.placement = Some(placement);
         }
         displaced.push(entry);
+        progress.done.fetch_add(1, Ordering::Relaxed);
     }
 
     // Skew of every affected workload that spreads.
@@ -200,6 +292,7 @@ pub fn simulate(
         broken_pdbs,
         workload_skew,
         cluster: fork,
+        cancelled,
     }
 }
 
@@ -292,12 +385,8 @@ items:
         );
         let web = &plan.displaced[0];
         assert!(web.landed());
-        let landed = web.placement.as_ref().unwrap().node.unwrap();
-        assert_ne!(
-            &*plan.cluster.node(landed).name,
-            "a1",
-            "a drained node is cordoned"
-        );
+        let landed = web.landing.as_ref().unwrap().node.clone().unwrap();
+        assert_ne!(landed, "a1", "a drained node is cordoned");
         assert!(plan.displaced[1].not_recreated.is_some());
         assert!(
             plan.broken_pdbs.is_empty(),
@@ -340,6 +429,69 @@ items:
             vec![("b".to_string(), 2)],
             "the lost zone's nodes no longer count"
         );
+    }
+
+    /// Zone a's pods (priority 100) only fit in zone b by evicting b's
+    /// low-priority pod, whose controller recreates it: it joins the queue.
+    const CASCADE: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: a1, labels: {topology.kubernetes.io/zone: a}}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b1, labels: {topology.kubernetes.io/zone: b}}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: important, namespace: ns, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: imp, uid: u1, controller: true}]}
+  spec: {nodeName: a1, priority: 100, containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: filler, namespace: ns, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: fill, uid: u2, controller: true}]}
+  spec: {nodeName: b1, priority: 1, containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running}
+"#;
+
+    #[test]
+    fn victims_of_re_placements_are_named_and_queued_in_turn() {
+        let c = load_snapshot_bytes(CASCADE.as_bytes(), "test").unwrap().0;
+        let plan = simulate(
+            &c,
+            &Disruption::LoseZone("a".into()),
+            &crate::engine::Scheduler::default(),
+        );
+        assert!(!plan.cancelled);
+        let pods: Vec<&str> = plan.displaced.iter().map(|d| d.pod.as_str()).collect();
+        assert_eq!(pods, ["ns/important", "ns/filler"]);
+        let important = plan.displaced[0].landing.as_ref().unwrap();
+        assert_eq!(important.outcome, Outcome::Preempt);
+        assert_eq!(important.node.as_deref(), Some("b1"));
+        assert_eq!(important.victims, ["ns/filler"]);
+        let filler = &plan.displaced[1];
+        assert_eq!(filler.evicted_by.as_deref(), Some("ns/important"));
+        assert_eq!(filler.from_node, "b1");
+        let landing = filler.landing.as_ref().unwrap();
+        assert_eq!(landing.outcome, Outcome::Unschedulable);
+        assert!(
+            landing.message.contains("Insufficient cpu"),
+            "{}",
+            landing.message
+        );
+    }
+
+    #[test]
+    fn a_cancelled_simulation_stops_and_says_so() {
+        let c = cluster();
+        let progress = Progress::default();
+        progress.cancel.store(true, Ordering::Relaxed);
+        let plan = simulate_with(
+            &c,
+            &Disruption::LoseZone("a".into()),
+            &crate::engine::Scheduler::default(),
+            &progress,
+        );
+        assert!(plan.cancelled);
+        assert!(plan.displaced.is_empty());
+        assert_eq!(progress.total.load(Ordering::Relaxed), 4);
     }
 
     #[test]

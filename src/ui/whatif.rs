@@ -73,6 +73,22 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             w.disruption_computing(),
         ),
     }
+    if w.panel == Panel::Disruption && w.disruption_computing() {
+        let (done, total) = w.disruption_progress();
+        let text = format!(" placing displaced pods: {done} of {total} (esc cancels) ");
+        let line = Rect {
+            y: right.y + 2,
+            x: right.x + 2,
+            width: right.width.saturating_sub(4),
+            height: 1,
+        };
+        if right.height > 3 {
+            frame.render_widget(
+                Paragraph::new(Span::styled(text, app.theme.fg(app.theme.muted))),
+                line,
+            );
+        }
+    }
     if let Some(h) = w.chooser {
         chooser(frame, app, s, h, left);
     }

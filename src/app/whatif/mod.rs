@@ -171,6 +171,8 @@ pub struct WhatIf {
     place_seq: Seq,
     replicas_seq: Seq,
     disrupt_seq: Seq,
+    /// The running disruption's progress; esc sets its `cancel`.
+    progress: Arc<crate::engine::disruption::Progress>,
 }
 
 /// A priority class the chooser offers: `(name, value, policy, default)`.
@@ -205,6 +207,15 @@ impl WhatIf {
 
     pub fn replicas_computing(&self) -> bool {
         self.replicas_seq.busy()
+    }
+
+    /// Displaced pods placed so far, of how many (victims join as they go).
+    pub fn disruption_progress(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering;
+        (
+            self.progress.done.load(Ordering::Relaxed),
+            self.progress.total.load(Ordering::Relaxed),
+        )
     }
 
     pub fn disruption_computing(&self) -> bool {
@@ -339,9 +350,16 @@ impl WhatIf {
         self.scroll = 0;
         self.last_disruption = Some(d.clone());
         let scheduler = self.scheduler.clone();
+        // A new run: a fresh progress, so cancelling this one cannot stop
+        // the next.
+        self.progress
+            .cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.progress = Arc::default();
+        let progress = self.progress.clone();
         self.worker(cluster).send(Request {
             seq,
-            job: Job::Disrupt(d, title),
+            job: Job::Disrupt(d, title, progress),
             scheduler,
         });
     }
@@ -681,6 +699,12 @@ impl WhatIf {
                 self.scroll = 0;
             }
             KeyCode::Char('w') => return self.save(None),
+            KeyCode::Esc if self.panel == Panel::Disruption && self.disruption_computing() => {
+                self.progress
+                    .cancel
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                return KeyResult::Info("cancelling the disruption what-if…".into());
+            }
             KeyCode::Esc if self.panel != Panel::Answer => {
                 self.panel = Panel::Answer;
                 self.scroll = 0;

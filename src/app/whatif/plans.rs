@@ -282,6 +282,20 @@ pub fn replica_lines(cluster: &Cluster, pod: &Pod, n: usize, plan: &ReplicaPlan)
     out
 }
 
+/// `a, b, c +2 more`.
+fn names_capped(names: &[String], cap: usize) -> String {
+    let mut text = names
+        .iter()
+        .take(cap)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > cap {
+        text.push_str(&format!(" +{} more", names.len() - cap));
+    }
+    text
+}
+
 pub fn disruption_lines(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -> Vec<Line> {
     let _ = cluster;
     let mut out = Vec::new();
@@ -306,26 +320,31 @@ pub fn disruption_lines(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -
         );
     }
     for d in &plan.displaced {
-        let (tone, whither) = match (&d.not_recreated, &d.placement) {
+        let (tone, whither) = match (&d.not_recreated, &d.landing) {
             (Some(why), _) => (Tone::Muted, format!("not recreated: {why}")),
-            (None, Some(p)) => {
-                let node = p
-                    .node
-                    .map(|id| plan.cluster.node(id).name.to_string())
-                    .unwrap_or_default();
-                match p.outcome {
+            (None, Some(l)) => {
+                let node = l.node.clone().unwrap_or_default();
+                match l.outcome {
                     Outcome::Scheduled => (Tone::Good, format!("→ {node}")),
-                    Outcome::Preempt => {
-                        let n = p.preemption.as_ref().map(|x| x.victims.len()).unwrap_or(0);
-                        (Tone::Warn, format!("→ {node} after evicting {n} pod(s)"))
-                    }
+                    Outcome::Preempt => (
+                        Tone::Warn,
+                        format!(
+                            "→ {node} after evicting {} pod(s): {}",
+                            l.victims.len(),
+                            names_capped(&l.victims, 4)
+                        ),
+                    ),
                     o => (
                         Tone::Bad,
-                        format!("{}: {}", outcome_word(o), first_line(&why_not(p), 100)),
+                        format!("{}: {}", outcome_word(o), first_line(&l.message, 100)),
                     ),
                 }
             }
             (None, None) => (Tone::Muted, "-".into()),
+        };
+        let whither = match &d.evicted_by {
+            Some(by) => format!("(evicted for {by}) {whither}"),
+            None => whither,
         };
         push(
             tone,
@@ -334,6 +353,15 @@ pub fn disruption_lines(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -
                 crate::app::format::truncate(&d.pod, 48),
                 d.priority,
                 crate::app::format::truncate(&d.from_node, 20)
+            ),
+        );
+    }
+    if plan.cancelled {
+        push(
+            Tone::Warn,
+            format!(
+                "  cancelled: {} pod(s) placed before esc; the rest are not shown",
+                plan.displaced.len()
             ),
         );
     }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use crate::engine::disruption::{Disruption, simulate};
+use crate::engine::disruption::{Disruption, simulate_with};
 use crate::engine::replicas::place_replicas;
 use crate::engine::statefulset::with_missing_claims;
 use crate::engine::{Outcome, place};
@@ -41,7 +41,7 @@ pub struct DraftPod {
 pub enum Job {
     Place(DraftPod),
     Replicas(DraftPod, usize),
-    Disrupt(Disruption, String),
+    Disrupt(Disruption, String, Arc<crate::engine::disruption::Progress>),
 }
 
 pub struct Request {
@@ -133,10 +133,6 @@ impl Ctx {
         Ok((owned, pod))
     }
 
-    fn cluster(&self) -> &Cluster {
-        self.owned.as_ref().unwrap_or(&self.shared)
-    }
-
     /// The draft's placement, with the note saying it is a pod rescheduled.
     fn place(
         &mut self,
@@ -193,9 +189,11 @@ impl Ctx {
                 }
                 Err(error) => Answer::Failed { seq, error },
             },
-            Job::Disrupt(d, title) => {
-                let cluster = self.cluster();
-                let plan = simulate(cluster, &d, &scheduler);
+            Job::Disrupt(d, title, progress) => {
+                // The snapshot as it is (the private copy may have the
+                // draft's pod taken off).
+                let cluster = &*self.shared;
+                let plan = simulate_with(cluster, &d, &scheduler, &progress);
                 Answer::Disrupt {
                     seq,
                     lines: plans::disruption_lines(cluster, &title, &plan),
