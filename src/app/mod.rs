@@ -7,6 +7,7 @@ pub mod cursor;
 pub mod demo;
 pub mod derived;
 pub mod feed;
+pub mod files;
 pub mod format;
 pub mod keys;
 pub mod live;
