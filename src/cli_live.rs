@@ -38,6 +38,27 @@ pub struct RecordArgs {
     /// Replace FILE if it exists (without it, an existing file is refused).
     #[arg(long)]
     pub force: bool,
+    /// Keep what the recording removes by default, comma-separated:
+    /// args (container args and command, probe/hook exec commands), headers
+    /// (probe/hook httpHeaders and path query strings), volume-attributes
+    /// (CSI volumeAttributes, StorageClass parameters), config-refs (Secret
+    /// and ConfigMap names referred to), annotations (those the scheduler
+    /// does not read), messages (status and condition messages).
+    #[arg(long, value_name = "WHAT", value_delimiter = ',', value_parser = parse_keep)]
+    pub keep: Vec<&'static str>,
+}
+
+/// One `--keep` category.
+fn parse_keep(s: &str) -> Result<&'static str, String> {
+    kplace::source::live::Keep::NAMES
+        .into_iter()
+        .find(|n| *n == s.trim())
+        .ok_or_else(|| {
+            format!(
+                "{s:?}: not a category; use {}",
+                kplace::source::live::Keep::NAMES.join(", ")
+            )
+        })
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -123,6 +144,13 @@ pub fn record(args: &RecordArgs) -> Result<()> {
         stop,
         force: args.force,
         progress: Some(|note| eprintln!("{note}")),
+        keep: {
+            let mut keep = kplace::source::live::Keep::default();
+            for name in &args.keep {
+                keep.add(name);
+            }
+            keep
+        },
     };
     if let Some(d) = args.duration {
         eprintln!(

@@ -18,9 +18,12 @@
 //!
 //! Objects carry `kind` and `apiVersion`. Replay builds checkpoints of the
 //! object sets in memory when it loads the file (see `timeline`), so the file
-//! needs no index. Both files are redacted: container env values,
-//! `managedFields` and the last-applied annotation never leave the cluster
-//! (see `live::strip`), and Secrets are never fetched.
+//! needs no index. Both files are redacted (`live::strip`,
+//! `StripMode::Redact`): env values and `managedFields` never leave the
+//! cluster, and container args and commands, HTTP headers, volume
+//! attributes, Secret and ConfigMap references, annotations the scheduler
+//! does not read and status messages only when `RecordOptions::keep` says
+//! so; Secrets are never fetched. docs/live.md lists what a recording holds.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -42,6 +45,9 @@ pub const ANNOTATION_SERVER: &str = "kplace.io/server";
 /// (a List annotation; a timeline's header has `serverVersion`). Loading the
 /// file answers as that kube-scheduler release (`source::version`).
 pub const ANNOTATION_SERVER_VERSION: &str = "kplace.io/server-version";
+/// The redaction categories `record --keep` kept (comma-separated; absent
+/// when everything redactable was removed). A timeline's header has `kept`.
+pub const ANNOTATION_KEPT: &str = "kplace.io/redaction-kept";
 
 /// One change to write to a timeline.
 #[derive(Clone, Debug, PartialEq)]
@@ -173,6 +179,8 @@ pub struct RecordingMeta {
     pub server_version: Option<String>,
     pub recorded_at: String,
     pub limitations: Vec<String>,
+    /// The redaction categories kept (`record --keep`), by name.
+    pub kept: Vec<&'static str>,
 }
 
 impl RecordingMeta {
@@ -183,6 +191,7 @@ impl RecordingMeta {
             server_version: None,
             recorded_at: k8s_openapi::jiff::Timestamp::now().to_string(),
             limitations,
+            kept: Vec::new(),
         }
     }
 }
@@ -312,6 +321,9 @@ pub fn write_snapshot<'a>(
     if !meta.limitations.is_empty() {
         annotations["kplace.io/limitations"] = json!(meta.limitations.join("; "));
     }
+    if !meta.kept.is_empty() {
+        annotations[ANNOTATION_KEPT] = json!(meta.kept.join(","));
+    }
     let mut w = Output::create(path, is_gz(path), overwrite)?;
     let head =
         json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}});
@@ -360,6 +372,9 @@ impl TimelineWriter {
         if let Some(v) = &meta.server_version {
             header["serverVersion"] = json!(v);
         }
+        if !meta.kept.is_empty() {
+            header["kept"] = json!(meta.kept);
+        }
         writeln!(w, "{header}")?;
         for o in initial {
             writeln!(w, "{}", json!({"t": 0, "type": "ADDED", "object": o}))?;
@@ -406,6 +421,8 @@ pub struct RecordOptions {
     /// Told when the initial state is written and watch events are being
     /// recorded (the CLI prints it).
     pub progress: Option<fn(&str)>,
+    /// Categories the redaction keeps (`--keep`); by default none.
+    pub keep: super::live::Keep,
 }
 
 /// What was recorded.
@@ -461,7 +478,7 @@ pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
     let live = LiveSource::connect(
         LiveOptions {
             target: options.target.clone(),
-            strip: StripMode::Redact,
+            strip: StripMode::Redact(options.keep),
             fail_fast: true,
         },
         Some(tx),
@@ -496,6 +513,7 @@ pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
     }
     let limitations: Vec<String> = live.limitations().into_iter().map(|l| l.message).collect();
     let mut meta = RecordingMeta::now(live.context(), live.server(), limitations.clone());
+    meta.kept = options.keep.names();
     let mut limitations = limitations;
     match live.wait_server_version(Duration::from_secs(5)) {
         super::version::ServerVersion::Live(v) => meta.server_version = Some(v),
