@@ -206,6 +206,9 @@ pub fn exit_code(err: &anyhow::Error) -> ExitCode {
     if err.downcast_ref::<kplace::app::LoadFailed>().is_some() {
         return ExitCode::from(2);
     }
+    if let Some(ended) = err.downcast_ref::<kplace::app::terminal::Ended>() {
+        return ExitCode::from(ended.exit_status());
+    }
     match err.downcast_ref::<CliError>() {
         Some(CliError::BadInput(_)) => ExitCode::from(2),
         Some(CliError::FailOn(_)) => ExitCode::from(3),

@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -35,6 +35,30 @@ pub struct RecordArgs {
     /// Give up when the first full list takes longer than this many seconds.
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub sync_timeout: u64,
+    /// Replace FILE if it exists (without it, an existing file is refused).
+    #[arg(long)]
+    pub force: bool,
+    /// Keep what the recording removes by default, comma-separated:
+    /// args (container args and command, probe/hook exec commands), headers
+    /// (probe/hook httpHeaders and path query strings), volume-attributes
+    /// (CSI volumeAttributes, StorageClass parameters), config-refs (Secret
+    /// and ConfigMap names referred to), annotations (those the scheduler
+    /// does not read), messages (status and condition messages).
+    #[arg(long, value_name = "WHAT", value_delimiter = ',', value_parser = parse_keep)]
+    pub keep: Vec<&'static str>,
+}
+
+/// One `--keep` category.
+fn parse_keep(s: &str) -> Result<&'static str, String> {
+    kplace::source::live::Keep::NAMES
+        .into_iter()
+        .find(|n| *n == s.trim())
+        .ok_or_else(|| {
+            format!(
+                "{s:?}: not a category; use {}",
+                kplace::source::live::Keep::NAMES.join(", ")
+            )
+        })
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -81,22 +105,34 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_millis(ms))
 }
 
+/// The signals that stop a recording cleanly: the timeline is finished (its
+/// END line, the gzip trailer) and renamed into place. A second one exits at
+/// once with 128 + signo.
+const STOP_SIGNALS: [i32; 3] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+];
+
+fn signal_name(signo: usize) -> &'static str {
+    match signo as i32 {
+        signal_hook::consts::SIGINT => "SIGINT",
+        signal_hook::consts::SIGTERM => "SIGTERM",
+        signal_hook::consts::SIGHUP => "SIGHUP",
+        _ => "a signal",
+    }
+}
+
 pub fn record(args: &RecordArgs) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    // ctrl-c stops a timeline cleanly (the file is finished, not cut).
-    std::thread::spawn(move || {
-        if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        {
-            rt.block_on(async {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    flag.store(true, Ordering::SeqCst);
-                }
-            });
-        }
-    });
+    let which = Arc::new(AtomicUsize::new(0));
+    for signo in STOP_SIGNALS {
+        // The order matters: the shutdown checks the flag the second
+        // registration sets, so only a second signal exits at once.
+        signal_hook::flag::register_conditional_shutdown(signo, 128 + signo, stop.clone())?;
+        signal_hook::flag::register(signo, stop.clone())?;
+        signal_hook::flag::register_usize(signo, which.clone(), signo as usize)?;
+    }
     let options = RecordOptions {
         target: Target {
             kubeconfig: args.kubeconfig.clone(),
@@ -106,6 +142,15 @@ pub fn record(args: &RecordArgs) -> Result<()> {
         duration: args.duration,
         sync_timeout: Duration::from_secs(args.sync_timeout),
         stop,
+        force: args.force,
+        progress: Some(|note| eprintln!("{note}")),
+        keep: {
+            let mut keep = kplace::source::live::Keep::default();
+            for name in &args.keep {
+                keep.add(name);
+            }
+            keep
+        },
     };
     if let Some(d) = args.duration {
         eprintln!(
@@ -114,16 +159,23 @@ pub fn record(args: &RecordArgs) -> Result<()> {
             if d.is_zero() {
                 "until ctrl-c".to_string()
             } else {
-                format!("for {} s (ctrl-c stops early)", d.as_secs())
+                format!("for {} s (ctrl-c or SIGTERM stops early)", d.as_secs())
             }
         );
     }
     let summary = kplace::source::record::record(&options).map_err(|e| match e {
-        RecordError::Live(LiveError::BadKubeconfig(_)) => {
+        RecordError::Live(LiveError::BadKubeconfig(_)) | RecordError::Exists(_) => {
             anyhow::Error::from(CliError::BadInput(e.to_string()))
         }
         e => anyhow::anyhow!(e),
     })?;
+    let signo = which.load(Ordering::SeqCst);
+    if signo != 0 {
+        eprintln!(
+            "stopped by {}; the recording is complete up to then",
+            signal_name(signo)
+        );
+    }
     for l in &summary.limitations {
         eprintln!("kplace: warning: {l}");
     }

@@ -45,7 +45,9 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("kplace: {err:#}");
+            // Names from a snapshot may carry escape sequences: shown, not run.
+            let message = format!("{err:#}");
+            eprintln!("kplace: {}", kplace::report::escape_controls(&message));
             cli::exit_code(&err)
         }
     }

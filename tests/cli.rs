@@ -1422,3 +1422,40 @@ fn a_beta_dra_object_is_refused_by_name() {
         "{err}"
     );
 }
+
+/// Escape sequences in a pod's name and priority class (clear screen, set
+/// window title) are printed escaped in the table, never sent raw.
+#[test]
+fn table_escapes_control_characters_from_object_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = std::fs::read_to_string(pod("spread-001"))
+        .unwrap()
+        .replace(
+            "name: frontend-4d4wj4j2t7-fzzgc",
+            "name: \"evil\\e[2J\\e]0;pwned\\a\"",
+        )
+        .replace(
+            "priorityClassName: high-priority",
+            "priorityClassName: \"hi\\e[31m\"",
+        );
+    let path = dir.path().join("pod.yaml");
+    std::fs::write(&path, manifest).unwrap();
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("spread-001"),
+        "--pod",
+        path.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+        "raw control characters in the table:\n{stdout:?}"
+    );
+    assert!(
+        stdout.contains("Pod default/evil\\x1b[2J\\x1b]0;pwned\\x07"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("hi\\x1b[31m"), "{stdout}");
+}

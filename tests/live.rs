@@ -244,6 +244,9 @@ mod recording {
             duration,
             sync_timeout: Duration::from_secs(10),
             stop: Arc::new(AtomicBool::new(false)),
+            force: false,
+            progress: None,
+            keep: Default::default(),
         }
     }
 
@@ -349,7 +352,10 @@ mod recording {
             );
             assert!(!text.contains("managedFields"));
             assert!(text.contains("\"PASSWORD\""), "env names are kept");
-            assert!(text.contains("\"team\""), "other annotations are kept");
+            assert!(
+                !text.contains("\"team\""),
+                "annotations the scheduler does not read are removed"
+            );
             let list: Value = serde_json::from_str(&text).unwrap();
             assert_eq!(list["kind"], "List");
             let ann = &list["metadata"]["annotations"];
@@ -590,6 +596,335 @@ mod recording {
         let server_version = kplace::source::version::ServerVersion::of_recording(&cluster);
         let choice = kplace::source::version::choose(None, &server_version, &cluster);
         assert_eq!(choice.source_kind(), "newest-kubelet");
+    }
+
+    /// Objects with a planted secret in every place a recording must not
+    /// carry one by default; each secret is `SECRET-<where>`.
+    fn objects_with_planted_secrets() -> Vec<Value> {
+        let mut objects = synth_objects(3, 5);
+        let probe_http = |header: &str, query: &str| {
+            json!({"httpGet": {"port": 8080, "path": format!("/healthz?token={query}"),
+                "httpHeaders": [{"name": "Authorization", "value": format!("Bearer {header}")}]}})
+        };
+        let container = json!({
+            "name": "app", "image": "nginx",
+            "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
+            "command": ["sh", "-c", "SECRET-COMMAND"],
+            "args": ["--token=SECRET-ARGS"],
+            "env": [{"name": "PASSWORD", "value": "SECRET-ENV-VALUE"},
+                    {"name": "FROM", "valueFrom": {"secretKeyRef": {"name": "SECRET-ENV-REF", "key": "k"}}}],
+            "envFrom": [{"secretRef": {"name": "SECRET-ENVFROM-SECRET"}},
+                        {"configMapRef": {"name": "SECRET-ENVFROM-CONFIGMAP"}}],
+            "livenessProbe": probe_http("SECRET-PROBE-HEADER", "SECRET-PROBE-QUERY"),
+            "readinessProbe": {"exec": {"command": ["check", "SECRET-PROBE-EXEC"]}},
+            "lifecycle": {
+                "postStart": probe_http("SECRET-HOOK-HEADER", "SECRET-HOOK-QUERY"),
+                "preStop": {"exec": {"command": ["SECRET-HOOK-EXEC"]}}
+            }
+        });
+        let pod_spec = json!({
+            "containers": [container],
+            "initContainers": [{"name": "init", "image": "busybox", "args": ["SECRET-INIT-ARGS"]}],
+            "imagePullSecrets": [{"name": "SECRET-PULL-SECRET"}],
+            "volumes": [
+                {"name": "s", "secret": {"secretName": "SECRET-VOLUME-SECRET"}},
+                {"name": "c", "configMap": {"name": "SECRET-VOLUME-CONFIGMAP"}},
+                {"name": "p", "projected": {"sources": [
+                    {"secret": {"name": "SECRET-PROJECTED-SECRET"}},
+                    {"configMap": {"name": "SECRET-PROJECTED-CONFIGMAP"}}]}},
+                {"name": "v", "csi": {"driver": "vault.csi.example.com",
+                    "volumeAttributes": {"roleToken": "SECRET-CSI-ATTRIBUTE"},
+                    "nodePublishSecretRef": {"name": "SECRET-CSI-SECRET-REF"}}}
+            ]
+        });
+        objects.push(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "planted", "namespace": "default", "uid": "uid-planted",
+                "annotations": {"team/token": "SECRET-POD-ANNOTATION",
+                                "cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}},
+            "spec": pod_spec.clone(),
+            "status": {"phase": "Pending", "message": "SECRET-STATUS-MESSAGE",
+                "conditions": [{"type": "PodScheduled", "status": "False",
+                                "reason": "Unschedulable", "message": "SECRET-CONDITION-MESSAGE"}],
+                "containerStatuses": [{"name": "app", "image": "nginx", "imageID": "", "ready": false,
+                    "restartCount": 1,
+                    "lastState": {"terminated": {"exitCode": 1, "message": "SECRET-TERMINATION-MESSAGE"}}}]}
+        }));
+        objects.push(json!({
+            "apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": "planted-rs", "namespace": "default", "uid": "uid-planted-rs",
+                "annotations": {"deployment.kubernetes.io/revision": "SECRET-RS-ANNOTATION"}},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "planted"}},
+                "template": {"metadata": {"labels": {"app": "planted"},
+                                          "annotations": {"vault/secret": "SECRET-TEMPLATE-ANNOTATION"}},
+                             "spec": pod_spec}}
+        }));
+        objects.push(json!({
+            "apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": "planted-pv", "uid": "uid-planted-pv"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1",
+                        "volumeAttributes": {"key": "SECRET-PV-ATTRIBUTE"},
+                        "nodeStageSecretRef": {"name": "SECRET-PV-SECRET-REF", "namespace": "default"}}},
+            "status": {"phase": "Failed", "message": "SECRET-PV-MESSAGE"}
+        }));
+        objects.push(json!({
+            "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": "planted-sc", "uid": "uid-planted-sc"},
+            "provisioner": "ebs.csi.aws.com",
+            "parameters": {"csi.storage.k8s.io/provisioner-secret-name": "SECRET-SC-PARAMETER"}
+        }));
+        objects
+    }
+
+    /// The `SECRET-…` markers in `text`.
+    fn planted(text: &str) -> std::collections::BTreeSet<String> {
+        text.match_indices("SECRET-")
+            .map(|(i, _)| {
+                text[i..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || *c == '-')
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_recording_carries_none_of_the_planted_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = FakeServer::start(objects_with_planted_secrets());
+        // Sanity: the server serves every secret planted.
+        let served = planted(&server.list_json().to_string());
+        assert!(served.len() >= 30, "{served:?}");
+
+        for out in ["snap.json", "timeline.jsonl.gz"] {
+            let duration = out.contains("timeline").then(|| Duration::from_millis(300));
+            let opts = record_options(&server, dir.path(), out, duration);
+            record(&opts).expect("record");
+            let text = read_text(&opts.output);
+            assert_eq!(planted(&text), Default::default(), "{out} leaks");
+            // What the scheduler reads is still there.
+            assert!(text.contains("planted"), "{out}");
+            assert!(text.contains("cluster-autoscaler.kubernetes.io/safe-to-evict"));
+            assert!(text.contains("\"PASSWORD\""), "env names stay");
+            assert!(
+                text.contains("vault.csi.example.com"),
+                "the CSI driver stays"
+            );
+        }
+        let (cluster, _) =
+            kplace::source::file::load_snapshot(&dir.path().join("snap.json")).expect("loads");
+        assert!(cluster.find_pod("default", "planted").is_some());
+    }
+
+    #[test]
+    fn keep_names_what_a_recording_deliberately_keeps() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = FakeServer::start(objects_with_planted_secrets());
+        let mut opts = record_options(&server, dir.path(), "kept.json", None);
+        opts.keep.add("args");
+        opts.keep.add("annotations");
+        record(&opts).expect("record");
+        let text = read_text(&opts.output);
+        let kept = planted(&text);
+        let expected: std::collections::BTreeSet<String> = [
+            "SECRET-ARGS",
+            "SECRET-COMMAND",
+            "SECRET-INIT-ARGS",
+            "SECRET-PROBE-EXEC",
+            "SECRET-HOOK-EXEC",
+            "SECRET-POD-ANNOTATION",
+            "SECRET-RS-ANNOTATION",
+            "SECRET-TEMPLATE-ANNOTATION",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        assert_eq!(kept, expected);
+        let list: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            list["metadata"]["annotations"]["kplace.io/redaction-kept"],
+            "args,annotations"
+        );
+        // The CLI refuses a category it does not know.
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
+            .args(["record", "-o", "x.json", "--keep", "args,passwords"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("\"passwords\": not a category"), "{stderr}");
+    }
+
+    /// `kplace record` as a process, with its stderr lines sent to a channel.
+    fn spawn_record(
+        server: &FakeServer,
+        dir: &Path,
+        args: &[&str],
+    ) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
+            .arg("record")
+            .arg("--kubeconfig")
+            .arg(server.kubeconfig(dir))
+            .args(args)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run kplace record");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = tx.send(line);
+            }
+        });
+        (child, rx)
+    }
+
+    /// Waits for a stderr line containing `needle`; the lines so far on failure.
+    fn wait_line(rx: &std::sync::mpsc::Receiver<String>, needle: &str, seen: &mut Vec<String>) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while !seen.iter().any(|l| l.contains(needle)) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => seen.push(line),
+                Err(_) => panic!("kplace record never said {needle:?}; stderr: {seen:#?}"),
+            }
+        }
+    }
+
+    fn wait_exit(child: &mut std::process::Child) -> std::process::ExitStatus {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("kplace record did not exit after the signal");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stray_files(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".part"))
+            .collect()
+    }
+
+    /// SIGTERM and SIGINT during `record --duration 60s` finish the timeline:
+    /// the file exists under its name, its gzip stream is whole, it ends with
+    /// the END line, holds the event seen before the signal, and loads.
+    #[test]
+    fn a_signal_during_a_timeline_recording_leaves_a_complete_file() {
+        for signal in ["TERM", "INT"] {
+            let dir = tempfile::tempdir().unwrap();
+            let objects = synth_objects(3, 10);
+            let initial = objects.len();
+            let server = FakeServer::start(objects);
+            let out = dir.path().join("incident.jsonl.gz");
+            let (mut child, rx) = spawn_record(
+                &server,
+                dir.path(),
+                &["-o", out.to_str().unwrap(), "--duration", "60s"],
+            );
+            let mut seen = Vec::new();
+            wait_line(&rx, "recording watch events", &mut seen);
+            assert!(!out.exists(), "the final name appears only when complete");
+            server.apply(test_pod("arrived-while-recording", None));
+            // Let the watch event reach the file.
+            std::thread::sleep(Duration::from_millis(1500));
+            let status = std::process::Command::new("kill")
+                .arg(format!("-{signal}"))
+                .arg(child.id().to_string())
+                .status()
+                .unwrap();
+            assert!(status.success());
+            let status = wait_exit(&mut child);
+            while let Ok(line) = rx.recv_timeout(Duration::from_secs(5)) {
+                seen.push(line);
+            }
+            assert!(status.success(), "SIG{signal}: {status}; stderr: {seen:#?}");
+            assert!(
+                seen.iter()
+                    .any(|l| l.contains(&format!("stopped by SIG{signal}"))),
+                "{seen:#?}"
+            );
+            let text = read_text(&out);
+            let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+            assert_eq!(last["type"], "END", "SIG{signal}: the END line is written");
+            assert!(
+                text.contains("arrived-while-recording"),
+                "SIG{signal}: the event before the signal is recorded"
+            );
+            let timeline = Timeline::load(&out).expect("the recording loads");
+            assert_eq!(timeline.header.initial_objects, initial);
+            assert!(!timeline.is_empty());
+            assert_eq!(stray_files(dir.path()), Vec::<String>::new());
+        }
+    }
+
+    #[test]
+    fn record_refuses_an_existing_file_unless_forced() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = FakeServer::start(synth_objects(3, 10));
+        let out = dir.path().join("cluster.json");
+        std::fs::write(&out, "precious").unwrap();
+        let run = |extra: &[&str]| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
+                .arg("record")
+                .arg("--kubeconfig")
+                .arg(server.kubeconfig(dir.path()))
+                .arg("-o")
+                .arg(&out)
+                .args(extra)
+                .output()
+                .unwrap()
+        };
+        let refused = run(&[]);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("cluster.json already exists"), "{stderr}");
+        assert!(stderr.contains("--force"), "{stderr}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+        // The same for a timeline.
+        let refused = run(&["--duration", "1s"]);
+        assert_eq!(refused.status.code(), Some(2));
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+
+        let forced = run(&["--force"]);
+        assert!(
+            forced.status.success(),
+            "{}",
+            String::from_utf8_lossy(&forced.stderr)
+        );
+        let list: Value = serde_json::from_str(&read_text(&out)).unwrap();
+        assert_eq!(list["kind"], "List");
+        assert_eq!(stray_files(dir.path()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_recording_that_fails_leaves_no_file_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = FakeServer::start(synth_objects(2, 2));
+        let opts = RecordOptions {
+            output: dir.path().join("no-such-dir").join("x.json"),
+            ..record_options(&server, dir.path(), "unused.json", None)
+        };
+        let err = record(&opts).expect_err("the directory does not exist");
+        assert!(err.to_string().contains("x.json"), "{err}");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "kubeconfig" && !n.ends_with(".yaml"))
+            .collect();
+        assert_eq!(names, Vec::<String>::new());
     }
 }
 

@@ -347,3 +347,146 @@ fn plain_kplace_without_a_kubeconfig_opens_the_demo_and_says_why() {
     tmux.type_text("q");
     tmux.expect("exit status", "kplace exited with 0");
 }
+
+/// The pane's terminal state as tmux sees it: alternate screen and mouse
+/// reporting (`1` = on).
+fn pane_modes(tmux: &Tmux) -> String {
+    let out = tmux.run(&[
+        "display-message",
+        "-p",
+        "-t",
+        tmux.session,
+        "alternate=#{alternate_on} mouse=#{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}#{mouse_all_flag}#{mouse_sgr_flag}",
+    ]);
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The words of the `stty -a` output the pane printed (after `stty:`).
+fn stty_flags(screen: &str) -> Vec<String> {
+    let Some(at) = screen.find("stty:") else {
+        return Vec::new();
+    };
+    screen[at..]
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `kplace --demo` in a pane, its pid written to `pidfile` (`exec` keeps the
+/// pid); after it ends the shell prints its exit status and `stty -a`.
+fn demo_with_pid(name: &'static str, pidfile: &std::path::Path, prelude: &str) -> (Tmux, u32) {
+    let command = format!(
+        "TERM=xterm-256color sh -c '{prelude} echo $$ > \"{}\"; exec \"{}\" --demo'; echo \"kplace exited with $?\"; echo stty:; stty -a; sleep 60",
+        pidfile.display(),
+        env!("CARGO_BIN_EXE_kplace")
+    );
+    let tmux = Tmux::start(name, WIDTH, HEIGHT, &command);
+    tmux.expect("started", "Pending pods (6)");
+    let pid = std::fs::read_to_string(pidfile)
+        .expect("pid file")
+        .trim()
+        .parse()
+        .expect("a pid");
+    // While kplace runs the pane is in the alternate screen with mouse
+    // reporting on: what the signal must undo.
+    let modes = pane_modes(&tmux);
+    assert!(modes.starts_with("alternate=1"), "{modes}");
+    assert!(!modes.ends_with("mouse=00000"), "{modes}");
+    (tmux, pid)
+}
+
+fn send_signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -{signal} {pid}");
+}
+
+fn signal_restores_the_terminal(name: &'static str, signal: &str, status: u32) {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let (tmux, pid) = demo_with_pid(name, &dir.path().join("pid"), "");
+    send_signal(pid, signal);
+    let screen = tmux.expect(
+        &format!("exit after SIG{signal}"),
+        &format!("kplace exited with {status}"),
+    );
+    tmux.expect("stty printed", "stty:");
+    // Let `stty -a` finish printing.
+    let screen = {
+        let deadline = Instant::now() + WAIT;
+        let mut screen = screen;
+        while !stty_flags(&screen).iter().any(|w| w.ends_with("icanon")) {
+            assert!(Instant::now() < deadline, "no stty output:\n{screen}");
+            std::thread::sleep(Duration::from_millis(50));
+            screen = tmux.capture();
+        }
+        screen
+    };
+    let flags = stty_flags(&screen);
+    for mode in ["echo", "icanon", "icrnl", "isig"] {
+        assert!(
+            flags.iter().any(|w| w == mode),
+            "after SIG{signal} the terminal should have {mode} on; stty says:\n{screen}"
+        );
+    }
+    assert_eq!(
+        pane_modes(&tmux),
+        "alternate=0 mouse=00000",
+        "after SIG{signal} the alternate screen and mouse reporting should be off:\n{screen}"
+    );
+    assert!(
+        !screen.contains("Pending pods (6)"),
+        "the TUI is still on the screen:\n{screen}"
+    );
+}
+
+#[test]
+fn sigterm_restores_the_terminal_and_exits_143() {
+    signal_restores_the_terminal("sigterm", "TERM", 143);
+}
+
+#[test]
+fn sigint_restores_the_terminal_and_exits_130() {
+    signal_restores_the_terminal("sigint", "INT", 130);
+}
+
+#[test]
+fn sighup_restores_the_terminal_and_exits_129() {
+    signal_restores_the_terminal("sighup", "HUP", 129);
+}
+
+/// Whether `pid` is still a running (not zombie) process.
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `pid (comm) state …`: the state follows the last `)`.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn with_sighup_ignored_kplace_ends_when_its_terminal_goes_away() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    // `trap '' HUP` is what nohup does: kplace keeps ignoring SIGHUP, so
+    // only the hung-up terminal (EOF/EIO on every read) can end it.
+    let (tmux, pid) = demo_with_pid("hangup", &dir.path().join("pid"), "trap \"\" HUP;");
+    assert!(running(pid));
+    tmux.run(&["kill-server"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while running(pid) {
+        if Instant::now() >= deadline {
+            let cpu = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            panic!("kplace still runs 10 s after its terminal went away: {cpu}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

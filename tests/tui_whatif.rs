@@ -319,6 +319,44 @@ fn save_and_load_round_trip() {
     assert!(s.contains("PREEMPT → worker-b03"), "{s}");
 }
 
+/// `:save PATH` never overwrites: the status line says the file exists and
+/// names `:save! PATH`, which replaces it.
+#[test]
+fn save_refuses_an_existing_file_and_save_bang_overwrites() {
+    let mut app = demo_app();
+    draft_of(&mut app, "ledger-migrate");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mine.yaml");
+    std::fs::write(&path, "precious: true\n").unwrap();
+    let command = |app: &mut App, text: &str| {
+        key(app, KeyCode::Char(':'));
+        keys(app, text);
+        key(app, KeyCode::Enter);
+        app.status.clone().expect("a status message")
+    };
+    let status = command(&mut app, &format!("save {}", path.display()));
+    assert!(status.is_error, "{}", status.text);
+    assert!(
+        status.text.contains(&format!(
+            "{} already exists; not overwritten",
+            path.display()
+        )),
+        "{}",
+        status.text
+    );
+    assert!(
+        status.text.contains(&format!(":save! {}", path.display())),
+        "{}",
+        status.text
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious: true\n");
+
+    let status = command(&mut app, &format!("save! {}", path.display()));
+    assert!(!status.is_error, "{}", status.text);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("name: ledger-migrate-x7k2p"), "{text}");
+}
+
 #[test]
 fn a_statefulset_draft_is_its_next_replica_with_the_claim_its_template_creates() {
     let dir = tempfile::tempdir().unwrap();

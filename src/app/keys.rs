@@ -127,7 +127,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         Scope::WhatIf,
         ":draft [new]",
-        ":cordon ZONE  :lose ZONE  :save [PATH]  :load PATH  :replicas",
+        ":cordon ZONE  :lose ZONE  :save [PATH]  :save! PATH  :load PATH  :replicas",
     ),
     bind(
         Scope::Replay,

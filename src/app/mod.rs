@@ -7,6 +7,7 @@ pub mod cursor;
 pub mod demo;
 pub mod derived;
 pub mod feed;
+pub mod files;
 pub mod format;
 pub mod keys;
 pub mod live;
@@ -59,12 +60,17 @@ pub struct Options {
 const FRAME: Duration = Duration::from_millis(100);
 
 /// Runs the TUI until the user quits. The terminal is restored on every
-/// exit path: normal return, error, and panic.
+/// exit path: normal return, error, panic, SIGTERM, SIGINT and SIGHUP (the
+/// error is then [`terminal::Ended`], whose exit status is 128 + signo), and
+/// a terminal that went away.
 pub fn run(options: Options) -> anyhow::Result<()> {
+    let signals = terminal::SignalWatch::install()?;
     let mut app = App::new(options);
+    let tty = terminal::Tty::open()?;
     let mut guard = terminal::TerminalGuard::enter()?;
-    let result = event_loop(&mut guard.terminal, &mut app);
+    let result = event_loop(&mut guard.terminal, &mut app, &signals, &tty);
     drop(guard);
+    drop(signals);
     result?;
     // Quitting from the load-error screen still means the snapshot was bad:
     // say so on the restored terminal and let the caller exit non-zero.
@@ -79,9 +85,17 @@ pub fn run(options: Options) -> anyhow::Result<()> {
 #[error("{0}")]
 pub struct LoadFailed(pub String);
 
-fn event_loop(terminal: &mut terminal::Term, app: &mut App) -> anyhow::Result<()> {
+fn event_loop(
+    terminal: &mut terminal::Term,
+    app: &mut App,
+    signals: &terminal::SignalWatch,
+    tty: &terminal::Tty,
+) -> anyhow::Result<()> {
     let mut dirty = true;
     loop {
+        if let Some(signo) = signals.received() {
+            return Err(terminal::Ended::Signal(signo).into());
+        }
         // Background results (and spinners while work is in flight) need a
         // frame even when no key was pressed: `event::poll` below returns at
         // least every FRAME, so a result is drawn within one frame.
@@ -98,7 +112,10 @@ fn event_loop(terminal: &mut terminal::Term, app: &mut App) -> anyhow::Result<()
             dirty = true;
             continue;
         }
-        if event::poll(FRAME)? {
+        // Wait on the terminal ourselves (a hung-up one ends the TUI), then
+        // let crossterm read what is there; it also reports resizes.
+        tty.wait(FRAME)?;
+        if event::poll(Duration::ZERO)? {
             // Drain everything queued so a burst of keys costs one frame.
             loop {
                 match event::read()? {

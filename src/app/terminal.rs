@@ -1,8 +1,13 @@
-//! Terminal setup and restore. Restores on drop and from a panic hook, so
-//! the user's shell is never left in raw mode or the alternate screen.
+//! Terminal setup and restore. Restores on drop, from a panic hook and on
+//! SIGTERM, SIGINT and SIGHUP, so the user's shell is never left in raw mode,
+//! the alternate screen or mouse reporting; and notices when the terminal
+//! itself goes away (hangup), where crossterm's reader would spin.
 
-use std::io::{Stdout, stdout};
-use std::sync::Once;
+use std::io::{IsTerminal, Stdout, stdout};
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Once};
+use std::time::Duration;
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
@@ -70,5 +75,171 @@ impl TerminalGuard {
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore();
+    }
+}
+
+/// The signals that end the TUI: the terminal is restored and kplace exits
+/// with 128 + the signal's number, the status a shell reports for a process
+/// the signal killed.
+pub const ENDING_SIGNALS: [i32; 3] = [libc::SIGHUP, libc::SIGINT, libc::SIGTERM];
+
+/// How long the event loop has to notice a signal and return by itself
+/// (it looks every frame, 100 ms) before the signal thread restores the
+/// terminal and exits on its own: the loop may be blocked, in `$EDITOR` or
+/// a long computation. A second signal does not wait.
+const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+
+/// The TUI ended because of a signal or because its terminal went away.
+#[derive(Debug, thiserror::Error)]
+pub enum Ended {
+    #[error("terminated by {}", signal_name(*.0))]
+    Signal(i32),
+    #[error("the terminal went away (hangup); nothing left to draw on")]
+    TerminalGone,
+}
+
+impl Ended {
+    /// The exit status: 128 + signo after a signal, 1 when the terminal went away.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            Ended::Signal(signo) => 128u8.saturating_add(u8::try_from(*signo).unwrap_or(0)),
+            Ended::TerminalGone => 1,
+        }
+    }
+}
+
+pub fn signal_name(signo: i32) -> &'static str {
+    match signo {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+/// Whether `signo` is ignored (`SIG_IGN`), as `nohup` or `trap '' HUP`
+/// leave SIGHUP for the programs they start.
+fn ignored(signo: i32) -> bool {
+    // SAFETY: sigaction with a null new action only reads the current one
+    // into `old`, a plain C struct for which all-zero bytes are valid.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signo, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// Restores the terminal and ends the process as the signal asks.
+fn exit_on_signal(signo: i32) -> ! {
+    restore();
+    std::process::exit(i32::from(Ended::Signal(signo).exit_status()))
+}
+
+/// Catches [`ENDING_SIGNALS`] while the TUI runs (SIGHUP only when it is
+/// not ignored: under `nohup` kplace keeps ignoring it, and ends when the
+/// terminal goes away instead). The event loop asks [`SignalWatch::received`]
+/// every frame and returns, restoring the terminal on the way out; if it does
+/// not within [`SIGNAL_GRACE`] (or a second signal comes), the signal thread
+/// restores it and exits. Once dropped (the TUI is over), a signal ends the
+/// process at once, as it would have without kplace's handler.
+pub struct SignalWatch {
+    received: Arc<AtomicI32>,
+    finished: Arc<AtomicBool>,
+}
+
+impl SignalWatch {
+    pub fn install() -> std::io::Result<SignalWatch> {
+        let wanted: Vec<i32> = ENDING_SIGNALS
+            .into_iter()
+            .filter(|&s| s != libc::SIGHUP || !ignored(s))
+            .collect();
+        let mut signals = signal_hook::iterator::Signals::new(&wanted)?;
+        let received = Arc::new(AtomicI32::new(0));
+        let finished = Arc::new(AtomicBool::new(false));
+        let (r, f) = (received.clone(), finished.clone());
+        std::thread::Builder::new()
+            .name("kplace-signals".into())
+            .spawn(move || {
+                for signo in signals.forever() {
+                    if f.load(Ordering::SeqCst) {
+                        // The TUI is over: what the signal would have done.
+                        let _ = signal_hook::low_level::emulate_default_handler(signo);
+                        std::process::exit(i32::from(Ended::Signal(signo).exit_status()));
+                    }
+                    if r.compare_exchange(0, signo, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_err()
+                    {
+                        exit_on_signal(r.load(Ordering::SeqCst));
+                    }
+                    let f = f.clone();
+                    std::thread::spawn(move || {
+                        std::thread::sleep(SIGNAL_GRACE);
+                        if !f.load(Ordering::SeqCst) {
+                            exit_on_signal(signo);
+                        }
+                    });
+                }
+            })?;
+        Ok(SignalWatch { received, finished })
+    }
+
+    /// The first ending signal received, if any.
+    pub fn received(&self) -> Option<i32> {
+        match self.received.load(Ordering::SeqCst) {
+            0 => None,
+            signo => Some(signo),
+        }
+    }
+}
+
+impl Drop for SignalWatch {
+    fn drop(&mut self) {
+        self.finished.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The terminal kplace reads keys from: stdin when it is a terminal, else
+/// `/dev/tty` (as crossterm chooses).
+pub struct Tty {
+    fd: RawFd,
+    _file: Option<std::fs::File>,
+}
+
+impl Tty {
+    pub fn open() -> std::io::Result<Tty> {
+        if std::io::stdin().is_terminal() {
+            return Ok(Tty {
+                fd: std::io::stdin().as_raw_fd(),
+                _file: None,
+            });
+        }
+        let file = std::fs::File::open("/dev/tty")?;
+        Ok(Tty {
+            fd: file.as_raw_fd(),
+            _file: Some(file),
+        })
+    }
+
+    /// Waits up to `timeout` for input: `Ok(true)` when there is some,
+    /// `Ok(false)` on timeout, [`Ended::TerminalGone`] when the terminal hung
+    /// up (its window closed, its ssh connection dropped). crossterm's reader
+    /// loops forever on a hung-up terminal (every read returns EOF or EIO),
+    /// so the loop must not call it then.
+    pub fn wait(&self, timeout: Duration) -> Result<bool, Ended> {
+        let mut pollfd = libc::pollfd {
+            fd: self.fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: one valid pollfd, for the duration of the call.
+        let n = unsafe { libc::poll(&mut pollfd, 1, ms) };
+        if n < 0 {
+            // EINTR (a signal, a resize): the caller looks again.
+            return Ok(false);
+        }
+        if pollfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            return Err(Ended::TerminalGone);
+        }
+        Ok(n > 0)
     }
 }

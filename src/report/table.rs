@@ -19,7 +19,9 @@ pub fn scheduler_line(scheduler: &crate::engine::VersionChoice) -> String {
     )
 }
 
-/// Renders the answer. `limit` caps long lists (0 = no cap).
+/// Renders the answer. `limit` caps long lists (0 = no cap). Control
+/// characters from the cluster's objects (an ESC in a pod name or label)
+/// are shown escaped, never sent to the terminal.
 pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
     let mut out = scheduler_line(&p.scheduler);
     out.push('\n');
@@ -31,7 +33,7 @@ pub fn render(cluster: &Cluster, p: &Placement, limit: usize) -> String {
         out.push('\n');
     }
     out.push_str(&render_answer(cluster, p, limit));
-    out
+    super::escape_controls(&out).into_owned()
 }
 
 fn render_answer(cluster: &Cluster, p: &Placement, limit: usize) -> String {
@@ -458,5 +460,5 @@ pub fn render_replicas(plan: &crate::engine::replicas::ReplicaPlan) -> String {
             );
         }
     }
-    out
+    super::escape_controls(&out).into_owned()
 }

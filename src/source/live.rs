@@ -32,7 +32,7 @@ use thiserror::Error;
 pub use self::config::Target;
 pub use self::kind::Kind;
 pub use self::state::{ConnectionState, Limitation};
-pub use self::strip::StripMode;
+pub use self::strip::{Keep, StripMode};
 pub use self::watch::{TapChange, TapEvent};
 
 use self::state::Shared;

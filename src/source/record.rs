@@ -18,16 +18,21 @@
 //!
 //! Objects carry `kind` and `apiVersion`. Replay builds checkpoints of the
 //! object sets in memory when it loads the file (see `timeline`), so the file
-//! needs no index. Both files are redacted: container env values,
-//! `managedFields` and the last-applied annotation never leave the cluster
-//! (see `live::strip`), and Secrets are never fetched.
+//! needs no index. Both files are redacted (`live::strip`,
+//! `StripMode::Redact`): env values and `managedFields` never leave the
+//! cluster, and container args and commands, HTTP headers, volume
+//! attributes, Secret and ConfigMap references, annotations the scheduler
+//! does not read and status messages only when `RecordOptions::keep` says
+//! so; Secrets are never fetched. docs/live.md lists what a recording holds.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::Path;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use flate2::write::GzEncoder;
 use serde_json::{Value, json};
+use tempfile::NamedTempFile;
 
 use super::live::{Kind, TapChange, TapEvent};
 
@@ -40,6 +45,9 @@ pub const ANNOTATION_SERVER: &str = "kplace.io/server";
 /// (a List annotation; a timeline's header has `serverVersion`). Loading the
 /// file answers as that kube-scheduler release (`source::version`).
 pub const ANNOTATION_SERVER_VERSION: &str = "kplace.io/server-version";
+/// The redaction categories `record --keep` kept (comma-separated; absent
+/// when everything redactable was removed). A timeline's header has `kept`.
+pub const ANNOTATION_KEPT: &str = "kplace.io/redaction-kept";
 
 /// One change to write to a timeline.
 #[derive(Clone, Debug, PartialEq)]
@@ -171,6 +179,8 @@ pub struct RecordingMeta {
     pub server_version: Option<String>,
     pub recorded_at: String,
     pub limitations: Vec<String>,
+    /// The redaction categories kept (`record --keep`), by name.
+    pub kept: Vec<&'static str>,
 }
 
 impl RecordingMeta {
@@ -181,21 +191,110 @@ impl RecordingMeta {
             server_version: None,
             recorded_at: k8s_openapi::jiff::Timestamp::now().to_string(),
             limitations,
+            kept: Vec::new(),
         }
     }
 }
 
-/// A file writer, gzip-compressed when `gz`.
-pub fn create_writer(path: &Path, gz: bool) -> std::io::Result<Box<dyn Write>> {
-    let file = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(path)?);
-    Ok(if gz {
-        Box::new(flate2::write::GzEncoder::new(
-            file,
-            flate2::Compression::default(),
-        ))
-    } else {
-        Box::new(file)
-    })
+/// Where a recording goes while it is written: a temporary file beside the
+/// final name (same directory, so the rename cannot cross file systems),
+/// gzip-compressed when asked. [`Output::finish`] completes it (the gzip
+/// trailer included), syncs it and renames it to the final name; dropped
+/// unfinished (an error), the temporary file is removed. A crash never
+/// leaves a truncated file under the final name, and the final name is never
+/// replaced unless `overwrite` says so.
+pub struct Output {
+    path: PathBuf,
+    overwrite: bool,
+    sink: Sink,
+}
+
+enum Sink {
+    Plain(BufWriter<NamedTempFile>),
+    Gz(GzEncoder<BufWriter<NamedTempFile>>),
+}
+
+impl Output {
+    /// Starts a recording for `path`; refuses an existing `path` unless
+    /// `overwrite`.
+    pub fn create(path: &Path, gz: bool, overwrite: bool) -> std::io::Result<Output> {
+        if !overwrite && path.symlink_metadata().is_ok() {
+            return Err(exists(path));
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "recording".into());
+        // Created 0600 with a random name (O_EXCL): nobody else can read the
+        // recording or slip a file in its place.
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".part")
+            .tempfile_in(dir)?;
+        let file = BufWriter::with_capacity(1 << 16, tmp);
+        let sink = if gz {
+            Sink::Gz(GzEncoder::new(file, flate2::Compression::default()))
+        } else {
+            Sink::Plain(file)
+        };
+        Ok(Output {
+            path: path.to_path_buf(),
+            overwrite,
+            sink,
+        })
+    }
+
+    /// Completes the file and gives it its final name.
+    pub fn finish(self) -> std::io::Result<()> {
+        let buffered = match self.sink {
+            Sink::Plain(w) => w,
+            Sink::Gz(gz) => gz.finish()?,
+        };
+        let tmp = buffered.into_inner().map_err(|e| e.into_error())?;
+        tmp.as_file().sync_all()?;
+        let persisted = if self.overwrite {
+            tmp.persist(&self.path).map(drop)
+        } else {
+            tmp.persist_noclobber(&self.path).map(drop)
+        };
+        persisted.map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                exists(&self.path)
+            } else {
+                e.error
+            }
+        })
+    }
+}
+
+fn exists(path: &Path) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        format!(
+            "{} already exists; kplace does not overwrite it (use --force, or another name)",
+            path.display()
+        ),
+    )
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.sink {
+            Sink::Plain(w) => w.write(buf),
+            Sink::Gz(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.sink {
+            Sink::Plain(w) => w.flush(),
+            Sink::Gz(w) => w.flush(),
+        }
+    }
 }
 
 fn is_gz(path: &Path) -> bool {
@@ -203,11 +302,13 @@ fn is_gz(path: &Path) -> bool {
 }
 
 /// Writes a snapshot: a `v1` `List` whose annotations say when and where it
-/// was taken; `.gz` names are compressed.
+/// was taken; `.gz` names are compressed. An existing `path` is refused
+/// unless `overwrite`.
 pub fn write_snapshot<'a>(
     path: &Path,
     items: impl Iterator<Item = &'a Value>,
     meta: &RecordingMeta,
+    overwrite: bool,
 ) -> std::io::Result<()> {
     let mut annotations = json!({
         ANNOTATION_RECORDED_AT: meta.recorded_at,
@@ -220,7 +321,10 @@ pub fn write_snapshot<'a>(
     if !meta.limitations.is_empty() {
         annotations["kplace.io/limitations"] = json!(meta.limitations.join("; "));
     }
-    let mut w = create_writer(path, is_gz(path))?;
+    if !meta.kept.is_empty() {
+        annotations[ANNOTATION_KEPT] = json!(meta.kept.join(","));
+    }
+    let mut w = Output::create(path, is_gz(path), overwrite)?;
     let head =
         json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}});
     let head = head.to_string();
@@ -234,25 +338,29 @@ pub fn write_snapshot<'a>(
         serde_json::to_writer(&mut w, item)?;
     }
     w.write_all(b"\n]}\n")?;
-    w.flush()
+    w.finish()
 }
 
-/// Writes a timeline as events arrive.
+/// Writes a timeline as events arrive, through an [`Output`]: the file
+/// appears under its name, complete, when [`TimelineWriter::finish`] is
+/// called.
 pub struct TimelineWriter {
-    w: Box<dyn Write>,
+    w: Output,
     started: Instant,
     pub events: u64,
 }
 
 impl TimelineWriter {
-    /// Writes the header and the initial state; `started` is t = 0.
+    /// Writes the header and the initial state; `started` is t = 0. An
+    /// existing `path` is refused unless `overwrite`.
     pub fn create<'a>(
         path: &Path,
         meta: &RecordingMeta,
         initial: impl ExactSizeIterator<Item = &'a Value>,
         started: Instant,
+        overwrite: bool,
     ) -> std::io::Result<Self> {
-        let mut w = create_writer(path, true)?;
+        let mut w = Output::create(path, true, overwrite)?;
         let mut header = json!({
             TIMELINE_MARKER: 1,
             "recordedAt": meta.recorded_at,
@@ -263,6 +371,9 @@ impl TimelineWriter {
         });
         if let Some(v) = &meta.server_version {
             header["serverVersion"] = json!(v);
+        }
+        if !meta.kept.is_empty() {
+            header["kept"] = json!(meta.kept);
         }
         writeln!(w, "{header}")?;
         for o in initial {
@@ -289,9 +400,7 @@ impl TimelineWriter {
     pub fn finish(mut self, at: Instant) -> std::io::Result<()> {
         let t = at.saturating_duration_since(self.started).as_millis() as u64;
         writeln!(self.w, "{}", json!({"t": t, "type": "END"}))?;
-        self.w.flush()?;
-        drop(self.w);
-        Ok(())
+        self.w.finish()
     }
 }
 
@@ -304,8 +413,16 @@ pub struct RecordOptions {
     pub duration: Option<std::time::Duration>,
     /// Give up when the first full list takes longer.
     pub sync_timeout: std::time::Duration,
-    /// Set (by ctrl-c) to stop recording.
+    /// Set (by ctrl-c, SIGTERM or SIGHUP) to stop recording: a timeline is
+    /// then finished (END line, gzip trailer) and renamed into place.
     pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Replace an existing output file (`--force`); otherwise it is refused.
+    pub force: bool,
+    /// Told when the initial state is written and watch events are being
+    /// recorded (the CLI prints it).
+    pub progress: Option<fn(&str)>,
+    /// Categories the redaction keeps (`--keep`); by default none.
+    pub keep: super::live::Keep,
 }
 
 /// What was recorded.
@@ -329,6 +446,9 @@ pub enum RecordError {
     },
     #[error("{0}")]
     Stopped(String),
+    /// The output file exists and `force` was not given.
+    #[error("{} already exists; kplace does not overwrite it (use --force, or another name)", .0.display())]
+    Exists(PathBuf),
 }
 
 /// Connects (read-only, redacting), waits for the first full list, and
@@ -340,15 +460,25 @@ pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
 
     use super::live::{LiveOptions, LiveSource, StripMode};
 
-    let io = |source| RecordError::Io {
-        file: options.output.display().to_string(),
-        source,
+    let io = |source: std::io::Error| {
+        if source.kind() == std::io::ErrorKind::AlreadyExists {
+            RecordError::Exists(options.output.clone())
+        } else {
+            RecordError::Io {
+                file: options.output.display().to_string(),
+                source,
+            }
+        }
     };
+    // Before connecting: an existing file is refused at once, not after the sync.
+    if !options.force && options.output.symlink_metadata().is_ok() {
+        return Err(RecordError::Exists(options.output.clone()));
+    }
     let (tx, rx) = std::sync::mpsc::channel();
     let live = LiveSource::connect(
         LiveOptions {
             target: options.target.clone(),
-            strip: StripMode::Redact,
+            strip: StripMode::Redact(options.keep),
             fail_fast: true,
         },
         Some(tx),
@@ -383,6 +513,7 @@ pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
     }
     let limitations: Vec<String> = live.limitations().into_iter().map(|l| l.message).collect();
     let mut meta = RecordingMeta::now(live.context(), live.server(), limitations.clone());
+    meta.kept = options.keep.names();
     let mut limitations = limitations;
     match live.wait_server_version(Duration::from_secs(5)) {
         super::version::ServerVersion::Live(v) => meta.server_version = Some(v),
@@ -401,13 +532,25 @@ pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
         ..Default::default()
     };
     let Some(duration) = options.duration else {
-        write_snapshot(&options.output, rec.items(), &meta).map_err(io)?;
+        write_snapshot(&options.output, rec.items(), &meta, options.force).map_err(io)?;
         return Ok(summary);
     };
     let started = Instant::now();
     let items: Vec<&Value> = rec.items().collect();
-    let mut writer =
-        TimelineWriter::create(&options.output, &meta, items.into_iter(), started).map_err(io)?;
+    let mut writer = TimelineWriter::create(
+        &options.output,
+        &meta,
+        items.into_iter(),
+        started,
+        options.force,
+    )
+    .map_err(io)?;
+    if let Some(note) = &options.progress {
+        note(&format!(
+            "listed {} objects; recording watch events",
+            summary.objects
+        ));
+    }
     let until = (!duration.is_zero()).then(|| started + duration);
     while until.is_none_or(|u| Instant::now() < u) && !options.stop.load(Ordering::SeqCst) {
         match rx.recv_timeout(Duration::from_millis(50)) {

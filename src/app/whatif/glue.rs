@@ -146,6 +146,11 @@ impl App {
                 self.key_result(r);
                 return;
             }
+            Cmd::SaveOver(path) => {
+                let r = s.whatif.save_over(path);
+                self.key_result(r);
+                return;
+            }
             Cmd::Load(path) => {
                 let r = s.whatif.load(&cluster, &path);
                 self.key_result(r);

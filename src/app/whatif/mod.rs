@@ -64,10 +64,12 @@ pub enum Cmd {
     Cordon(String),
     Lose(String),
     Save(Option<String>),
+    /// `:save! PATH`: overwrite.
+    SaveOver(String),
     Load(String),
 }
 
-/// Parses `draft`, `draft new`, `replicas`, `cordon Z`, `lose Z`, `save [P]`, `load P`.
+/// Parses `draft`, `draft new`, `replicas`, `cordon Z`, `lose Z`, `save [P]`, `save! P`, `load P`.
 pub fn parse_command(s: &str) -> Option<Cmd> {
     let s = s.trim();
     let (head, rest) = s.split_once(' ').unwrap_or((s, ""));
@@ -80,6 +82,7 @@ pub fn parse_command(s: &str) -> Option<Cmd> {
         ("lose", z) if !z.is_empty() => Cmd::Lose(z.to_string()),
         ("save" | "w", "") => Cmd::Save(None),
         ("save" | "w", p) => Cmd::Save(Some(p.to_string())),
+        ("save!" | "w!", p) if !p.is_empty() => Cmd::SaveOver(p.to_string()),
         ("load", p) if !p.is_empty() => Cmd::Load(p.to_string()),
         _ => return None,
     })
@@ -714,15 +717,32 @@ impl WhatIf {
         KeyResult::Done
     }
 
-    /// Writes the draft's YAML to `path`, or `<name>.yaml` here.
+    /// Writes the draft's YAML to `path`, or `<name>.yaml` here (the name
+    /// made safe: no `/`, `..` or control characters). An existing file is
+    /// not overwritten: the status says so and how (`:save! PATH`).
     pub fn save(&self, path: Option<String>) -> KeyResult {
+        self.save_to(path, false)
+    }
+
+    /// `:save! PATH`: writes the draft over `PATH` if it exists.
+    pub fn save_over(&self, path: String) -> KeyResult {
+        self.save_to(Some(path), true)
+    }
+
+    fn save_to(&self, path: Option<String>, overwrite: bool) -> KeyResult {
         let Some(d) = &self.draft else {
             return KeyResult::Error("no draft to save (e on a pod, or :draft new)".into());
         };
-        let path = PathBuf::from(path.unwrap_or_else(|| format!("{}.yaml", d.name())));
-        match std::fs::write(&path, &d.yaml) {
+        let path =
+            PathBuf::from(path.unwrap_or_else(|| crate::app::files::draft_file_name(&d.name())));
+        let written = if overwrite {
+            crate::app::files::replace(&path, d.yaml.as_bytes())
+        } else {
+            crate::app::files::write_new(&path, d.yaml.as_bytes(), "save!")
+        };
+        match written {
             Ok(()) => KeyResult::Info(format!("draft saved to {}", path.display())),
-            Err(e) => KeyResult::Error(format!("{}: {e}", path.display())),
+            Err(e) => KeyResult::Error(e),
         }
     }
 

@@ -3,7 +3,12 @@
 //! Two levels: [`StripMode::Engine`] keeps only what the model converters and
 //! the UI read, so a live store of 150,000 pods stays small;
 //! [`StripMode::Redact`] keeps objects whole (a recording must stay a faithful
-//! `kubectl` snapshot) but removes what must not leave the cluster.
+//! `kubectl` snapshot) but removes what must not leave the cluster: env
+//! values, `managedFields` and the last-applied annotation always, and by
+//! default the categories of [`Keep`] too (container args and commands, HTTP
+//! headers, volume attributes, Secret and ConfigMap references, annotations
+//! the scheduler does not read, status messages), unless `record --keep`
+//! names them.
 
 use crate::model::convert::dra;
 use k8s_openapi::api::apps::v1 as apps;
@@ -36,8 +41,82 @@ const KEPT_ANNOTATIONS: [&str; 10] = [
 pub enum StripMode {
     /// Keep only what the engine and UI use (live UI).
     Engine,
-    /// Keep everything except secrets-in-waiting (recordings).
-    Redact,
+    /// Keep everything except secrets-in-waiting (recordings), but for the
+    /// categories `Keep` says to keep.
+    Redact(Keep),
+}
+
+/// A placeholder for a required name (a Secret or ConfigMap reference the
+/// schema does not let us leave out).
+pub const REDACTED: &str = "redacted";
+
+/// What a recording keeps that it removes by default (`record --keep`).
+/// Each category may hold secrets; none is read by the scheduler logic.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Keep {
+    /// `args`: container `args` and `command`, and the `exec` commands of
+    /// probes and lifecycle hooks.
+    pub args: bool,
+    /// `headers`: probe and lifecycle `httpGet.httpHeaders`, and the query
+    /// string of their `path`.
+    pub headers: bool,
+    /// `volume-attributes`: CSI `volumeAttributes` (pods' inline volumes and
+    /// PersistentVolumes) and StorageClass `parameters`.
+    pub volume_attributes: bool,
+    /// `config-refs`: the names of Secrets and ConfigMaps referred to
+    /// (`envFrom`, secret, configMap and projected volumes, volume
+    /// `secretRef`s, `imagePullSecrets`).
+    pub config_refs: bool,
+    /// `annotations`: annotations other than the scheduling-relevant ones.
+    pub annotations: bool,
+    /// `messages`: `status.message` and the messages of conditions and
+    /// container states.
+    pub messages: bool,
+}
+
+impl Keep {
+    /// The `--keep` names, in the order of the fields.
+    pub const NAMES: [&'static str; 6] = [
+        "args",
+        "headers",
+        "volume-attributes",
+        "config-refs",
+        "annotations",
+        "messages",
+    ];
+
+    /// Keeps the category `name` (one of [`Keep::NAMES`]); `false` for an
+    /// unknown name.
+    pub fn add(&mut self, name: &str) -> bool {
+        let field = match name {
+            "args" => &mut self.args,
+            "headers" => &mut self.headers,
+            "volume-attributes" => &mut self.volume_attributes,
+            "config-refs" => &mut self.config_refs,
+            "annotations" => &mut self.annotations,
+            "messages" => &mut self.messages,
+            _ => return false,
+        };
+        *field = true;
+        true
+    }
+
+    /// The names of the categories kept.
+    pub fn names(&self) -> Vec<&'static str> {
+        let flags = [
+            self.args,
+            self.headers,
+            self.volume_attributes,
+            self.config_refs,
+            self.annotations,
+            self.messages,
+        ];
+        Self::NAMES
+            .into_iter()
+            .zip(flags)
+            .filter_map(|(n, kept)| kept.then_some(n))
+            .collect()
+    }
 }
 
 /// Objects that can be stripped in place.
@@ -49,8 +128,11 @@ fn strip_meta(meta: &mut ObjectMeta, mode: StripMode) {
     meta.managed_fields = None;
     if let Some(a) = meta.annotations.as_mut() {
         match mode {
-            StripMode::Engine => a.retain(|k, _| KEPT_ANNOTATIONS.contains(&k.as_str())),
-            StripMode::Redact => {
+            StripMode::Engine
+            | StripMode::Redact(Keep {
+                annotations: false, ..
+            }) => a.retain(|k, _| KEPT_ANNOTATIONS.contains(&k.as_str())),
+            StripMode::Redact(_) => {
                 a.remove(LAST_APPLIED);
             }
         }
@@ -65,11 +147,133 @@ fn strip_meta(meta: &mut ObjectMeta, mode: StripMode) {
 }
 
 /// Env var names stay (they say what a container is configured with);
-/// values and references go.
-fn redact_env(c: &mut core::Container) {
-    for e in c.env.iter_mut().flatten() {
-        e.value = None;
-        e.value_from = None;
+/// values and references go. The rest as `keep` says.
+macro_rules! redact_container {
+    ($c:expr, $keep:expr) => {{
+        let c = $c;
+        let keep: Keep = $keep;
+        for e in c.env.iter_mut().flatten() {
+            e.value = None;
+            e.value_from = None;
+        }
+        if !keep.args {
+            c.args = None;
+            c.command = None;
+        }
+        if !keep.config_refs {
+            c.env_from = None;
+        }
+        for probe in [
+            c.liveness_probe.as_mut(),
+            c.readiness_probe.as_mut(),
+            c.startup_probe.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            redact_action(probe.exec.as_mut(), probe.http_get.as_mut(), keep);
+        }
+        if let Some(l) = c.lifecycle.as_mut() {
+            for h in [l.post_start.as_mut(), l.pre_stop.as_mut()]
+                .into_iter()
+                .flatten()
+            {
+                redact_action(h.exec.as_mut(), h.http_get.as_mut(), keep);
+            }
+        }
+    }};
+}
+
+/// A probe's or hook's command and HTTP headers (and the query string of its
+/// path, where tokens are passed too).
+fn redact_action(
+    exec: Option<&mut core::ExecAction>,
+    http: Option<&mut core::HTTPGetAction>,
+    keep: Keep,
+) {
+    if !keep.args
+        && let Some(e) = exec
+    {
+        e.command = None;
+    }
+    if !keep.headers
+        && let Some(h) = http
+    {
+        h.http_headers = None;
+        if let Some(path) = h.path.as_mut()
+            && let Some(q) = path.find('?')
+        {
+            path.truncate(q);
+        }
+    }
+}
+
+/// Secret and ConfigMap references and CSI attributes in a pod's volumes.
+fn redact_volumes(spec: &mut core::PodSpec, keep: Keep) {
+    if !keep.config_refs {
+        spec.image_pull_secrets = None;
+    }
+    for v in spec.volumes.iter_mut().flatten() {
+        if let Some(csi) = v.csi.as_mut() {
+            if !keep.volume_attributes {
+                csi.volume_attributes = None;
+            }
+            if !keep.config_refs {
+                csi.node_publish_secret_ref = None;
+            }
+        }
+        if keep.config_refs {
+            continue;
+        }
+        if let Some(secret) = v.secret.as_mut() {
+            secret.secret_name = None;
+            secret.items = None;
+        }
+        if let Some(cm) = v.config_map.as_mut() {
+            cm.name = REDACTED.into();
+            cm.items = None;
+        }
+        for source in v
+            .projected
+            .as_mut()
+            .and_then(|p| p.sources.as_mut())
+            .into_iter()
+            .flatten()
+        {
+            if let Some(secret) = source.secret.as_mut() {
+                secret.name = REDACTED.into();
+                secret.items = None;
+            }
+            if let Some(cm) = source.config_map.as_mut() {
+                cm.name = REDACTED.into();
+                cm.items = None;
+            }
+        }
+        if let Some(d) = v.azure_file.as_mut() {
+            d.secret_name = REDACTED.into();
+        }
+        if let Some(d) = v.scale_io.as_mut() {
+            d.secret_ref.name = REDACTED.into();
+        }
+        if let Some(d) = v.cephfs.as_mut() {
+            d.secret_ref = None;
+        }
+        if let Some(d) = v.cinder.as_mut() {
+            d.secret_ref = None;
+        }
+        if let Some(d) = v.flex_volume.as_mut() {
+            d.secret_ref = None;
+        }
+        if let Some(d) = v.iscsi.as_mut() {
+            d.secret_ref = None;
+        }
+        if let Some(d) = v.rbd.as_mut() {
+            d.secret_ref = None;
+            d.keyring = None;
+        }
+        if let Some(d) = v.storageos.as_mut() {
+            d.secret_ref = None;
+        }
     }
 }
 
@@ -102,20 +306,18 @@ fn engine_container(c: &core::Container) -> core::Container {
 
 fn strip_pod_spec(spec: &mut core::PodSpec, mode: StripMode) {
     match mode {
-        StripMode::Redact => {
+        StripMode::Redact(keep) => {
             for c in spec
                 .containers
                 .iter_mut()
                 .chain(spec.init_containers.iter_mut().flatten())
             {
-                redact_env(c);
+                redact_container!(c, keep);
             }
             for c in spec.ephemeral_containers.iter_mut().flatten() {
-                for e in c.env.iter_mut().flatten() {
-                    e.value = None;
-                    e.value_from = None;
-                }
+                redact_container!(c, keep);
             }
+            redact_volumes(spec, keep);
         }
         StripMode::Engine => {
             // Host-network pods use container ports as host ports: keep them all.
@@ -182,6 +384,13 @@ impl Strip for core::Pod {
         if let Some(spec) = self.spec.as_mut() {
             strip_pod_spec(spec, mode);
         }
+        if let StripMode::Redact(Keep {
+            messages: false, ..
+        }) = mode
+            && let Some(status) = self.status.as_mut()
+        {
+            redact_pod_messages(status);
+        }
         if mode == StripMode::Engine
             && let Some(status) = self.status.as_mut()
         {
@@ -203,9 +412,58 @@ impl Strip for core::Pod {
     }
 }
 
+/// `status.message` and the messages of conditions and container states
+/// (a terminated container's message is whatever it wrote to its
+/// termination log).
+fn redact_pod_messages(status: &mut core::PodStatus) {
+    status.message = None;
+    for c in status.conditions.iter_mut().flatten() {
+        c.message = None;
+    }
+    for cs in status
+        .container_statuses
+        .iter_mut()
+        .chain(status.init_container_statuses.iter_mut())
+        .chain(status.ephemeral_container_statuses.iter_mut())
+        .flatten()
+    {
+        for state in [cs.state.as_mut(), cs.last_state.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(t) = state.terminated.as_mut() {
+                t.message = None;
+            }
+            if let Some(w) = state.waiting.as_mut() {
+                w.message = None;
+            }
+        }
+    }
+}
+
+/// Whether `mode` removes status messages.
+fn drops_messages(mode: StripMode) -> bool {
+    matches!(
+        mode,
+        StripMode::Redact(Keep {
+            messages: false,
+            ..
+        })
+    )
+}
+
 impl Strip for core::Node {
     fn strip(&mut self, mode: StripMode) {
         strip_meta(&mut self.metadata, mode);
+        if drops_messages(mode) {
+            for c in self
+                .status
+                .iter_mut()
+                .flat_map(|s| s.conditions.iter_mut().flatten())
+            {
+                c.message = None;
+            }
+        }
         if mode == StripMode::Engine
             && let Some(status) = self.status.as_mut()
         {
@@ -229,7 +487,7 @@ impl Strip for core::Node {
 fn strip_template(t: &mut core::PodTemplateSpec, mode: StripMode) {
     match mode {
         StripMode::Engine => *t = Default::default(),
-        StripMode::Redact => {
+        StripMode::Redact(_) => {
             if let Some(meta) = t.metadata.as_mut() {
                 strip_meta(meta, mode);
             }
@@ -302,6 +560,15 @@ impl Strip for core::Service {
 impl Strip for policy::PodDisruptionBudget {
     fn strip(&mut self, mode: StripMode) {
         strip_meta(&mut self.metadata, mode);
+        if drops_messages(mode) {
+            for c in self
+                .status
+                .iter_mut()
+                .flat_map(|s| s.conditions.iter_mut().flatten())
+            {
+                c.message = String::new();
+            }
+        }
         if mode == StripMode::Engine
             && let Some(status) = self.status.as_mut()
         {
@@ -329,6 +596,14 @@ impl Strip for core::Namespace {
 impl Strip for storage::StorageClass {
     fn strip(&mut self, mode: StripMode) {
         strip_meta(&mut self.metadata, mode);
+        // Provisioner parameters name Secrets and carry driver settings.
+        if let StripMode::Redact(Keep {
+            volume_attributes: false,
+            ..
+        }) = mode
+        {
+            self.parameters = None;
+        }
         if mode == StripMode::Engine {
             self.parameters = None;
             self.mount_options = None;
@@ -345,7 +620,12 @@ impl Strip for core::PersistentVolume {
             status.message = None;
             status.reason = None;
         }
-        // CSI volume attributes and secrets references stay out of both.
+        if drops_messages(mode)
+            && let Some(status) = self.status.as_mut()
+        {
+            status.message = None;
+        }
+        // CSI secret references stay out of both.
         if let Some(csi) = self.spec.as_mut().and_then(|s| s.csi.as_mut()) {
             csi.controller_expand_secret_ref = None;
             csi.controller_publish_secret_ref = None;
@@ -353,12 +633,65 @@ impl Strip for core::PersistentVolume {
             csi.node_publish_secret_ref = None;
             csi.node_stage_secret_ref = None;
         }
+        if let (StripMode::Redact(keep), Some(spec)) = (mode, self.spec.as_mut()) {
+            redact_pv_source(spec, keep);
+        }
+    }
+}
+
+/// A PersistentVolume's CSI attributes and in-tree Secret references.
+fn redact_pv_source(spec: &mut core::PersistentVolumeSpec, keep: Keep) {
+    if !keep.volume_attributes
+        && let Some(csi) = spec.csi.as_mut()
+    {
+        csi.volume_attributes = None;
+    }
+    if keep.config_refs {
+        return;
+    }
+    if let Some(d) = spec.azure_file.as_mut() {
+        d.secret_name = REDACTED.into();
+        d.secret_namespace = None;
+    }
+    if let Some(d) = spec.scale_io.as_mut() {
+        d.secret_ref = core::SecretReference {
+            name: Some(REDACTED.into()),
+            namespace: None,
+        };
+    }
+    if let Some(d) = spec.cephfs.as_mut() {
+        d.secret_ref = None;
+    }
+    if let Some(d) = spec.cinder.as_mut() {
+        d.secret_ref = None;
+    }
+    if let Some(d) = spec.flex_volume.as_mut() {
+        d.secret_ref = None;
+    }
+    if let Some(d) = spec.iscsi.as_mut() {
+        d.secret_ref = None;
+    }
+    if let Some(d) = spec.rbd.as_mut() {
+        d.secret_ref = None;
+        d.keyring = None;
+    }
+    if let Some(d) = spec.storageos.as_mut() {
+        d.secret_ref = None;
     }
 }
 
 impl Strip for core::PersistentVolumeClaim {
     fn strip(&mut self, mode: StripMode) {
         strip_meta(&mut self.metadata, mode);
+        if drops_messages(mode) {
+            for c in self
+                .status
+                .iter_mut()
+                .flat_map(|s| s.conditions.iter_mut().flatten())
+            {
+                c.message = None;
+            }
+        }
         if mode == StripMode::Engine
             && let Some(status) = self.status.as_mut()
         {
