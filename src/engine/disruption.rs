@@ -216,6 +216,11 @@ pub fn simulate_with(
     progress.done.store(0, Ordering::Relaxed);
     let mut cancelled = false;
     let mut displaced = Vec::with_capacity(leaving.len());
+    // The fork changes only when a pod lands (binds, evictions); until it
+    // does, a pod equal to the last one that landed nowhere (a replica of
+    // the same workload) gets the same answer, so it is not asked again.
+    let mut landings = 0u64;
+    let mut last_miss: Option<(u64, Pod, Landing)> = None;
     while let Some((Reverse((_, _, id)), evicted_by)) = queue.pop() {
         if progress.cancel.load(Ordering::Relaxed) {
             cancelled = true;
@@ -247,8 +252,25 @@ pub fn simulate_with(
             pod.node_name = None;
             pod.phase = PodPhase::Pending;
             pod.nominated_node_name = None;
+            let identity = anonymous(&pod);
+            // (A pod with ResourceClaims is asked each time: its claims
+            // are its own, and the messages name it.)
+            if let Some((at, prev, landing)) = &last_miss
+                && *at == landings
+                && *prev == identity
+                && pod.resource_claims.is_empty()
+            {
+                entry.landing = Some(landing.clone());
+                displaced.push(entry);
+                progress.done.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
             let placement = schedule(&fork, &pod, scheduler);
-            entry.landing = Some(Landing::of(&fork, &placement));
+            let landing = Landing::of(&fork, &placement);
+            if landing.node.is_none() {
+                last_miss = Some((landings, identity, landing.clone()));
+            }
+            entry.landing = Some(landing);
             if placement.outcome == Outcome::Preempt
                 && let Some(pre) = &placement.preemption
                 && let Some(node) = pre.node
@@ -264,6 +286,7 @@ pub fn simulate_with(
             let landed = carry_out(&mut fork, &placement);
             if let Some(node) = landed {
                 fork.bind_pod(id, node);
+                landings += 1;
             }
         }
         displaced.push(entry);
@@ -293,6 +316,18 @@ pub fn simulate_with(
         workload_skew,
         cluster: fork,
         cancelled,
+    }
+}
+
+/// The pod without what tells replicas apart (name, uid, timestamps),
+/// none of which a placement reads.
+fn anonymous(pod: &Pod) -> Pod {
+    Pod {
+        name: Box::default(),
+        uid: Box::default(),
+        creation_timestamp: None,
+        start_time: None,
+        ..pod.clone()
     }
 }
 

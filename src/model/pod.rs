@@ -208,7 +208,7 @@ pub struct TerminationInfo {
     pub pre_stop_containers: Box<[Box<str>]>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Pod {
     pub namespace: Sym,
     pub name: Box<str>,
