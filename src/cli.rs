@@ -160,6 +160,9 @@ pub struct SynthArgs {
     /// Also write a high-priority pod that fits nowhere without preemption.
     #[arg(long, value_name = "FILE")]
     pub preempting_pod: Option<PathBuf>,
+    /// Replace output files that already exist.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Errors that map to a specific exit status.
@@ -482,6 +485,19 @@ pub fn synth(args: &SynthArgs) -> Result<()> {
         zones: args.zones.max(1),
         seed: args.seed,
     };
+    // Never replace a file silently.
+    for path in std::iter::once(&args.output)
+        .chain(args.fitting_pod.iter())
+        .chain(args.preempting_pod.iter())
+    {
+        if !args.force && path.symlink_metadata().is_ok() {
+            return Err(CliError::BadInput(format!(
+                "{}: already exists; not overwritten (use --force to replace it)",
+                path.display()
+            ))
+            .into());
+        }
+    }
     let file = std::fs::File::create(&args.output)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.output.display())))?;
     let mut w = std::io::BufWriter::new(file);

@@ -1459,3 +1459,30 @@ fn table_escapes_control_characters_from_object_names() {
     );
     assert!(stdout.contains("hi\\x1b[31m"), "{stdout}");
 }
+
+#[test]
+fn synth_never_replaces_a_file_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cluster.json");
+    std::fs::write(&out, "precious").unwrap();
+    let path = out.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["synth", "-o", path, "--nodes", "3", "--pods", "6"];
+        args.extend_from_slice(extra);
+        kplace(&args)
+    };
+    let refused = run(&[]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("already exists; not overwritten (use --force to replace it)"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious");
+    assert!(run(&["--force"]).status.success());
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("\"kind\":\"List\"")
+    );
+}

@@ -21,10 +21,25 @@ pub fn editor_command() -> String {
 
 /// Runs the editor on `text`; returns the edited text (or why not).
 pub fn edit_text(text: &str, name: &str) -> Result<String, String> {
-    let dir = std::env::temp_dir();
-    let path = dir.join(format!("kplace-{}-{name}.yaml", std::process::id()));
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let command = editor_command();
+    edit_text_with(&editor_command(), text, name)
+}
+
+/// [`edit_text`] with a given editor command (run through `sh`).
+fn edit_text_with(command: &str, text: &str, name: &str) -> Result<String, String> {
+    use std::io::Write;
+    // A new file only kplace's user can read, under an unpredictable name
+    // (a shared /tmp must not let anyone plant or read the draft).
+    let safe = crate::app::files::draft_file_name(name);
+    let prefix = format!("kplace-{}-", safe.trim_end_matches(".yaml"));
+    let mut file = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".yaml")
+        .tempfile()
+        .map_err(|e| format!("cannot create a temporary file for the editor: {e}"))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| format!("{}: {e}", file.path().display()))?;
+    let path = file.path().to_path_buf();
     // Through the shell, so `EDITOR="code --wait"` works.
     let status = std::process::Command::new("sh")
         .arg("-c")
@@ -37,7 +52,8 @@ pub fn edit_text(text: &str, name: &str) -> Result<String, String> {
         Ok(s) => Err(format!("{command} exited with {s}; the draft is unchanged")),
         Err(e) => Err(format!("cannot run {command}: {e}")),
     };
-    let _ = std::fs::remove_file(&path);
+    // Dropping `file` removes it (or what the editor saved in its place).
+    drop(file);
     result
 }
 
@@ -50,4 +66,34 @@ pub fn suspend_and_edit(term: &mut Term, text: &str, name: &str) -> Result<Strin
     let _ = term.hide_cursor();
     let _ = term.clear();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_draft_goes_to_a_private_unpredictable_file_that_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let seen = dir.path().join("seen");
+        // The "editor" notes the file's name and mode, then rewrites it.
+        let command = format!(
+            "f() {{ printf '%s %s' \"$1\" \"$(stat -c %a \"$1\")\" > {}; printf 'edited' > \"$1\"; }}; f",
+            seen.display()
+        );
+        let got = edit_text_with(&command, "original", "../web").unwrap();
+        assert_eq!(got, "edited");
+        let seen = std::fs::read_to_string(&seen).unwrap();
+        let (path, mode) = seen.split_once(' ').unwrap();
+        assert_eq!(mode, "600", "only the user can read the draft");
+        let file = std::path::Path::new(path)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        assert!(file.starts_with("kplace-_.._web-"), "{file}");
+        assert!(file.ends_with(".yaml"), "{file}");
+        assert!(!file.contains(&std::process::id().to_string()), "{file}");
+        assert!(!std::path::Path::new(path).exists(), "removed afterwards");
+    }
 }
