@@ -105,8 +105,9 @@ pub struct PlaceArgs {
     /// The cluster snapshot (YAML or JSON List, multi-document YAML, a directory, or .gz).
     #[arg(long, value_name = "FILE")]
     pub snapshot: PathBuf,
-    /// The incoming pod: a Pod manifest file, or NAMESPACE/NAME of a pod in the snapshot.
-    #[arg(long, value_name = "POD.yaml|NAMESPACE/NAME")]
+    /// The incoming pod: a Pod manifest file (`-` reads it from standard
+    /// input), or NAMESPACE/NAME of a pod in the snapshot.
+    #[arg(long, value_name = "POD.yaml|-|NAMESPACE/NAME")]
     pub pod: String,
     #[arg(short, long, value_enum, default_value = "table")]
     pub output: Format,
@@ -233,7 +234,30 @@ enum Question {
     Existing(kplace::model::PodId),
 }
 
+/// The most `--pod -` reads from standard input: a pod manifest with its
+/// claims is a few KiB; more is not a pod.
+const STDIN_POD_LIMIT: u64 = 16 << 20;
+
 fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
+    if arg == "-" {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .take(STDIN_POD_LIMIT + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| CliError::BadInput(format!("<stdin>: {e}")))?;
+        if bytes.len() as u64 > STDIN_POD_LIMIT {
+            return Err(CliError::BadInput(
+                "<stdin>: too large for a pod manifest (limit 16 MiB)".into(),
+            ));
+        }
+        let (pod, claims) = kplace::source::file::load_pod_with_claims_bytes(
+            &bytes,
+            "<stdin>",
+            &mut cluster.interner,
+        )?;
+        return Ok(Question::NewPod(Box::new(pod), claims));
+    }
     let path = Path::new(arg);
     if path.is_file() {
         let (pod, claims) = load_pod_with_claims(path, &mut cluster.interner)?;
@@ -250,7 +274,7 @@ fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
         )));
     }
     Err(CliError::BadInput(format!(
-        "{arg}: no such file (give a Pod manifest or NAMESPACE/NAME)"
+        "{arg}: no such file (give a Pod manifest, - for standard input, or NAMESPACE/NAME)"
     )))
 }
 

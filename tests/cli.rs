@@ -1486,3 +1486,38 @@ fn synth_never_replaces_a_file_without_force() {
             .contains("\"kind\":\"List\"")
     );
 }
+
+#[test]
+fn pod_dash_reads_the_manifest_from_standard_input() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kplace"))
+        .args([
+            "place",
+            "--snapshot",
+            &snapshot("spread-001"),
+            "--pod",
+            "-",
+            "-o",
+            "json",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let manifest = std::fs::read(pod("spread-001")).unwrap();
+    child.stdin.take().unwrap().write_all(&manifest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = stdout_json(&out);
+    let from_file = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &snapshot("spread-001"),
+        "--pod",
+        &pod("spread-001"),
+        "-o",
+        "json",
+    ]));
+    assert_eq!(got, from_file);
+}
