@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::form::{Row, Target};
+use super::form::{Row, Target, scalar as text};
 use crate::model::dra::{AllocationMode, ClaimConstraint, ClaimSpec, ExactRequest, RequestKind};
 use crate::model::pod::PodClaimSource;
 use crate::model::{Cluster, Pod};
@@ -17,14 +17,6 @@ pub enum ClaimField {
     Count,
     /// A CEL expression (empty: none).
     Selector,
-}
-
-fn text(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-    }
 }
 
 fn name_of(claim: &Value) -> String {

@@ -96,7 +96,8 @@ fn row(label: impl Into<String>, value: impl Into<String>, target: Target) -> Ro
     }
 }
 
-fn scalar(v: Option<&Value>) -> String {
+/// A field's value as text (empty when absent).
+pub(super) fn scalar(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),

@@ -213,15 +213,8 @@ impl<'a> Allocator<'a> {
         pools
     }
 
-    /// `Allocate`: the devices for every claim on this node (`Ok(None)`:
-    /// they cannot all be allocated), or the error upstream's Filter
-    /// returns (a broken selector, a class gone, an `All` request over an
-    /// incomplete pool).
-    pub fn allocate(
-        &self,
-        node: &Node,
-        interner: &Interner,
-    ) -> Result<Option<Vec<Vec<DeviceResult>>>, String> {
+    /// A search over the node's pools, with every request validated.
+    fn search<'s>(&'s self, node: &Node, interner: &'s Interner) -> Result<Search<'s, 'a>, String> {
         let mut search = Search {
             alloc: self,
             interner,
@@ -234,6 +227,19 @@ impl<'a> Allocator<'a> {
             selected_sub: FxHashMap::default(),
         };
         search.prepare()?;
+        Ok(search)
+    }
+
+    /// `Allocate`: the devices for every claim on this node (`Ok(None)`:
+    /// they cannot all be allocated), or the error upstream's Filter
+    /// returns (a broken selector, a class gone, an `All` request over an
+    /// incomplete pool).
+    pub fn allocate(
+        &self,
+        node: &Node,
+        interner: &Interner,
+    ) -> Result<Option<Vec<Vec<DeviceResult>>>, String> {
+        let mut search = self.search(node, interner)?;
         match search.allocate_one(0, 0, 0, 0, false)? {
             Step::Done(true) => Ok(Some(search.result)),
             _ => Ok(None),
@@ -270,18 +276,7 @@ impl Allocator<'_> {
         node: &Node,
         interner: &Interner,
     ) -> Result<Vec<RequestInventory>, String> {
-        let mut search = Search {
-            alloc: self,
-            interner,
-            pools: self.gather_pools(node, interner),
-            data: FxHashMap::default(),
-            allocating: FxHashMap::default(),
-            constraints: Vec::with_capacity(self.claims.len()),
-            result: vec![Vec::new(); self.claims.len()],
-            matches: FxHashMap::default(),
-            selected_sub: FxHashMap::default(),
-        };
-        search.prepare()?;
+        let mut search = self.search(node, interner)?;
         // Count what each request's own selectors match, not the entries
         // validation cached under another subrequest's indices.
         search.matches.clear();
