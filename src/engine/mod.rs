@@ -547,24 +547,26 @@ pub fn place_existing(
     let mut without = cluster.clone();
     without.unbind_pod(id);
     let regenerated = regenerated_claims(cluster, pod);
-    if !regenerated.is_empty() {
+    let renewed = !regenerated.is_empty();
+    if renewed {
         without.dra = without.dra.with_claims(regenerated);
     }
     let mut p = pod.clone();
     p.node = None;
     p.node_name = None;
     let mut answer = schedule(&without, &p, scheduler);
-    answer.notes.push(rescheduled_note(cluster, pod));
+    answer.notes.push(rescheduled_note(pod, renewed));
     answer
 }
 
-/// What an answer for a bound pod taken off its node means.
-pub fn rescheduled_note(cluster: &Cluster, pod: &Pod) -> String {
+/// What an answer for a bound pod taken off its node means; `renewed`:
+/// its template claims were made anew ([`regenerated_claims`]).
+pub fn rescheduled_note(pod: &Pod, renewed: bool) -> String {
     let mut note = format!(
         "the pod is bound to {}; this is where it would go if it were rescheduled now",
         pod.node_name.as_deref().unwrap_or("?")
     );
-    if !regenerated_claims(cluster, pod).is_empty() {
+    if renewed {
         note.push_str(
             " (its ResourceClaims from templates are new ones, unallocated: the claims are deleted with the pod, so their devices are free again)",
         );

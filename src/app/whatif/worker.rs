@@ -90,13 +90,14 @@ impl Ctx {
     /// The cluster and pod to ask about: the shared snapshot, or a private
     /// copy (taken once) when the draft names new strings or brings
     /// ResourceClaims, which join the copy's claims for this answer.
-    fn resolve(&mut self, d: DraftPod) -> Result<(&Cluster, Pod), String> {
+    /// The note says which pod was taken off where, when one was.
+    fn resolve(&mut self, d: DraftPod) -> Result<(&Cluster, Pod, Option<String>), String> {
         let exclude = d
             .exclude
             .filter(|&id| (id as usize) < self.shared.pods.len())
             .filter(|&id| self.shared.pod(id).node.is_some());
         if self.owned.is_none() && d.fresh && d.claims.is_empty() && exclude.is_none() {
-            return Ok((&self.shared, d.pod));
+            return Ok((&self.shared, d.pod, None));
         }
         let owned = self.owned.get_or_insert_with(|| (*self.shared).clone());
         // Put back a pod taken off for an earlier draft; take this one off.
@@ -122,6 +123,8 @@ impl Ctx {
         let mut claims = exclude
             .map(|id| crate::engine::regenerated_claims(&self.shared, self.shared.pod(id)))
             .unwrap_or_default();
+        let note = exclude
+            .map(|id| crate::engine::rescheduled_note(self.shared.pod(id), !claims.is_empty()));
         claims.extend(draft_claims);
         if !claims.is_empty() {
             owned.dra = self.shared.dra.with_claims(claims);
@@ -130,19 +133,18 @@ impl Ctx {
             owned.dra = self.shared.dra.clone();
             self.owned_dra_changed = false;
         }
-        Ok((owned, pod))
+        Ok((owned, pod, note))
     }
 
     /// The draft's placement, with the note saying it is a pod rescheduled.
     fn place(
         &mut self,
         d: DraftPod,
-        rescheduled: Option<String>,
         seq: u64,
         scheduler: &crate::engine::Scheduler,
         started: Instant,
     ) -> Answer {
-        let (cluster, pod) = match self.resolve(d) {
+        let (cluster, pod, rescheduled) = match self.resolve(d) {
             Ok(r) => r,
             Err(error) => return Answer::Failed { seq, error },
         };
@@ -169,18 +171,9 @@ impl Ctx {
         let scheduler = r.scheduler;
         let started = Instant::now();
         match r.job {
-            Job::Place(d) => {
-                // Said with the answer: which pod was taken off where.
-                let rescheduled = d
-                    .exclude
-                    .filter(|&id| (id as usize) < self.shared.pods.len())
-                    .map(|id| self.shared.pod(id))
-                    .filter(|p| p.node.is_some())
-                    .map(|p| crate::engine::rescheduled_note(&self.shared, p));
-                self.place(d, rescheduled, seq, &scheduler, started)
-            }
+            Job::Place(d) => self.place(d, seq, &scheduler, started),
             Job::Replicas(d, n) => match self.resolve(d) {
-                Ok((cluster, pod)) => {
+                Ok((cluster, pod, _)) => {
                     let plan = place_replicas(cluster, &pod, n, &scheduler);
                     Answer::Replicas {
                         seq,
