@@ -124,9 +124,14 @@ pub struct PlaceArgs {
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
     /// Place the pod N times in sequence, each replica added to a fork of the
-    /// snapshot before the next, as a scale-up would.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub replicas: Option<u32>,
+    /// snapshot before the next, as a scale-up would; `max`: until the
+    /// first that cannot be placed, counted with and without preemption,
+    /// per zone (at most 10,000).
+    #[arg(long, value_name = "N|max", value_parser = parse_replicas)]
+    pub replicas: Option<ReplicaCount>,
+    /// With --replicas: ask as if the pod named this PriorityClass.
+    #[arg(long, value_name = "NAME", requires = "replicas")]
+    pub priority_class: Option<String>,
     /// Answer as this kube-scheduler release (1.30–1.34). Default: the version
     /// `kplace record` stored, else the newest kubelet among the nodes, else 1.34.
     #[arg(long, value_name = "X.Y", value_parser = parse_scheduler_version)]
@@ -140,6 +145,39 @@ pub struct PlaceArgs {
     /// the later and say so, instead of refusing the snapshot.
     #[arg(long)]
     pub allow_duplicates: bool,
+    /// For a pod that cannot be placed or would preempt: search for the
+    /// smallest changes that make it schedule (each verified by asking
+    /// again), or `none` for the raw answer only.
+    #[arg(long, value_enum, default_value = "search", value_name = "search|none")]
+    pub remedies: RemedySearch,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplicaCount {
+    N(u32),
+    /// Until the first replica that cannot be placed.
+    Max,
+}
+
+/// The most replicas `--replicas max` counts before it stops.
+const MAX_REPLICAS_COUNTED: usize = 10_000;
+
+fn parse_replicas(s: &str) -> Result<ReplicaCount, String> {
+    if s == "max" {
+        return Ok(ReplicaCount::Max);
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(ReplicaCount::N(n)),
+        _ => Err(format!("{s:?} is neither a count of at least 1 nor `max`")),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RemedySearch {
+    /// Search (at most 5 seconds) and list the remedies found.
+    Search,
+    /// No search: the answer only.
+    None,
 }
 
 #[derive(Args, Debug)]
@@ -331,8 +369,8 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     {
         manifest_claims_note = Some(manifest_claims(&mut cluster, claims.clone()));
     }
-    if let Some(n) = args.replicas {
-        return place_replicas(args, &cluster, question, n as usize, &scheduler);
+    if let Some(count) = args.replicas {
+        return place_replicas(args, &cluster, question, count, &scheduler);
     }
 
     // A new StatefulSet replica comes with the claims its set's templates
@@ -386,25 +424,43 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         );
     }
 
+    let remedies = (args.remedies == RemedySearch::Search)
+        .then(|| search_remedies(&cluster, &question, &scheduler, &answer));
+    let document = || {
+        let mut doc = report::json::placement(&cluster, &answer);
+        if let (Some((found, pod, existing)), Some(map)) = (&remedies, doc.as_object_mut()) {
+            map.insert(
+                "remedies".into(),
+                report::remedies::json_list(found, pod, *existing),
+            );
+            map.insert("remediesNotes".into(), serde_json::json!(found.notes));
+        }
+        doc
+    };
     let mut stdout = std::io::stdout().lock();
     match args.output {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut stdout, &report::json::placement(&cluster, &answer))?;
+            serde_json::to_writer_pretty(&mut stdout, &document())?;
             writeln!(stdout)?;
         }
         Format::Yaml => {
-            let text = serde_saphyr::to_string(&report::json::placement(&cluster, &answer))
-                .context("rendering YAML")?;
+            let text = serde_saphyr::to_string(&document()).context("rendering YAML")?;
             write!(stdout, "{text}")?;
             if !text.ends_with('\n') {
                 writeln!(stdout)?;
             }
         }
-        Format::Table => write!(
-            stdout,
-            "{}",
-            report::table::render(&cluster, &answer, args.limit)
-        )?,
+        Format::Table => {
+            write!(
+                stdout,
+                "{}",
+                report::table::render(&cluster, &answer, args.limit)
+            )?;
+            if let Some((found, _, _)) = &remedies {
+                let section = report::remedies::table_section(found);
+                write!(stdout, "{}", report::escape_controls(&section))?;
+            }
+        }
     }
     stdout.flush()?;
     drop(stdout);
@@ -417,16 +473,78 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     Ok(())
 }
 
+/// The remedy search for a pod that cannot be placed or would preempt,
+/// with the pod as asked (for the JSON patches) and whether it is a pod of
+/// the snapshot. Progress goes to standard error when it is a terminal.
+fn search_remedies(
+    cluster: &Cluster,
+    question: &Question,
+    scheduler: &engine::Scheduler,
+    answer: &Placement,
+) -> (engine::remedies::Remedies, kplace::model::Pod, bool) {
+    use engine::remedies::{Bounds, Progress, Question as Asked, search};
+    use std::io::IsTerminal;
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let show = std::io::stderr().is_terminal() && engine::remedies::applies_to(answer);
+    let mut progress = |p: Progress| {
+        if let (true, Progress::Trying { kind, step, steps }) = (show, p) {
+            eprint!(
+                "\r\x1b[Kkplace: looking for remedies ({step}/{steps}: {})…",
+                kind.as_str()
+            );
+        }
+    };
+    let (found, pod, existing) = match question {
+        Question::NewPod(pod, _) => {
+            let asked = Asked {
+                cluster,
+                pod,
+                existing: false,
+            };
+            let found = search(
+                &asked,
+                scheduler,
+                answer,
+                &Bounds::default(),
+                &cancel,
+                &mut progress,
+            );
+            (found, (**pod).clone(), false)
+        }
+        Question::Existing(id) => {
+            let existing = engine::ExistingQuestion::new(cluster, *id);
+            let asked = Asked {
+                cluster: &existing.cluster,
+                pod: &existing.pod,
+                existing: true,
+            };
+            let found = search(
+                &asked,
+                scheduler,
+                answer,
+                &Bounds::default(),
+                &cancel,
+                &mut progress,
+            );
+            (found, cluster.pod(*id).clone(), true)
+        }
+    };
+    if show {
+        eprint!("\r\x1b[K");
+    }
+    (found, pod, existing)
+}
+
 /// `place --replicas N`: the pod (a manifest, or a pod of the snapshot used
 /// as a template) placed N times in sequence on a fork of the snapshot.
 fn place_replicas(
     args: &PlaceArgs,
     cluster: &Cluster,
     question: Question,
-    n: usize,
+    count: ReplicaCount,
     scheduler: &engine::Scheduler,
 ) -> Result<()> {
-    let template = match question {
+    let mut template = match question {
         Question::NewPod(pod, _) => *pod,
         Question::Existing(id) => {
             let mut pod = cluster.pod(id).clone();
@@ -436,6 +554,21 @@ fn place_replicas(
             pod.preemption_policy = None;
             pod
         }
+    };
+    if let Some(class) = &args.priority_class {
+        if cluster.priority_class(class).is_none() {
+            return Err(CliError::BadInput(format!(
+                "--priority-class {class}: no PriorityClass with name {class} in the snapshot"
+            ))
+            .into());
+        }
+        template.priority_class_name = Some(class.as_str().into());
+        template.priority = None;
+        template.preemption_policy = None;
+    }
+    let n = match count {
+        ReplicaCount::N(n) => n as usize,
+        ReplicaCount::Max => return place_capacity(args, cluster, &template, scheduler),
     };
     let plan = engine::replicas::place_replicas(cluster, &template, n, scheduler);
     let mut stdout = std::io::stdout().lock();
@@ -460,6 +593,65 @@ fn place_replicas(
     {
         return Err(CliError::FailOn(why).into());
     }
+    Ok(())
+}
+
+/// `place --replicas max`: replicas placed until the first failure, with
+/// and without preemption. Progress goes to standard error on a terminal.
+fn place_capacity(
+    args: &PlaceArgs,
+    cluster: &Cluster,
+    template: &kplace::model::Pod,
+    scheduler: &engine::Scheduler,
+) -> Result<()> {
+    use std::io::IsTerminal;
+    let show = std::io::stderr().is_terminal();
+    let runs: Vec<engine::replicas::Capacity> = [false, true]
+        .into_iter()
+        .map(|with_preemption| {
+            let how = if with_preemption { "with" } else { "without" };
+            let mut progress = |n: usize| {
+                if show && n.is_multiple_of(25) {
+                    eprint!("\r\x1b[Kkplace: counting replicas {how} preemption: {n}…");
+                }
+                true
+            };
+            engine::replicas::capacity(
+                cluster,
+                template,
+                scheduler,
+                with_preemption,
+                MAX_REPLICAS_COUNTED,
+                &mut progress,
+            )
+        })
+        .collect();
+    if show {
+        eprint!("\r\x1b[K");
+    }
+    let pod = format!(
+        "{}/{}",
+        cluster.interner.resolve(template.namespace),
+        template.name
+    );
+    let mut stdout = std::io::stdout().lock();
+    match args.output {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut stdout, &report::json::capacity(&runs))?;
+            writeln!(stdout)?;
+        }
+        Format::Yaml => {
+            let text = serde_saphyr::to_string(&report::json::capacity(&runs))
+                .context("rendering YAML")?;
+            writeln!(stdout, "{}", text.trim_end())?;
+        }
+        Format::Table => write!(
+            stdout,
+            "{}",
+            report::table::render_capacity(&pod, &runs, args.limit)
+        )?,
+    }
+    stdout.flush()?;
     Ok(())
 }
 

@@ -13,6 +13,7 @@ pub mod framework;
 pub mod plugins;
 pub mod preemption;
 pub mod profile;
+pub mod remedies;
 pub mod replicas;
 pub mod statefulset;
 pub mod status;
@@ -531,32 +532,57 @@ pub fn place_existing(
     id: crate::model::PodId,
     scheduler: &Scheduler,
 ) -> Placement {
-    let pod = cluster.pod(id);
-    if pod.node.is_none() {
-        let mut p = pod.clone();
-        // A pod naming a node without a Node object is invisible to the
-        // scheduler; ask as if it named none.
-        if p.node_name
-            .as_deref()
-            .is_some_and(|n| cluster.node_id(n).is_none())
-        {
-            p.node_name = None;
-        }
-        return schedule(cluster, &p, scheduler);
-    }
-    let mut without = cluster.clone();
-    without.unbind_pod(id);
-    let regenerated = regenerated_claims(cluster, pod);
-    let renewed = !regenerated.is_empty();
-    if renewed {
-        without.dra = without.dra.with_claims(regenerated);
-    }
-    let mut p = pod.clone();
-    p.node = None;
-    p.node_name = None;
-    let mut answer = schedule(&without, &p, scheduler);
-    answer.notes.push(rescheduled_note(pod, renewed));
+    let asked = ExistingQuestion::new(cluster, id);
+    let mut answer = schedule(&asked.cluster, &asked.pod, scheduler);
+    answer.notes.extend(asked.note);
     answer
+}
+
+/// What [`place_existing`] asks: the pod (admitted already) and the
+/// cluster it is asked against; for a bound pod, the cluster without it
+/// (and with its template claims made anew).
+pub struct ExistingQuestion<'a> {
+    pub cluster: std::borrow::Cow<'a, Cluster>,
+    pub pod: Pod,
+    /// For a bound pod: what the answer means ([`rescheduled_note`]).
+    pub note: Option<String>,
+}
+
+impl<'a> ExistingQuestion<'a> {
+    pub fn new(cluster: &'a Cluster, id: crate::model::PodId) -> Self {
+        let pod = cluster.pod(id);
+        if pod.node.is_none() {
+            let mut p = pod.clone();
+            // A pod naming a node without a Node object is invisible to the
+            // scheduler; ask as if it named none.
+            if p.node_name
+                .as_deref()
+                .is_some_and(|n| cluster.node_id(n).is_none())
+            {
+                p.node_name = None;
+            }
+            return ExistingQuestion {
+                cluster: std::borrow::Cow::Borrowed(cluster),
+                pod: p,
+                note: None,
+            };
+        }
+        let mut without = cluster.clone();
+        without.unbind_pod(id);
+        let regenerated = regenerated_claims(cluster, pod);
+        let renewed = !regenerated.is_empty();
+        if renewed {
+            without.dra = without.dra.with_claims(regenerated);
+        }
+        let mut p = pod.clone();
+        p.node = None;
+        p.node_name = None;
+        ExistingQuestion {
+            cluster: std::borrow::Cow::Owned(without),
+            pod: p,
+            note: Some(rescheduled_note(pod, renewed)),
+        }
+    }
 }
 
 /// What an answer for a bound pod taken off its node means; `renewed`:

@@ -6,7 +6,7 @@
 use super::plugins::podtopologyspread::common::{
     Constraint, counts_per_node, matches_inclusion_policies,
 };
-use super::{Placement, carry_out, place, statefulset};
+use super::{Outcome, Placement, carry_out, place, statefulset};
 use crate::model::pod::{PodPhase, SpreadConstraint};
 use crate::model::{Cluster, Pod};
 
@@ -74,13 +74,40 @@ pub fn place_replicas(
     n: usize,
     scheduler: &super::Scheduler,
 ) -> ReplicaPlan {
-    let mut fork = cluster.clone();
     let mut plan = ReplicaPlan {
         steps: Vec::with_capacity(n),
         first_unplaceable: None,
         domains_after: Vec::with_capacity(n),
         cluster: Cluster::default(),
     };
+    let fork = scale_up(cluster, pod, n, scheduler, &mut |fork, step| {
+        let placed = step.placement.node.is_some()
+            && matches!(
+                step.placement.outcome,
+                Outcome::Scheduled | Outcome::Preempt
+            );
+        plan.domains_after.push(domain_counts(fork, pod));
+        if !placed {
+            plan.first_unplaceable = Some(step.replica);
+        }
+        plan.steps.push(step);
+        placed
+    });
+    plan.cluster = fork;
+    plan
+}
+
+/// Places replicas of `pod` one after another on a fork of `cluster`, up to
+/// `n`, handing each step (and the fork after it) to `on_step`, which says
+/// whether to go on. Returns the fork.
+fn scale_up(
+    cluster: &Cluster,
+    pod: &Pod,
+    n: usize,
+    scheduler: &super::Scheduler,
+    on_step: &mut dyn FnMut(&Cluster, ReplicaStep) -> bool,
+) -> Cluster {
+    let mut fork = cluster.clone();
     let set = statefulset::controlling_set(cluster, pod).map(|(set, spec)| {
         let own = statefulset::ordinal_of(&set.name, &pod.name).filter(|_| {
             !cluster
@@ -116,21 +143,102 @@ pub fn place_replicas(
             replica.phase = PodPhase::Running;
             fork.add_pod(replica.clone());
         }
-        let placed = landed.is_some();
-        plan.steps.push(ReplicaStep {
+        let step = ReplicaStep {
             replica: i,
             name: replica.name.to_string(),
             placement,
             new_claims: created.iter().map(|c| c.name.to_string()).collect(),
-        });
-        plan.domains_after.push(domain_counts(&fork, pod));
-        if !placed {
-            plan.first_unplaceable = Some(i);
+        };
+        if !on_step(&fork, step) || landed.is_none() {
             break;
         }
     }
-    plan.cluster = fork;
-    plan
+    fork
+}
+
+/// How many more replicas of a pod fit, as cluster-capacity answers it:
+/// placed one after another until the first that cannot be.
+#[derive(Clone, Debug)]
+pub struct Capacity {
+    /// Preempting replicas count (they evict their victims in the fork).
+    pub with_preemption: bool,
+    /// Replicas placed.
+    pub count: usize,
+    /// The count stopped at the cap, not at a failure.
+    pub capped: bool,
+    /// Replicas placed per zone (`topology.kubernetes.io/zone`; nodes
+    /// without it under ""), sorted by zone.
+    pub per_zone: Vec<(String, usize)>,
+    /// Pods evicted along the way (`namespace/name`).
+    pub evicted: Vec<String>,
+    /// The pod's spread constraints' counts after the last replica.
+    pub domains: Vec<DomainCounts>,
+    /// The answer for the replica that did not fit.
+    pub next: Option<Placement>,
+    /// The cluster with every placed replica (for names in `next`).
+    pub cluster: Cluster,
+}
+
+/// Places replicas of `pod` until the first that fits nowhere (or, without
+/// preemption, the first that would evict someone), at most `cap`.
+/// `progress` hears the count after each replica and may stop the count
+/// by returning false.
+pub fn capacity(
+    cluster: &Cluster,
+    pod: &Pod,
+    scheduler: &super::Scheduler,
+    with_preemption: bool,
+    cap: usize,
+    progress: &mut dyn FnMut(usize) -> bool,
+) -> Capacity {
+    let zone = cluster.interner.lookup("topology.kubernetes.io/zone");
+    let mut zones: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut count = 0;
+    let mut evicted = Vec::new();
+    let mut next = None;
+    let mut stopped = false;
+    let fork = scale_up(cluster, pod, cap, scheduler, &mut |fork, step| {
+        let p = step.placement;
+        let ok = match p.outcome {
+            Outcome::Scheduled => true,
+            Outcome::Preempt => with_preemption,
+            _ => false,
+        };
+        if !ok {
+            next = Some(p);
+            return false;
+        }
+        count += 1;
+        if let Some(node) = p.node {
+            let z = zone
+                .and_then(|z| fork.node(node).labels.get(z))
+                .map(|v| fork.interner.resolve(v).to_string())
+                .unwrap_or_default();
+            *zones.entry(z).or_default() += 1;
+        }
+        if p.outcome == Outcome::Preempt {
+            evicted.extend(
+                p.preemption
+                    .iter()
+                    .flat_map(|pre| pre.victims.iter().map(|&v| fork.pod_key(v))),
+            );
+        }
+        if !progress(count) {
+            stopped = true;
+            return false;
+        }
+        true
+    });
+    Capacity {
+        with_preemption,
+        count,
+        capped: next.is_none() || stopped,
+        per_zone: zones.into_iter().collect(),
+        evicted,
+        domains: domain_counts(&fork, pod),
+        next,
+        cluster: fork,
+    }
 }
 
 /// For each of the pod's spread constraints: matching pods per domain over

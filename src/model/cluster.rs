@@ -373,6 +373,52 @@ impl Cluster {
         }
     }
 
+    /// Adds a node without pods (a what-if's new node); a name already
+    /// taken is refused.
+    pub fn add_node(&mut self, node: Node) -> Option<NodeId> {
+        if self.node_by_name.contains_key(&node.name) {
+            return None;
+        }
+        let id = self.nodes.len() as NodeId;
+        self.node_by_name.insert(node.name.clone(), id);
+        self.count_images(&node, 1);
+        self.nodes.push(node);
+        self.node_infos.push(NodeInfo::default());
+        Some(id)
+    }
+
+    /// Takes back the last `n` nodes [`Cluster::add_node`] added; they must
+    /// hold no pods.
+    pub fn remove_last_nodes(&mut self, n: usize) {
+        for _ in 0..n {
+            let Some(node) = self.nodes.pop() else { break };
+            debug_assert!(self.node_infos.last().is_some_and(|i| i.pods.is_empty()));
+            self.node_infos.pop();
+            self.node_by_name.remove(&node.name);
+            self.count_images(&node, -1);
+        }
+    }
+
+    /// ImageLocality's spread count: each distinct image of `node` counted
+    /// on `by` more (or fewer) nodes.
+    fn count_images(&mut self, node: &Node, by: i32) {
+        let mut seen: Vec<Sym> = Vec::with_capacity(node.images.len());
+        for &(name, size) in node.images.iter() {
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name);
+            let entry = self
+                .images
+                .entry(name)
+                .or_insert(ImageSummary { size, num_nodes: 0 });
+            entry.num_nodes = (entry.num_nodes as i32 + by).max(0) as u32;
+            if entry.num_nodes == 0 {
+                self.images.remove(&name);
+            }
+        }
+    }
+
     pub fn node_id(&self, name: &str) -> Option<NodeId> {
         self.node_by_name.get(name).copied()
     }

@@ -277,3 +277,33 @@ fn domain_counts(cluster: &Cluster, dc: &crate::engine::replicas::DomainCounts) 
         "skew": dc.skew(),
     })
 }
+
+/// `place --replicas max`: how many more fit, with and without preemption.
+pub fn capacity(runs: &[crate::engine::replicas::Capacity]) -> Value {
+    let one = |c: &crate::engine::replicas::Capacity| {
+        let next = c.next.as_ref().map(|p| {
+            json!({
+                "outcome": p.outcome.as_str(),
+                "message": if p.message.is_empty() { p.rejection.clone().unwrap_or_default() } else { p.message.clone() },
+            })
+        });
+        json!({
+            "count": c.count,
+            "capped": c.capped,
+            "perZone": c.per_zone.iter().map(|(z, n)| (z.clone(), json!(n))).collect::<Map<_, _>>(),
+            "evicted": c.evicted,
+            "domains": c.domains.iter().map(|dc| domain_counts(&c.cluster, dc)).collect::<Vec<_>>(),
+            "nextFailure": next,
+        })
+    };
+    let mut out = Map::new();
+    for c in runs {
+        let key = if c.with_preemption {
+            "withPreemption"
+        } else {
+            "withoutPreemption"
+        };
+        out.insert(key.into(), one(c));
+    }
+    json!({ "capacity": out })
+}

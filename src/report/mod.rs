@@ -4,6 +4,7 @@
 pub mod devices;
 pub mod groups;
 pub mod json;
+pub mod remedies;
 pub mod table;
 
 /// `text` with every control character but newline and tab written as an

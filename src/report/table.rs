@@ -462,3 +462,73 @@ pub fn render_replicas(plan: &crate::engine::replicas::ReplicaPlan) -> String {
     }
     super::escape_controls(&out).into_owned()
 }
+
+/// `place --replicas max`: the count with and without preemption, per
+/// zone, the spread counts, and why the next replica fails.
+pub fn render_capacity(
+    pod: &str,
+    runs: &[crate::engine::replicas::Capacity],
+    limit: usize,
+) -> String {
+    let shown = |items: Vec<String>| {
+        if limit == 0 || items.len() <= limit {
+            return items.join(" ");
+        }
+        format!(
+            "{} … and {} more",
+            items[..limit].join(" "),
+            items.len() - limit
+        )
+    };
+    let mut out = String::new();
+    if let Some(p) = runs.iter().find_map(|c| c.next.as_ref()) {
+        out.push_str(&scheduler_line(&p.scheduler));
+        out.push('\n');
+    }
+    let _ = writeln!(out, "How many more replicas of {pod} fit:");
+    for c in runs {
+        let how = if c.with_preemption {
+            "with preemption"
+        } else {
+            "without preemption"
+        };
+        let count = if c.capped {
+            format!("at least {} (counting stopped there)", c.count)
+        } else {
+            c.count.to_string()
+        };
+        let _ = write!(out, "  {how}: {count}");
+        if !c.evicted.is_empty() {
+            let _ = write!(out, ", evicting {} pod(s)", c.evicted.len());
+        }
+        out.push('\n');
+        if !c.per_zone.is_empty() {
+            let zones: Vec<String> = c
+                .per_zone
+                .iter()
+                .map(|(z, n)| format!("{}={n}", if z.is_empty() { "(no zone)" } else { z }))
+                .collect();
+            let _ = writeln!(out, "    per zone: {}", shown(zones));
+        }
+        for dc in &c.domains {
+            let counts: Vec<String> = dc.counts.iter().map(|(v, n)| format!("{v}={n}")).collect();
+            let _ = writeln!(
+                out,
+                "    {} counts after (maxSkew {}, skew {}): {}",
+                c.cluster.interner.resolve(dc.constraint.topology_key),
+                dc.constraint.max_skew,
+                dc.skew(),
+                shown(counts)
+            );
+        }
+        if let Some(p) = &c.next {
+            let why = if p.message.is_empty() {
+                p.rejection.clone().unwrap_or_default()
+            } else {
+                p.message.clone()
+            };
+            let _ = writeln!(out, "    the next one: {} — {why}", p.outcome.as_str());
+        }
+    }
+    super::escape_controls(&out).into_owned()
+}
