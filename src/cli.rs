@@ -425,7 +425,7 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     }
 
     let remedies = (args.remedies == RemedySearch::Search)
-        .then(|| search_remedies(&cluster, &question, &scheduler, &answer));
+        .then(|| search_remedies(&cluster, &question, &scheduler, &answer, args.timings));
     let document = || {
         let mut doc = report::json::placement(&cluster, &answer);
         if let (Some((found, pod, existing)), Some(map)) = (&remedies, doc.as_object_mut()) {
@@ -481,18 +481,23 @@ fn search_remedies(
     question: &Question,
     scheduler: &engine::Scheduler,
     answer: &Placement,
+    timings: bool,
 ) -> (engine::remedies::Remedies, kplace::model::Pod, bool) {
     use engine::remedies::{Bounds, Progress, Question as Asked, search};
     use std::io::IsTerminal;
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let show = std::io::stderr().is_terminal() && engine::remedies::applies_to(answer);
-    let mut progress = |p: Progress| {
-        if let (true, Progress::Trying { kind, step, steps }) = (show, p) {
+    let started = Instant::now();
+    let mut first: Option<Duration> = None;
+    let mut progress = |p: Progress| match p {
+        Progress::Trying { kind, step, steps } if show => {
             eprint!(
                 "\r\x1b[Kkplace: looking for remedies ({step}/{steps}: {})…",
                 kind.as_str()
             );
         }
+        Progress::Found(_) if first.is_none() => first = Some(started.elapsed()),
+        _ => {}
     };
     let (found, pod, existing) = match question {
         Question::NewPod(pod, _) => {
@@ -531,6 +536,14 @@ fn search_remedies(
     };
     if show {
         eprint!("\r\x1b[K");
+    }
+    if timings && engine::remedies::applies_to(answer) {
+        eprintln!(
+            "timings: remedies {} found, first after {}, all in {:.1} ms",
+            found.remedies.len(),
+            first.map_or("-".into(), |d| format!("{:.1} ms", ms(d))),
+            ms(started.elapsed())
+        );
     }
     (found, pod, existing)
 }

@@ -9,6 +9,7 @@ pub enum Scope {
     Tables,
     Skew,
     Tiers,
+    Placement,
     WhatIf,
     Replay,
     Input,
@@ -22,6 +23,7 @@ impl Scope {
             Scope::Tables => "Nodes / Pods",
             Scope::Skew => "Skew",
             Scope::Tiers => "Tiers",
+            Scope::Placement => "Placement",
             Scope::WhatIf => "What-if (7)",
             Scope::Replay => "Replay (recordings; view 8)",
             Scope::Input => "Filter and palette input",
@@ -82,6 +84,16 @@ pub const BINDINGS: &[Binding] = &[
         Scope::Tiers,
         "up/down",
         "choose the priority whose headroom is shown",
+    ),
+    bind(
+        Scope::Placement,
+        "[ / ]",
+        "choose a change under \"How to make it fit\"",
+    ),
+    bind(
+        Scope::Placement,
+        "enter",
+        "open the chosen change in What-if (the draft or the cluster changed)",
     ),
     bind(
         Scope::WhatIf,

@@ -13,6 +13,7 @@ pub mod keys;
 pub mod live;
 pub mod loader;
 pub mod palette;
+pub mod remedies;
 pub mod replay;
 pub mod report;
 pub mod skew;

@@ -94,6 +94,12 @@ pub struct Session {
     pub placement: Option<Arc<PlacementReport>>,
     pub placement_scroll: Cursor,
     placement_cache: FxHashMap<PodId, Arc<PlacementReport>>,
+    /// "How to make it fit" for the pod in Placement: the search's progress
+    /// or its remedies; finished searches are kept per pod.
+    pub remedies: Option<Arc<super::remedies::RemedyPanel>>,
+    remedies_cache: FxHashMap<PodId, Arc<super::remedies::RemedyPanel>>,
+    /// The remedy enter opens in What-if (`[` and `]` choose).
+    pub remedy_selected: usize,
     /// The pod Placement showed before the cluster changed, when it no
     /// longer exists (deleted live, or not yet created at this moment).
     pub placement_gone: Option<String>,
@@ -137,6 +143,9 @@ impl Session {
             placement: None,
             placement_scroll: Cursor::default(),
             placement_cache: FxHashMap::default(),
+            remedies: None,
+            remedies_cache: FxHashMap::default(),
+            remedy_selected: 0,
             placement_gone: None,
             whatif,
             scheduler,
@@ -198,6 +207,17 @@ impl Session {
     /// Whether a Placement answer is on its way.
     pub fn placement_computing(&self) -> bool {
         self.placement_pod.is_some() && self.placement.is_none()
+    }
+
+    /// The remedy search for the pod in Placement is still running.
+    pub fn remedies_computing(&self) -> bool {
+        let wanted = self.placement.as_ref().is_some_and(|r| {
+            matches!(
+                r.outcome,
+                crate::engine::Outcome::Unschedulable | crate::engine::Outcome::Preempt
+            )
+        });
+        wanted && self.remedies.as_ref().is_none_or(|p| p.progress.is_some())
     }
 
     pub(super) fn refresh_nodes(&mut self) {
@@ -305,7 +325,17 @@ impl Session {
         self.placement_pod = Some(pod);
         self.placement_scroll = Cursor::default();
         self.placement = self.placement_cache.get(&pod).cloned();
-        if self.placement.is_none() {
+        self.remedies = self.remedies_cache.get(&pod).cloned();
+        self.remedy_selected = 0;
+        // A remedy search cut short by another pod is run again.
+        let search_missing = self.remedies.is_none()
+            && self.placement.as_ref().is_some_and(|r| {
+                matches!(
+                    r.outcome,
+                    crate::engine::Outcome::Unschedulable | crate::engine::Outcome::Preempt
+                )
+            });
+        if self.placement.is_none() || search_missing {
             self.workers.request_placement(pod);
         }
     }
@@ -328,6 +358,8 @@ impl Session {
         );
         self.outcomes.clear();
         self.placement_cache.clear();
+        self.remedies_cache.clear();
+        self.remedies = None;
         self.version_before = self.placement.take().map(|r| (before, r));
         if let Some(pod) = self.placement_pod {
             self.workers.request_placement(pod);
@@ -363,13 +395,25 @@ impl Session {
             WorkerEvent::Outcome { pod, outcome, node } => {
                 self.outcomes.insert(pod, PendingOutcome { outcome, node });
             }
+            WorkerEvent::Remedies { pod, panel, done } => {
+                if self.placement_pod == Some(pod) {
+                    self.remedies = Some(panel.clone());
+                }
+                if done {
+                    self.remedies_cache.insert(pod, panel);
+                }
+            }
         }
     }
 
     fn busy(&self) -> bool {
         let tallying = !self.workers.background_stopped()
             && self.outcomes.len() < self.loaded.derived.pending.len();
-        self.placement_computing() || tallying || self.whatif.busy() || self.skew_computing()
+        self.placement_computing()
+            || self.remedies_computing()
+            || tallying
+            || self.whatif.busy()
+            || self.skew_computing()
     }
 
     /// The pod under the selection of the current list, if it is a pod list.

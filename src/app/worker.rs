@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::engine::{Outcome, Scheduler, place_existing};
 use crate::model::{Cluster, PodId};
 
+use super::remedies::RemedyPanel;
 use super::report::{self, PlacementReport};
 
 pub enum WorkerEvent {
@@ -22,10 +23,18 @@ pub enum WorkerEvent {
         outcome: Outcome,
         node: Option<String>,
     },
+    /// The remedy search for the pod in Placement: progress, then the list.
+    Remedies {
+        pod: PodId,
+        panel: Arc<RemedyPanel>,
+        done: bool,
+    },
 }
 
 pub struct Workers {
     requests: Sender<PodId>,
+    /// Set by a new Placement request: the remedy search under way stops.
+    cancel_remedies: Arc<AtomicBool>,
     events: Receiver<WorkerEvent>,
     stop: Arc<AtomicBool>,
 }
@@ -48,6 +57,8 @@ impl Workers {
         let c = cluster.clone();
         let tx = event_tx.clone();
         let version = scheduler.clone();
+        let cancel_remedies = Arc::new(AtomicBool::new(false));
+        let cancel = cancel_remedies.clone();
         let _ = std::thread::Builder::new()
             .name("kplace-placement".into())
             .spawn(move || {
@@ -56,8 +67,17 @@ impl Workers {
                     while let Ok(newer) = request_rx.try_recv() {
                         pod = newer;
                     }
-                    let report = Arc::new(placement_report(&c, pod, &version));
+                    cancel.store(false, Ordering::Relaxed);
+                    let asked = crate::engine::ExistingQuestion::new(&c, pod);
+                    let mut answer = crate::engine::schedule(&asked.cluster, &asked.pod, &version);
+                    answer.notes.extend(asked.note.clone());
+                    let report = Arc::new(report::build(&c, &answer, c.pod(pod).node.is_some()));
                     if tx.send(WorkerEvent::Placement { pod, report }).is_err() {
+                        break;
+                    }
+                    if crate::engine::remedies::applies_to(&answer)
+                        && remedies(&asked, pod, &answer, &version, &cancel, &tx).is_err()
+                    {
                         break;
                     }
                 }
@@ -87,12 +107,14 @@ impl Workers {
             });
         Workers {
             requests,
+            cancel_remedies,
             events,
             stop,
         }
     }
 
     pub fn request_placement(&self, pod: PodId) {
+        self.cancel_remedies.store(true, Ordering::Relaxed);
         let _ = self.requests.send(pod);
     }
 
@@ -112,6 +134,52 @@ impl Workers {
     pub fn background_stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
+}
+
+/// The remedy search for the pod just answered, reporting each kind it
+/// tries; a cancelled search sends nothing more (the next pod's comes).
+fn remedies(
+    asked: &crate::engine::ExistingQuestion,
+    pod: PodId,
+    answer: &crate::engine::Placement,
+    scheduler: &Scheduler,
+    cancel: &AtomicBool,
+    tx: &Sender<WorkerEvent>,
+) -> Result<(), mpsc::SendError<WorkerEvent>> {
+    use crate::engine::remedies::{Bounds, Progress, Question, search};
+    let question = Question {
+        cluster: &asked.cluster,
+        pod: &asked.pod,
+        existing: true,
+    };
+    let mut sent = Ok(());
+    let found = search(
+        &question,
+        scheduler,
+        answer,
+        &Bounds::default(),
+        cancel,
+        &mut |p| {
+            if let Progress::Trying { kind, step, steps } = p
+                && sent.is_ok()
+            {
+                sent = tx.send(WorkerEvent::Remedies {
+                    pod,
+                    panel: Arc::new(RemedyPanel::searching(step, steps, kind)),
+                    done: false,
+                });
+            }
+        },
+    );
+    sent?;
+    if cancel.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    tx.send(WorkerEvent::Remedies {
+        pod,
+        panel: Arc::new(RemedyPanel::from(&found)),
+        done: true,
+    })
 }
 
 impl Drop for Workers {

@@ -87,6 +87,9 @@ impl App {
                     self.switch_to(v);
                 }
             }
+            KeyCode::Char('[') if self.view == View::Placement => self.choose_remedy(-1),
+            KeyCode::Char(']') if self.view == View::Placement => self.choose_remedy(1),
+            KeyCode::Enter if self.view == View::Placement => self.open_remedy(),
             KeyCode::Enter => self.enter(),
             KeyCode::Char('s') => self.cycle_sort(false),
             KeyCode::Char('S') => self.cycle_sort(true),

@@ -67,6 +67,45 @@ impl App {
         self.switch_to(View::WhatIf);
     }
 
+    /// `[` / `]` in Placement: the previous / next remedy.
+    pub(crate) fn choose_remedy(&mut self, by: isize) {
+        let Some(s) = self.session_mut() else { return };
+        let n = s.remedies.as_ref().map_or(0, |p| p.items.len());
+        if n == 0 {
+            self.set_info("no change to choose: \"How to make it fit\" lists none for this pod");
+            return;
+        }
+        s.remedy_selected = (s.remedy_selected as isize + by).rem_euclid(n as isize) as usize;
+    }
+
+    /// Enter in Placement: the chosen remedy opened in What-if.
+    pub(crate) fn open_remedy(&mut self) {
+        let Some(s) = self.session_mut() else { return };
+        let Some(pod) = s.placement_pod else { return };
+        let Some(item) = s
+            .remedies
+            .as_ref()
+            .and_then(|p| p.items.get(s.remedy_selected))
+            .cloned()
+        else {
+            self.set_info(
+                "enter opens a change from \"How to make it fit\"; this pod has none listed",
+            );
+            return;
+        };
+        let cluster = s.loaded.cluster.clone();
+        match s
+            .whatif
+            .open_remedy(&cluster, pod, &item.edit, &item.change)
+        {
+            Ok(()) => {
+                self.set_info(format!("What-if: {}", item.change));
+                self.switch_to(View::WhatIf);
+            }
+            Err(e) => self.set_error(e),
+        }
+    }
+
     /// `d` in Nodes: what draining the selected node would do.
     pub(crate) fn drain_selected(&mut self) {
         let Some(s) = self.session_mut() else { return };

@@ -176,6 +176,9 @@ pub struct WhatIf {
     disrupt_seq: Seq,
     /// The running disruption's progress; esc sets its `cancel`.
     progress: Arc<crate::engine::disruption::Progress>,
+    /// A remedy opened from Placement that changes the cluster: made (in
+    /// the worker's copy) for every answer of this draft.
+    pub cluster_edit: Option<(crate::engine::remedies::ClusterEdit, String)>,
 }
 
 /// A priority class the chooser offers: `(name, value, policy, default)`.
@@ -305,6 +308,7 @@ impl WhatIf {
             claims: d.pod_claims.clone(),
             yaml: d.yaml.clone(),
             fresh,
+            cluster_edit: self.cluster_edit.clone(),
         })
     }
 
@@ -411,6 +415,7 @@ impl WhatIf {
     ) {
         self.origin = origin;
         self.as_copy = false;
+        self.cluster_edit = None;
         let mut d = Draft::with_claims(doc, claims);
         d.reparse(self.interner(cluster));
         self.draft = Some(d);
@@ -440,18 +445,77 @@ impl WhatIf {
         self.start(cluster, doc, claims, origin);
     }
 
+    /// Opens a remedy from Placement: a draft of `pod` with the remedy's
+    /// pod change made, or the pod as it is on the cluster the remedy
+    /// changes. `Err` when the change does not apply to the draft.
+    pub fn open_remedy(
+        &mut self,
+        cluster: &Arc<Cluster>,
+        pod: PodId,
+        edit: &crate::engine::remedies::Edit,
+        change: &str,
+    ) -> Result<(), String> {
+        use crate::engine::remedies::{Edit, PodEdit, quantity_text};
+        self.open_pod(cluster, pod, None);
+        match edit {
+            Edit::Cluster(c) => {
+                self.cluster_edit = Some((c.clone(), change.to_string()));
+            }
+            Edit::Pod(e) => {
+                let Some(d) = self.draft.as_ref() else {
+                    return Err("no draft".into());
+                };
+                let mut doc = d.doc.clone();
+                match e {
+                    // The draft is one container holding the pod's total.
+                    PodEdit::Requests { resources } => {
+                        for (name, value, _) in resources {
+                            let requests = doc
+                                .pointer_mut("/spec/containers/0/resources/requests")
+                                .and_then(serde_json::Value::as_object_mut)
+                                .ok_or("the draft has no container requests")?;
+                            requests.insert(name.clone(), quantity_text(name, *value).into());
+                        }
+                    }
+                    other => {
+                        let ops =
+                            crate::report::remedies::pod_patch(other, cluster.pod(pod), false);
+                        let patch: json_patch::Patch =
+                            serde_json::from_value(ops.into()).map_err(|e| e.to_string())?;
+                        json_patch::patch(&mut doc, &patch)
+                            .map_err(|e| format!("the change does not apply to the draft: {e}"))?;
+                    }
+                }
+                let mut i = self.interner.take().unwrap_or_default();
+                if let Some(d) = self.draft.as_mut() {
+                    d.set_doc(doc, &mut i);
+                }
+                self.interner = Some(i);
+                self.refresh_rows();
+            }
+        }
+        self.evaluate(cluster);
+        Ok(())
+    }
+
     /// What the draft's answer means, for the view's title.
     pub fn meaning(&self, cluster: &Cluster) -> Option<String> {
         let id = self.origin?;
         let p = cluster.pod(id);
         let key = format!("{}/{}", cluster.interner.resolve(p.namespace), p.name);
-        Some(match (self.as_copy, p.node_name.as_deref()) {
-            (true, _) => format!("one more copy of {key} (c: as {key} rescheduled)"),
-            (false, Some(node)) => {
-                format!("{key} rescheduled: taken off {node} first (c: one more copy)")
-            }
-            (false, None) => format!("{key} itself, pending (c: one more copy)"),
-        })
+        Some(
+            match (self.as_copy, p.node_name.as_deref()) {
+                (true, _) => format!("one more copy of {key} (c: as {key} rescheduled)"),
+                (false, Some(node)) => {
+                    format!("{key} rescheduled: taken off {node} first (c: one more copy)")
+                }
+                (false, None) => format!("{key} itself, pending (c: one more copy)"),
+            } + &self
+                .cluster_edit
+                .as_ref()
+                .map(|(_, change)| format!(" — with: {change}"))
+                .unwrap_or_default(),
+        )
     }
 
     /// `c`: one more copy ↔ the pod rescheduled.

@@ -22,6 +22,7 @@ use crate::source::file::load_pod_with_claims_bytes;
 use super::draft::{DRAFT_FILE, clean_error};
 use super::plans::{self, Summary};
 use crate::app::report::{self, Line, PlacementReport};
+use crate::engine::remedies::{ClusterEdit, Undo};
 
 /// A parsed draft and how to get it onto the worker's cluster.
 #[derive(Clone, Debug)]
@@ -36,6 +37,9 @@ pub struct DraftPod {
     pub yaml: String,
     /// Parsed without new strings: valid against the shared snapshot.
     pub fresh: bool,
+    /// A remedy's change to the cluster, made for this answer, and its
+    /// wording.
+    pub cluster_edit: Option<(ClusterEdit, String)>,
 }
 
 pub enum Job {
@@ -84,6 +88,8 @@ struct Ctx {
     owned_dra_changed: bool,
     /// The pod taken off its node in `owned`, and that node.
     unbound: Option<(PodId, NodeId)>,
+    /// The remedy's cluster change made in `owned`, to undo when it changes.
+    applied: Option<(ClusterEdit, Undo)>,
 }
 
 impl Ctx {
@@ -96,10 +102,22 @@ impl Ctx {
             .exclude
             .filter(|&id| (id as usize) < self.shared.pods.len())
             .filter(|&id| self.shared.pod(id).node.is_some());
-        if self.owned.is_none() && d.fresh && d.claims.is_empty() && exclude.is_none() {
+        if self.owned.is_none()
+            && d.fresh
+            && d.claims.is_empty()
+            && exclude.is_none()
+            && d.cluster_edit.is_none()
+        {
             return Ok((&self.shared, d.pod, None));
         }
         let owned = self.owned.get_or_insert_with(|| (*self.shared).clone());
+        // Undo an earlier answer's cluster change unless it is this one's.
+        let wanted = d.cluster_edit.as_ref().map(|(e, _)| e);
+        if self.applied.as_ref().map(|(e, _)| e) != wanted
+            && let Some((_, undo)) = self.applied.take()
+        {
+            undo.revert(owned);
+        }
         // Put back a pod taken off for an earlier draft; take this one off.
         if let Some((prev, node)) = self.unbound
             && Some(prev) != exclude
@@ -120,11 +138,26 @@ impl Ctx {
             load_pod_with_claims_bytes(d.yaml.as_bytes(), DRAFT_FILE, &mut owned.interner)
                 .map_err(|e| clean_error(&e.to_string()))?
         };
+        if let Some((edit, _)) = &d.cluster_edit
+            && self.applied.is_none()
+        {
+            let undo = edit
+                .apply(owned)
+                .ok_or("the change names a node or pod the cluster no longer has")?;
+            self.applied = Some((edit.clone(), undo));
+        }
         let mut claims = exclude
             .map(|id| crate::engine::regenerated_claims(&self.shared, self.shared.pod(id)))
             .unwrap_or_default();
-        let note = exclude
+        let mut note = exclude
             .map(|id| crate::engine::rescheduled_note(self.shared.pod(id), !claims.is_empty()));
+        if let Some((_, change)) = &d.cluster_edit {
+            let with = format!("the cluster in this answer has one change: {change}");
+            note = Some(match note {
+                Some(n) => format!("{n}; {with}"),
+                None => with,
+            });
+        }
         claims.extend(draft_claims);
         if !claims.is_empty() {
             owned.dra = self.shared.dra.with_claims(claims);
@@ -208,6 +241,7 @@ impl WhatIfWorker {
                     owned: None,
                     owned_dra_changed: false,
                     unbound: None,
+                    applied: None,
                 };
                 while let Ok(first) = rx.recv() {
                     // Only the latest request of each kind matters.

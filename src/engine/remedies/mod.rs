@@ -21,7 +21,7 @@ mod resize;
 mod tests;
 mod trial;
 
-pub use edit::{ClusterEdit, Edit, NodeCopy, PodEdit, PodMove};
+pub use edit::{ClusterEdit, Edit, NodeCopy, PodEdit, PodMove, Undo};
 pub use resize::quantity_text;
 pub use trial::Verified;
 

@@ -1,0 +1,127 @@
+//! "How to make it fit" in the Placement view of the demo: the engine's
+//! verified remedies listed under the verdict, chosen with `[` `]`, and
+//! opened in What-if with enter (a pod change as the draft, a cluster
+//! change made for the draft's answers).
+
+mod common;
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kplace::app::{App, Options, View};
+use kplace::engine::remedies::RemedyKind;
+
+const SETTLE: Duration = Duration::from_secs(60);
+
+fn demo_app() -> App {
+    let mut app = App::new(Options {
+        demo: true,
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "demo did not load and settle");
+    app
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+    assert!(app.wait_until_idle(SETTLE), "engine did not answer in time");
+}
+
+fn keys(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn open_placement(app: &mut App, pod: &str) {
+    key(app, KeyCode::Char('5'));
+    keys(app, &format!("/{pod}"));
+    key(app, KeyCode::Enter);
+    key(app, KeyCode::Enter);
+    assert_eq!(app.view, View::Placement);
+}
+
+/// Presses `]` until the chosen remedy is of `kind`.
+fn choose(app: &mut App, kind: RemedyKind) -> String {
+    for _ in 0..10 {
+        let s = app.session().unwrap();
+        let panel = s.remedies.as_ref().expect("remedies listed");
+        let item = &panel.items[s.remedy_selected];
+        if item.kind == kind {
+            return item.change.clone();
+        }
+        key(app, KeyCode::Char(']'));
+    }
+    panic!("no {kind:?} remedy");
+}
+
+#[test]
+fn the_frontend_pods_remedies_are_listed_and_a_spread_change_opens_as_a_draft() {
+    let mut app = demo_app();
+    open_placement(&mut app, "frontend-6b8f7c5d4-r6ndz");
+    let screen = common::render(&app, 200, 60);
+    assert!(screen.contains("How to make it fit: "), "{screen}");
+    assert!(
+        screen.contains("raise maxSkew of topology spread constraint 1 (topology.kubernetes.io/zone) from 1 to 2 → schedules on"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("add 1 node like worker-c01 in zone eu-west-1c"),
+        "{screen}"
+    );
+    // The selection wraps and is shown.
+    let first = app.session().unwrap().remedy_selected;
+    key(&mut app, KeyCode::Char('['));
+    assert_ne!(app.session().unwrap().remedy_selected, first);
+    key(&mut app, KeyCode::Char(']'));
+
+    let change = choose(&mut app, RemedyKind::RelaxSpread);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::WhatIf);
+    let w = &app.session().unwrap().whatif;
+    let doc = &w.draft.as_ref().unwrap().doc;
+    assert_eq!(
+        doc.pointer("/spec/topologySpreadConstraints/0/maxSkew"),
+        Some(&2.into()),
+        "{change}"
+    );
+    let screen = common::render(&app, 200, 60);
+    assert!(screen.contains("SCHEDULED"), "{screen}");
+}
+
+#[test]
+fn a_new_node_remedy_opens_with_the_cluster_changed() {
+    let mut app = demo_app();
+    open_placement(&mut app, "frontend-6b8f7c5d4-r6ndz");
+    let change = choose(&mut app, RemedyKind::AddNode);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::WhatIf);
+    let screen = common::render(&app, 200, 60);
+    assert!(
+        screen.contains(&format!(
+            "the cluster in this answer has one change: {change}"
+        )),
+        "{screen}"
+    );
+    assert!(screen.contains("worker-c01-copy-1"), "{screen}");
+    assert!(screen.contains("SCHEDULED"), "{screen}");
+    // The snapshot itself is unchanged: Placement still says unschedulable.
+    key(&mut app, KeyCode::Esc);
+    let report = app.session().unwrap().placement.clone().unwrap();
+    assert_eq!(report.outcome, kplace::engine::Outcome::Unschedulable);
+}
+
+#[test]
+fn help_lists_the_remedy_keys() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('?'));
+    let screen = common::render(&app, 200, 60);
+    assert!(
+        screen.contains("choose a change under \"How to make it fit\""),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("open the chosen change in What-if"),
+        "{screen}"
+    );
+}
