@@ -159,9 +159,6 @@ pub enum ReplicaCount {
     Max,
 }
 
-/// The most replicas `--replicas max` counts before it stops.
-const MAX_REPLICAS_COUNTED: usize = 10_000;
-
 fn parse_replicas(s: &str) -> Result<ReplicaCount, String> {
     if s == "max" {
         return Ok(ReplicaCount::Max);
@@ -634,7 +631,7 @@ fn place_capacity(
                 template,
                 scheduler,
                 with_preemption,
-                MAX_REPLICAS_COUNTED,
+                engine::replicas::MAX_COUNTED,
                 &mut progress,
             )
         })

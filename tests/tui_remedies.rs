@@ -125,3 +125,26 @@ fn help_lists_the_remedy_keys() {
         "{screen}"
     );
 }
+
+#[test]
+fn replicas_max_in_what_if_counts_how_many_more_fit() {
+    let mut app = demo_app();
+    open_placement(&mut app, "cart-7c9f8d6b5-new01");
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(app.view, View::WhatIf);
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "replicas max");
+    key(&mut app, KeyCode::Enter);
+    let screen = common::render(&app, 200, 60);
+    assert!(
+        screen.contains("How many more replicas of shop/cart-7c9f8d6b5-new01 fit:"),
+        "{screen}"
+    );
+    // The same counts `place --replicas max` gives (tests/capacity.rs ties
+    // those to --replicas N).
+    assert!(screen.contains("without preemption: 103"), "{screen}");
+    assert!(
+        screen.contains("per zone: eu-west-1a=50 eu-west-1b=49 eu-west-1c=4"),
+        "{screen}"
+    );
+}

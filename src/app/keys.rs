@@ -128,7 +128,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         Scope::WhatIf,
         "r, + / -",
-        "place N replicas (default 5), change N",
+        "place N replicas (default 5), change N; :replicas max counts how many fit",
     ),
     bind(
         Scope::WhatIf,

@@ -156,6 +156,9 @@ fn scale_up(
     fork
 }
 
+/// The most replicas a capacity count places before it stops.
+pub const MAX_COUNTED: usize = 10_000;
+
 /// How many more replicas of a pod fit, as cluster-capacity answers it:
 /// placed one after another until the first that cannot be.
 #[derive(Clone, Debug)]

@@ -155,6 +155,13 @@ impl App {
                     KeyEvent::from(crossterm::event::KeyCode::Char('r')),
                 );
             }
+            Cmd::ReplicasMax => {
+                if s.whatif.draft.is_none() {
+                    self.set_error("no draft: e on a pod, or :draft new");
+                    return;
+                }
+                s.whatif.count_max(&cluster);
+            }
             Cmd::Cordon(z) | Cmd::Lose(z) if !zone_known(&z) => {
                 let zones: Vec<String> = s
                     .loaded

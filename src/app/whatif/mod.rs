@@ -61,6 +61,8 @@ pub enum Cmd {
         blank: bool,
     },
     Replicas,
+    /// `:replicas max`: how many more fit.
+    ReplicasMax,
     Cordon(String),
     Lose(String),
     Save(Option<String>),
@@ -78,6 +80,7 @@ pub fn parse_command(s: &str) -> Option<Cmd> {
         ("draft", "") => Cmd::Draft { blank: false },
         ("draft", "new") => Cmd::Draft { blank: true },
         ("replicas", "") => Cmd::Replicas,
+        ("replicas", "max") => Cmd::ReplicasMax,
         ("cordon", z) if !z.is_empty() => Cmd::Cordon(z.to_string()),
         ("lose", z) if !z.is_empty() => Cmd::Lose(z.to_string()),
         ("save" | "w", "") => Cmd::Save(None),
@@ -94,6 +97,7 @@ pub fn palette_commands(zones: &[String]) -> Vec<String> {
         "draft".to_string(),
         "draft new".to_string(),
         "replicas".to_string(),
+        "replicas max".to_string(),
         "save".to_string(),
         "load ".to_string(),
     ];
@@ -161,6 +165,9 @@ pub struct WhatIf {
     /// Top line of the right-hand panel.
     pub scroll: usize,
     pub replicas_n: usize,
+    /// The Replicas panel counts how many fit (`:replicas max`) instead of
+    /// placing `replicas_n`.
+    pub replicas_max: bool,
     pub replicas: Option<Vec<Line>>,
     pub disruption_title: String,
     pub disruption: Option<Vec<Line>>,
@@ -340,6 +347,15 @@ impl WhatIf {
         }
         let seq = self.replicas_seq.next();
         let n = self.replicas_n;
+        if self.replicas_max {
+            let scheduler = self.scheduler.clone();
+            self.worker(cluster).send(Request {
+                seq,
+                job: Job::Capacity(dp),
+                scheduler,
+            });
+            return;
+        }
         let scheduler = self.scheduler.clone();
         self.worker(cluster).send(Request {
             seq,
@@ -496,6 +512,15 @@ impl WhatIf {
         }
         self.evaluate(cluster);
         Ok(())
+    }
+
+    /// `:replicas max`: the Replicas panel counts how many more of the
+    /// draft fit, with and without preemption.
+    pub fn count_max(&mut self, cluster: &Arc<Cluster>) {
+        self.replicas_max = true;
+        self.panel = Panel::Replicas;
+        self.scroll = 0;
+        self.request_replicas(cluster);
     }
 
     /// What the draft's answer means, for the view's title.
@@ -746,6 +771,7 @@ impl WhatIf {
             KeyCode::Char('E') => self.external_requested = self.draft.is_some(),
             KeyCode::Char('c') => return self.toggle_copy(cluster),
             KeyCode::Char('r') => {
+                self.replicas_max = false;
                 self.panel = Panel::Replicas;
                 self.scroll = 0;
                 if self.replicas_n == 0 {
@@ -754,10 +780,12 @@ impl WhatIf {
                 self.request_replicas(cluster);
             }
             KeyCode::Char('+') | KeyCode::Char('=') if self.panel == Panel::Replicas => {
+                self.replicas_max = false;
                 self.replicas_n = (self.replicas_n + 1).min(1000);
                 self.request_replicas(cluster);
             }
             KeyCode::Char('-') if self.panel == Panel::Replicas => {
+                self.replicas_max = false;
                 self.replicas_n = self.replicas_n.saturating_sub(1).max(1);
                 self.request_replicas(cluster);
             }

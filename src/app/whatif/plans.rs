@@ -145,6 +145,28 @@ fn why_not(p: &Placement) -> String {
         .unwrap_or_default()
 }
 
+/// `:replicas max`: the table's wording, one report line per row (the
+/// count lines are headings, the rest text).
+pub fn capacity_lines(
+    cluster: &Cluster,
+    pod: &Pod,
+    runs: &[crate::engine::replicas::Capacity],
+) -> Vec<Line> {
+    let key = format!("{}/{}", cluster.interner.resolve(pod.namespace), pod.name);
+    crate::report::table::render_capacity(&key, runs, 12)
+        .lines()
+        .filter(|l| !l.starts_with("kube-scheduler "))
+        .map(|l| Line {
+            tone: if l.starts_with("  w") || l.starts_with("How") {
+                Tone::Heading
+            } else {
+                Tone::Text
+            },
+            text: l.to_string(),
+        })
+        .collect()
+}
+
 pub fn replica_lines(cluster: &Cluster, pod: &Pod, n: usize, plan: &ReplicaPlan) -> Vec<Line> {
     let mut out = Vec::new();
     let mut push = |tone, text: String| out.push(Line { tone, text });

@@ -45,6 +45,8 @@ pub struct DraftPod {
 pub enum Job {
     Place(DraftPod),
     Replicas(DraftPod, usize),
+    /// How many more of the draft fit (`:replicas max`).
+    Capacity(DraftPod),
     Disrupt(Disruption, String, Arc<crate::engine::disruption::Progress>),
 }
 
@@ -215,6 +217,28 @@ impl Ctx {
                 }
                 Err(error) => Answer::Failed { seq, error },
             },
+            Job::Capacity(d) => match self.resolve(d) {
+                Ok((cluster, pod, _)) => {
+                    let runs: Vec<_> = [false, true]
+                        .into_iter()
+                        .map(|preempt| {
+                            crate::engine::replicas::capacity(
+                                cluster,
+                                &pod,
+                                &scheduler,
+                                preempt,
+                                crate::engine::replicas::MAX_COUNTED,
+                                &mut |_| true,
+                            )
+                        })
+                        .collect();
+                    Answer::Replicas {
+                        seq,
+                        lines: plans::capacity_lines(cluster, &pod, &runs),
+                    }
+                }
+                Err(error) => Answer::Failed { seq, error },
+            },
             Job::Disrupt(d, title, progress) => {
                 // The snapshot as it is (the private copy may have the
                 // draft's pod taken off).
@@ -248,7 +272,7 @@ impl WhatIfWorker {
                     let mut latest: [Option<Request>; 3] = [None, None, None];
                     let slot = |r: &Request| match r.job {
                         Job::Place(_) => 0,
-                        Job::Replicas(..) => 1,
+                        Job::Replicas(..) | Job::Capacity(_) => 1,
                         Job::Disrupt(..) => 2,
                     };
                     let i = slot(&first);
