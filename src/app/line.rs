@@ -1,6 +1,6 @@
 //! One-line input fields (the filter, the command palette, What-if form
 //! fields) with the readline keys a shell has: ctrl-a / ctrl-e (start /
-//! end), ctrl-u (delete to the start), ctrl-w (delete the word before),
+//! end), ctrl-u (delete to the start), ctrl-w (delete back to a space),
 //! ctrl-k (delete to the end), left / right, home / end, delete. The
 //! editing itself is `tui-input`'s; a field is a `String` and a cursor
 //! (in characters), so every field keeps its own type.
@@ -36,6 +36,19 @@ pub fn edit(text: &mut String, cursor: &mut usize, key: KeyEvent) -> Edit {
             }
             text.replace_range(..at, "");
             *cursor = 0;
+            return Edit::Changed;
+        }
+        // ctrl-w deletes back to the previous space, as readline's
+        // unix-word-rubout (`app=web` is one word).
+        (KeyCode::Char('w'), KeyModifiers::CONTROL) => {
+            let at = byte_at(text, *cursor);
+            let before = text[..at].trim_end_matches(' ');
+            let start = before.rfind(' ').map_or(0, |i| i + 1);
+            if start == at {
+                return Edit::Moved;
+            }
+            *cursor = text[..start].chars().count();
+            text.replace_range(start..at, "");
             return Edit::Changed;
         }
         _ => to_input_request(&Event::Key(key)),
