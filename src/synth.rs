@@ -1239,7 +1239,7 @@ pub fn write_cluster_json(w: &mut impl Write, spec: &SynthSpec) -> io::Result<()
 }
 
 /// `2024-10-01T00:00:00Z` from Unix seconds (proleptic Gregorian, UTC).
-fn rfc3339(secs: i64) -> String {
+pub(crate) fn rfc3339(secs: i64) -> String {
     let (days, rem) = (secs.div_euclid(DAY), secs.rem_euclid(DAY));
     // Howard Hinnant's civil_from_days.
     let z = days + 719_468;

@@ -115,9 +115,9 @@ fn a_new_node_remedy_opens_with_the_cluster_changed() {
 fn help_lists_the_remedy_keys() {
     let mut app = demo_app();
     key(&mut app, KeyCode::Char('?'));
-    let screen = common::render(&app, 200, 60);
+    let screen = common::render(&app, 240, 120);
     assert!(
-        screen.contains("choose a change under \"How to make it fit\""),
+        screen.contains("previous change under \"How to make it fit\""),
         "{screen}"
     );
     assert!(

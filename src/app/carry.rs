@@ -54,6 +54,7 @@ impl Session {
         self.pods.sort = old.pods.sort;
         self.pods.descending = old.pods.descending;
         self.pods.filter = old.pods.filter.clone();
+        self.namespace = old.namespace.clone();
         self.refresh_pods();
         let d = &self.loaded.derived;
         self.pods.cursor.selected = pod_sel

@@ -10,6 +10,11 @@ pub struct Cursor {
     pub selected: usize,
     offset: Cell<usize>,
     viewport: Cell<usize>,
+    /// For scrolled text: the last top line that still fills the view,
+    /// as last drawn (wrapping makes it depend on the width).
+    last_top: Cell<Option<usize>>,
+    /// The screen row of the first list row, as last drawn (mouse clicks).
+    screen_top: Cell<Option<u16>>,
 }
 
 impl Cursor {
@@ -72,8 +77,43 @@ impl Cursor {
     /// draw in `height` rows. Remembers the height for page keys.
     pub fn window(&self, len: usize, height: usize) -> Range<usize> {
         self.viewport.set(height);
-        let top = self.selected.min(len.saturating_sub(height));
+        let last_top = len.saturating_sub(height);
+        self.last_top.set(Some(last_top));
+        let top = self.selected.min(last_top);
         top..(top + height).min(len)
+    }
+
+    /// For wrapped text where `selected` is the top line: `rows[i]` is how
+    /// many screen rows line `i` takes at the width drawn. Returns the
+    /// first line to draw, never so far down that the view is not full.
+    pub fn wrapped_top(&self, rows: &[usize], height: usize) -> usize {
+        self.viewport.set(height);
+        let mut last_top = rows.len();
+        let mut used = 0;
+        while last_top > 0 && used + rows[last_top - 1] <= height {
+            last_top -= 1;
+            used += rows[last_top];
+        }
+        let last_top = last_top.min(rows.len().saturating_sub(1));
+        self.last_top.set(Some(last_top));
+        self.selected.min(last_top)
+    }
+
+    /// The last top line the text can scroll to, once drawn.
+    pub fn last_top(&self) -> Option<usize> {
+        self.last_top.get()
+    }
+
+    /// The list starts at screen row `y` (from the drawing code).
+    pub fn set_screen_top(&self, y: u16) {
+        self.screen_top.set(Some(y));
+    }
+
+    /// The list row at screen row `y`, if it is on a row drawn last.
+    pub fn row_at(&self, y: u16) -> Option<usize> {
+        let top = self.screen_top.get()?;
+        let i = usize::from(y.checked_sub(top)?);
+        (i < self.viewport.get()).then(|| self.offset.get() + i)
     }
 }
 

@@ -61,8 +61,11 @@ pub struct NodeRow {
     pub cpu: Usage,
     pub memory: Usage,
     pub taints: String,
-    /// Name, zone and labels, for the fuzzy filter.
+    pub created: Option<i64>,
+    /// Every column, then the labels as `k=v` (from byte `labels_at`), for
+    /// the filter.
     pub search: String,
+    pub labels_at: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -77,8 +80,12 @@ pub struct PodRow {
     pub memory: i64,
     /// `Kind/name` of the controller.
     pub owner: String,
-    /// Namespace/name, node and labels, for the fuzzy filter.
+    pub created: Option<i64>,
+    /// Every column (namespace/name, phase, node, priority and class,
+    /// requests, owner), then the labels as `k=v` (from byte `labels_at`),
+    /// for the filter.
     pub search: String,
+    pub labels_at: usize,
 }
 
 /// One priority value in use (by a class or a pod).
@@ -258,12 +265,20 @@ impl Derived {
                     .collect::<Vec<_>>()
                     .join(" ");
                 let zone_name = &self.zones[zone].name;
+                let head = format!(
+                    "{} {zone_name} {status} {} {} {} {taints} ",
+                    node.name,
+                    info.pods.len(),
+                    format::cpu(info.requested.milli_cpu),
+                    format::memory(info.requested.memory),
+                );
                 NodeRow {
                     id: id as NodeId,
                     name: node.name.to_string(),
                     zone,
-                    search: format!("{} {zone_name} {status} {taints} {labels}", node.name)
-                        .to_ascii_lowercase(),
+                    labels_at: head.len(),
+                    search: head + &labels,
+                    created: node.created,
                     status,
                     pods: info.pods.len(),
                     cpu: Usage {
@@ -296,14 +311,22 @@ impl Derived {
                 .as_ref()
                 .map(|o| format!("{}/{}", o.kind, o.name))
                 .unwrap_or_default();
-            let mut search = format!("{namespace}/{} {node} {owner}", pod.name);
+            let mut search = format!(
+                "{namespace}/{} {} {node} {} {} {} {} {owner} ",
+                pod.name,
+                pod.phase.as_str(),
+                pod.priority_value(),
+                pod.priority_class_name.as_deref().unwrap_or(""),
+                format::cpu(pod.requests.milli_cpu),
+                format::memory(pod.requests.memory),
+            );
+            let labels_at = search.len();
             for (k, v) in pod.labels.iter() {
-                search.push(' ');
                 search.push_str(cluster.interner.resolve(k));
                 search.push('=');
                 search.push_str(cluster.interner.resolve(v));
+                search.push(' ');
             }
-            search.make_ascii_lowercase();
             self.pod_rows.push(PodRow {
                 id,
                 namespace,
@@ -314,7 +337,9 @@ impl Derived {
                 cpu: pod.requests.milli_cpu,
                 memory: pod.requests.memory,
                 owner,
+                created: pod.creation_timestamp,
                 search,
+                labels_at,
             });
         }
     }

@@ -57,6 +57,29 @@ pub fn truncate(s: &str, width: usize) -> String {
     out
 }
 
+/// The age of something created at `created` (Unix seconds) at `now`, as
+/// kubectl prints it: `45s`, `12m`, `5h`, `3d`, `2y`; `-` when unknown.
+pub fn age(created: Option<i64>, now: i64) -> String {
+    let Some(c) = created else {
+        return "-".to_string();
+    };
+    let s = (now - c).max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86_400 => format!("{}h", s / 3600),
+        86_400..31_536_000 => format!("{}d", s / 86_400),
+        _ => format!("{}y", s / 31_536_000),
+    }
+}
+
+/// Now, in Unix seconds.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
 /// Seconds as `45s`, `2m05s`.
 pub fn seconds(s: i64) -> String {
     if s < 60 {

@@ -151,3 +151,14 @@ impl LiveFeed {
         }
     }
 }
+
+/// The contexts of the kubeconfig (`path`, else `$KUBECONFIG` or
+/// `~/.kube/config`), for `:ctx`.
+pub fn contexts(path: Option<&std::path::Path>) -> Result<Vec<String>, String> {
+    let kc = match path {
+        Some(p) => kube::config::Kubeconfig::read_from(p),
+        None => kube::config::Kubeconfig::read(),
+    }
+    .map_err(|e| format!("cannot read the kubeconfig: {e}"))?;
+    Ok(kc.contexts.into_iter().map(|c| c.name).collect())
+}

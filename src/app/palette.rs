@@ -22,11 +22,18 @@ pub enum Command {
     /// `config PATH` answers with a KubeSchedulerConfiguration's profiles;
     /// `config default` goes back to the default profile.
     Config(String),
+    /// `ns NAME` / `namespace NAME`: the Pods table shows that namespace;
+    /// `ns` or `ns all`: every namespace.
+    Namespace(Option<String>),
+    /// `ctx`: the kubeconfig's contexts (live only).
+    Contexts,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Palette {
     pub input: String,
+    /// Where the cursor is in `input` (a character index).
+    pub cursor: usize,
     /// Index into `matches`.
     pub highlighted: usize,
     /// Commands matching `input`, best first.
@@ -71,11 +78,7 @@ impl Palette {
 
     pub fn type_char(&mut self, c: char) {
         self.input.push(c);
-        self.update();
-    }
-
-    pub fn backspace(&mut self) {
-        self.input.pop();
+        self.cursor = self.input.chars().count();
         self.update();
     }
 
@@ -91,6 +94,7 @@ impl Palette {
     pub fn complete(&mut self) {
         if let Some(m) = self.matches.get(self.highlighted) {
             self.input = m.clone();
+            self.cursor = self.input.chars().count();
             self.update();
         }
     }
@@ -101,11 +105,32 @@ impl Palette {
         if let Some(c) = parse(typed) {
             return Ok(c);
         }
-        match self.matches.get(self.highlighted) {
+        // The highlighted command runs only when every word typed is in
+        // it (`tie` → tiers, `ver 31` → version 1.31); `deploy` or `svc`
+        // is not a view of kplace, whatever the fuzzy match.
+        let m = self
+            .matches
+            .get(self.highlighted)
+            .filter(|m| typed.split_whitespace().all(|w| m.contains(w)));
+        match m {
             Some(m) => parse(m).ok_or_else(|| format!("unknown command {m:?}")),
-            None => Err(format!("no command matches {typed:?}")),
+            None => Err(unknown(typed)),
         }
     }
+}
+
+/// What the status line says for a command kplace does not have.
+pub fn unknown(typed: &str) -> String {
+    let views: Vec<String> = View::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("{} ({})", v.command(), i + 1))
+        .collect();
+    format!(
+        "unknown view {:?}; views are: {}; commands: ns NAME, ctx, theme, version, config, help, quit",
+        typed.split_whitespace().next().unwrap_or(typed),
+        views.join(", ")
+    )
 }
 
 /// Exact commands and the k9s aliases (`no`, `po`, `q!`...).
@@ -125,6 +150,19 @@ pub fn parse(s: &str) -> Option<Command> {
     }
     if let Some(v) = s.strip_prefix("version ") {
         return Some(Command::Version(v.trim().to_string()));
+    }
+    if let Some(rest) = s
+        .strip_prefix("namespace")
+        .or_else(|| s.strip_prefix("ns"))
+        .filter(|r| r.is_empty() || r.starts_with(' '))
+    {
+        let name = rest.trim();
+        return Some(Command::Namespace(
+            (!name.is_empty() && name != "all" && name != "-A").then(|| name.to_string()),
+        ));
+    }
+    if matches!(s, "ctx" | "context" | "contexts") {
+        return Some(Command::Contexts);
     }
     if let Some(t) = s.strip_prefix("at ") {
         return Some(Command::At(t.trim().to_string()));
@@ -172,5 +210,33 @@ mod tests {
             p.type_char(c);
         }
         assert_eq!(p.accept(), Ok(Command::Version("1.31".into())));
+    }
+
+    #[test]
+    fn namespace_contexts_and_unknown_views() {
+        assert_eq!(
+            parse("ns shop"),
+            Some(Command::Namespace(Some("shop".into())))
+        );
+        assert_eq!(
+            parse("namespace shop"),
+            Some(Command::Namespace(Some("shop".into())))
+        );
+        assert_eq!(parse("ns"), Some(Command::Namespace(None)));
+        assert_eq!(parse("ns all"), Some(Command::Namespace(None)));
+        assert_eq!(parse("ctx"), Some(Command::Contexts));
+        for typed in ["deploy", "svc"] {
+            let mut p = Palette::open(&[]);
+            for c in typed.chars() {
+                p.type_char(c);
+            }
+            let e = p.accept().expect_err(typed);
+            assert!(
+                e.starts_with(&format!(
+                    "unknown view \"{typed}\"; views are: overview (1)"
+                )),
+                "{e}"
+            );
+        }
     }
 }

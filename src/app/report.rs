@@ -42,27 +42,8 @@ pub struct PlacementReport {
 /// Failing nodes listed by name per reason, before "+N more".
 const NAMES_PER_REASON: usize = 6;
 
-/// Long messages are wrapped here so every report line is one screen row.
-const WRAP: usize = 120;
-
-/// Splits `text` into lines of at most `width` characters, at spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut current = String::new();
-    for word in text.split(' ') {
-        if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut current));
-        }
-        if !current.is_empty() {
-            current.push(' ');
-        }
-        current.push_str(word);
-    }
-    if !current.is_empty() || lines.is_empty() {
-        lines.push(current);
-    }
-    lines
-}
+// Lines are paragraphs: the view wraps them to its pane's width when it
+// draws them (`ui::text::wrap`), so nothing is cut at a fixed width.
 
 struct Out(Vec<Line>);
 
@@ -209,27 +190,18 @@ pub fn build(cluster: &Cluster, placement: &Placement, pod_is_bound: bool) -> Pl
             Tone::Heading,
             "Why (the scheduler's FailedScheduling message)",
         );
-        for l in wrap(&placement.message, WRAP) {
-            out.push(Tone::Bad, format!("  {l}"));
-        }
+        out.push(Tone::Bad, format!("  {}", placement.message));
         if let Some(p) = &placement.preemption
             && !p.message.is_empty()
         {
-            for l in wrap(&p.message, WRAP) {
-                out.push(Tone::Bad, format!("  {l}"));
-            }
+            out.push(Tone::Bad, format!("  {}", p.message));
         }
         out.blank();
     }
     if !placement.notes.is_empty() {
         out.push(Tone::Heading, "Notes");
         for n in &placement.notes {
-            for (i, l) in wrap(n, WRAP).into_iter().enumerate() {
-                out.push(
-                    Tone::Warn,
-                    format!("  {} {l}", if i == 0 { "•" } else { " " }),
-                );
-            }
+            out.push(Tone::Warn, format!("  • {n}"));
         }
         out.blank();
     }

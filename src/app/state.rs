@@ -30,6 +30,9 @@ use super::worker::{WorkerEvent, Workers};
 /// Mouse wheel steps move the selection by this many rows.
 const WHEEL_ROWS: isize = 3;
 
+/// Views `esc` can go back through (each at most once, the latest visit).
+pub const HISTORY: usize = 10;
+
 pub enum Phase {
     Loading(Loading),
     Failed { source: String, error: String },
@@ -42,6 +45,8 @@ pub enum Overlay {
     None,
     Help,
     Palette(Palette),
+    /// Describe (`d`) or YAML (`y`) of a pod or node.
+    Inspect(Box<super::inspect::Inspect>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,7 +95,11 @@ pub struct Session {
     pub headroom: Option<Headroom>,
     pub nodes: TableView,
     pub pods: TableView,
+    /// `:ns NAME`: the Pods table shows only this namespace.
+    pub namespace: Option<String>,
     pub placement_pod: Option<PodId>,
+    /// `/` in Placement: a search of the answer's text.
+    pub placement_search: super::inspect::TextSearch,
     pub placement: Option<Arc<PlacementReport>>,
     pub placement_scroll: Cursor,
     placement_cache: FxHashMap<PodId, Arc<PlacementReport>>,
@@ -139,7 +148,9 @@ impl Session {
             headroom: None,
             nodes: TableView::default(),
             pods: TableView::default(),
+            namespace: None,
             placement_pod: None,
+            placement_search: Default::default(),
             placement: None,
             placement_scroll: Cursor::default(),
             placement_cache: FxHashMap::default(),
@@ -227,7 +238,12 @@ impl Session {
 
     pub(super) fn refresh_pods(&mut self) {
         let d = &self.loaded.derived;
-        table::refresh_pods(&mut self.pods, &d.pod_rows, &d.pod_orders);
+        table::refresh_pods(
+            &mut self.pods,
+            &d.pod_rows,
+            &d.pod_orders,
+            self.namespace.as_deref(),
+        );
     }
 
     pub(super) fn refresh_skew_rows(&mut self) {
@@ -324,6 +340,7 @@ impl Session {
     pub(super) fn open_placement(&mut self, pod: PodId) {
         self.placement_pod = Some(pod);
         self.placement_scroll = Cursor::default();
+        self.placement_search = Default::default();
         self.placement = self.placement_cache.get(&pod).cloned();
         self.remedies = self.remedies_cache.get(&pod).cloned();
         self.remedy_selected = 0;
@@ -492,6 +509,8 @@ pub struct App {
     pub overlay: Overlay,
     /// Typing into the current view's filter.
     pub filtering: bool,
+    /// Where the filter's cursor is (a character index).
+    pub filter_cursor: usize,
     pub theme: Theme,
     pub themes: ThemeCatalog,
     pub status: Option<Status>,
@@ -507,6 +526,8 @@ pub struct App {
     pub feed: Option<Feed>,
     /// First line of the help overlay shown (when it does not fit).
     pub help_scroll: u16,
+    /// `--kubeconfig`, for `:ctx`.
+    pub(crate) kubeconfig: Option<std::path::PathBuf>,
     /// The kube-scheduler release every answer is asked of, and why. Chosen
     /// from the source when it opens (or changes) unless `scheduler_flag`.
     pub scheduler: VersionChoice,
@@ -591,6 +612,7 @@ impl App {
             history: Vec::new(),
             overlay: Overlay::None,
             filtering: false,
+            filter_cursor: 0,
             theme,
             themes,
             status,
@@ -600,6 +622,7 @@ impl App {
             open_pod: options.pod.clone(),
             feed: None,
             help_scroll: 0,
+            kubeconfig: options.live.as_ref().and_then(|t| t.kubeconfig.clone()),
             scheduler: match options.scheduler_version {
                 Some(v) => VersionChoice::flag(v),
                 None => VersionChoice::default_newest(),
@@ -966,8 +989,12 @@ impl App {
             }
         }
         if view != self.view {
-            self.history.push(self.view);
-            if self.history.len() > 64 {
+            // Each view once, at its latest visit, so esc never walks
+            // through the same views again and again.
+            let from = self.view;
+            self.history.retain(|&v| v != from && v != view);
+            self.history.push(from);
+            if self.history.len() > HISTORY {
                 self.history.remove(0);
             }
             self.view = view;
@@ -986,6 +1013,11 @@ impl App {
         if let Some(v) = self.history.pop() {
             self.view = v;
         }
+    }
+
+    /// The views `esc` goes back through, oldest first.
+    pub fn history(&self) -> &[View] {
+        &self.history
     }
 
     pub fn set_theme(&mut self, name: &str) {

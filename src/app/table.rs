@@ -1,6 +1,8 @@
-//! The Nodes and Pods tables: a sort column cycled by a key, and a fuzzy
-//! filter. Both produce a list of row indices, recomputed only when the
-//! sort or filter changes, never per frame.
+//! The Nodes and Pods tables: a sort column (cycled with `s`, or chosen by
+//! its shift-letter), and a filter: fuzzy text over every column, `!text`
+//! for the rows without it, `-l app=web,tier!=db` for a label selector.
+//! Both produce a list of row indices, recomputed only when the sort or
+//! filter changes, never per frame.
 
 use std::cmp::Ordering;
 
@@ -11,8 +13,47 @@ use rayon::prelude::*;
 use super::cursor::Cursor;
 use super::derived::{NodeRow, PodRow};
 
-pub const NODE_SORTS: [&str; 6] = ["NAME", "ZONE", "PODS", "CPU%", "MEM%", "STATUS"];
-pub const POD_SORTS: [&str; 6] = ["NAME", "NODE", "PRIORITY", "CPU", "MEM", "PHASE"];
+/// A column the table can sort by, and the shift-letter that picks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortColumn {
+    pub name: &'static str,
+    pub letter: char,
+}
+
+const fn col(name: &'static str, letter: char) -> SortColumn {
+    SortColumn { name, letter }
+}
+
+/// Every order is ascending (`↑`) before `S`-style reversal: A→Z, smallest
+/// first, youngest first for AGE.
+pub const NODE_SORTS: [SortColumn; 7] = [
+    col("NAME", 'N'),
+    col("ZONE", 'Z'),
+    col("PODS", 'P'),
+    col("CPU", 'C'),
+    col("MEM", 'M'),
+    col("STATUS", 'S'),
+    col("AGE", 'A'),
+];
+pub const POD_SORTS: [SortColumn; 7] = [
+    col("NAME", 'N'),
+    col("NODE", 'O'),
+    col("PRIORITY", 'P'),
+    col("CPU", 'C'),
+    col("MEM", 'M'),
+    col("PHASE", 'S'),
+    col("AGE", 'A'),
+];
+
+/// Oldest last: a creation time sorts by age, unknown ones after all.
+fn by_age(a: Option<i64>, b: Option<i64>) -> Ordering {
+    match (a, b) {
+        (Some(x), Some(y)) => y.cmp(&x),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct TableView {
@@ -33,6 +74,28 @@ pub struct TableView {
 impl TableView {
     pub fn selected_row(&self) -> Option<u32> {
         self.rows.get(self.cursor.selected).copied()
+    }
+
+    /// The rows in scope changed (`:ns`): the next filter starts afresh.
+    pub fn forget_matches(&mut self) {
+        self.matched.clear();
+        self.matched_for.clear();
+    }
+
+    /// Shift-letter: sort by the column of that letter, or reverse the
+    /// order when it already is. Returns whether a column has the letter.
+    pub fn sort_by_letter(&mut self, columns: &[SortColumn], letter: char) -> bool {
+        let Some(i) = columns.iter().position(|c| c.letter == letter) else {
+            return false;
+        };
+        if self.sort == i {
+            self.descending = !self.descending;
+        } else {
+            self.sort = i;
+            self.descending = false;
+        }
+        self.cursor.home();
+        true
     }
 }
 
@@ -82,6 +145,7 @@ impl SortOrders {
                 3 => x.cpu.percent().cmp(&y.cpu.percent()),
                 4 => x.memory.percent().cmp(&y.memory.percent()),
                 5 => x.status.cmp(&y.status),
+                6 => by_age(x.created, y.created),
                 _ => Ordering::Equal,
             };
             o.then_with(|| x.name.cmp(&y.name))
@@ -93,10 +157,11 @@ impl SortOrders {
             let (x, y) = (&rows[a], &rows[b]);
             let o = match col {
                 1 => x.node.cmp(&y.node),
-                2 => y.priority.cmp(&x.priority),
-                3 => y.cpu.cmp(&x.cpu),
-                4 => y.memory.cmp(&x.memory),
+                2 => x.priority.cmp(&y.priority),
+                3 => x.cpu.cmp(&y.cpu),
+                4 => x.memory.cmp(&y.memory),
                 5 => x.phase.cmp(y.phase),
+                6 => by_age(x.created, y.created),
                 _ => Ordering::Equal,
             };
             o.then_with(|| x.namespace.cmp(&y.namespace))
@@ -105,37 +170,143 @@ impl SortOrders {
     }
 }
 
+/// A filter as typed after `/`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Filter<'a> {
+    None,
+    /// Fuzzy over every column (substring matches first).
+    Text(&'a str),
+    /// `!text`: the rows that do not contain the text.
+    Without(&'a str),
+    /// `-l app=web,tier!=db,gpu`: a label selector (equality-based, as
+    /// `kubectl get -l`).
+    Labels(Vec<Requirement>),
+}
+
+/// One requirement of a `-l` selector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    Equals(String, String),
+    NotEquals(String, String),
+    Exists(String),
+    Missing(String),
+}
+
+impl Requirement {
+    fn matches(&self, labels: &[(&str, &str)]) -> bool {
+        let get = |k: &str| labels.iter().find(|(lk, _)| *lk == k).map(|(_, v)| *v);
+        match self {
+            Requirement::Equals(k, v) => get(k) == Some(v.as_str()),
+            Requirement::NotEquals(k, v) => get(k) != Some(v.as_str()),
+            Requirement::Exists(k) => get(k).is_some(),
+            Requirement::Missing(k) => get(k).is_none(),
+        }
+    }
+}
+
+impl Filter<'_> {
+    pub fn parse(text: &str) -> Filter<'_> {
+        let trimmed = text.trim_start();
+        if let Some(sel) = trimmed.strip_prefix("-l") {
+            let reqs = sel
+                .split(',')
+                .map(str::trim)
+                .filter(|r| !r.is_empty())
+                .map(|r| {
+                    if let Some((k, v)) = r.split_once("!=") {
+                        Requirement::NotEquals(k.trim().into(), v.trim().into())
+                    } else if let Some((k, v)) = r.split_once("==").or_else(|| r.split_once('=')) {
+                        Requirement::Equals(k.trim().into(), v.trim().into())
+                    } else if let Some(k) = r.strip_prefix('!') {
+                        Requirement::Missing(k.trim().into())
+                    } else {
+                        Requirement::Exists(r.into())
+                    }
+                })
+                .collect();
+            return Filter::Labels(reqs);
+        }
+        if let Some(t) = text.strip_prefix('!') {
+            return if t.is_empty() {
+                Filter::None
+            } else {
+                Filter::Without(t)
+            };
+        }
+        if text.is_empty() {
+            Filter::None
+        } else {
+            Filter::Text(text)
+        }
+    }
+}
+
+/// The `k=v` pairs at the end of a row's search text (after `labels_at`).
+fn labels_of(search: &str, labels_at: usize) -> Vec<(&str, &str)> {
+    search
+        .get(labels_at..)
+        .unwrap_or("")
+        .split(' ')
+        .filter_map(|kv| kv.split_once('='))
+        .collect()
+}
+
+/// A table's rows to the filter: each row's search text (every column,
+/// then its labels as `k=v` from byte `labels_at`) and whether the row is
+/// in scope at all (the namespace chosen with `:ns`).
+pub struct Source<'r> {
+    pub search: &'r (dyn Fn(usize) -> (&'r str, usize) + Sync),
+    pub keep: &'r (dyn Fn(usize) -> bool + Sync),
+}
+
 /// Without a filter: every row in the sort column's order. With one: the
 /// fuzzy matches, best match first (so enter opens what was typed), ties
-/// in the sort column's order.
-fn refresh<'r>(
-    view: &mut TableView,
-    orders: &SortOrders,
-    search: &(dyn Fn(usize) -> &'r str + Sync),
-) {
+/// in the sort column's order. `!text` and `-l` keep the sort order.
+fn refresh(view: &mut TableView, orders: &SortOrders, source: &Source) {
     let (Some(order), Some(rank)) = (orders.order.get(view.sort), orders.rank.get(view.sort))
     else {
         view.rows.clear();
         return;
     };
     let descending = view.descending;
-    if view.filter.is_empty() {
-        view.rows = order.clone();
+    let in_order = |view: &mut TableView, keep: &(dyn Fn(u32) -> bool + Sync)| {
+        view.rows = order.par_iter().copied().filter(|&r| keep(r)).collect();
         if descending {
             view.rows.reverse();
         }
         view.matched_for.clear();
         view.cursor.clamp(view.rows.len());
-        return;
-    }
-    let filter = view.filter.as_str();
+    };
+    let keep = source.keep;
+    let filter = Filter::parse(&view.filter);
+    let filter = match filter {
+        Filter::None => return in_order(view, &|r| keep(r as usize)),
+        Filter::Without(text) => {
+            let needle = text.to_ascii_lowercase();
+            return in_order(view, &|r| {
+                keep(r as usize)
+                    && !contains_ignore_ascii_case((source.search)(r as usize).0, &needle)
+            });
+        }
+        Filter::Labels(reqs) => {
+            return in_order(view, &|r| {
+                let (text, at) = (source.search)(r as usize);
+                let labels = labels_of(text, at);
+                keep(r as usize) && reqs.iter().all(|q| q.matches(&labels))
+            });
+        }
+        Filter::Text(t) => t,
+    };
+    let search = |i: usize| (source.search)(i).0;
     let narrowing = !view.matched_for.is_empty() && filter.starts_with(view.matched_for.as_str());
     let candidates: Vec<u32> = if narrowing {
         view.matched.clone()
     } else {
-        (0..order.len() as u32).collect()
+        (0..order.len() as u32)
+            .filter(|&r| keep(r as usize))
+            .collect()
     };
-    let scored = rank_matches(&candidates, filter, search);
+    let scored = rank_matches(&candidates, filter, &search);
     view.matched = scored.iter().map(|r| r.0).collect();
     view.matched_for = filter.to_string();
     if scored.len() > FUZZY_RANK_LIMIT && scored.iter().all(|r| r.1 == 0) {
@@ -233,11 +404,34 @@ fn in_order_ignore_ascii_case(haystack: &str, lower_needle: &str) -> bool {
 }
 
 pub fn refresh_nodes(view: &mut TableView, rows: &[NodeRow], orders: &SortOrders) {
-    refresh(view, orders, &|i| rows[i].search.as_str());
+    let search = |i: usize| (rows[i].search.as_str(), rows[i].labels_at);
+    refresh(
+        view,
+        orders,
+        &Source {
+            search: &search,
+            keep: &|_| true,
+        },
+    );
 }
 
-pub fn refresh_pods(view: &mut TableView, rows: &[PodRow], orders: &SortOrders) {
-    refresh(view, orders, &|i| rows[i].search.as_str());
+/// `namespace`: only that namespace's pods (`:ns NAME`).
+pub fn refresh_pods(
+    view: &mut TableView,
+    rows: &[PodRow],
+    orders: &SortOrders,
+    namespace: Option<&str>,
+) {
+    let search = |i: usize| (rows[i].search.as_str(), rows[i].labels_at);
+    let keep = |i: usize| namespace.is_none_or(|ns| rows[i].namespace == ns);
+    refresh(
+        view,
+        orders,
+        &Source {
+            search: &search,
+            keep: &keep,
+        },
+    );
 }
 
 /// Indices of the `choices` matching `input` (fuzzy), best first; all, in
@@ -289,6 +483,24 @@ mod tests {
     fn fuzzy_matches_when_no_row_contains_the_text() {
         assert_eq!(matches("trnxl"), vec![2], "letters in order, not adjacent");
         assert!(matches("zzz").is_empty());
+    }
+
+    #[test]
+    fn filters_parse_inverse_and_label_selectors() {
+        assert_eq!(Filter::parse("!web"), Filter::Without("web"));
+        assert_eq!(
+            Filter::parse("-l app=web,tier!=db,gpu,!spot"),
+            Filter::Labels(vec![
+                Requirement::Equals("app".into(), "web".into()),
+                Requirement::NotEquals("tier".into(), "db".into()),
+                Requirement::Exists("gpu".into()),
+                Requirement::Missing("spot".into()),
+            ])
+        );
+        let labels = labels_of("shop/web-1 node-a Running app=web tier=front", 26);
+        assert_eq!(labels, vec![("app", "web"), ("tier", "front")]);
+        assert!(Requirement::NotEquals("tier".into(), "db".into()).matches(&labels));
+        assert!(!Requirement::Exists("gpu".into()).matches(&labels));
     }
 
     #[test]

@@ -90,12 +90,22 @@ pub fn note(frame: &mut Frame, app: &App, text: &str, area: Rect) {
 
 pub fn status_line(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let line = if app.filtering {
+    let line = if let Some((prompt, text, cursor)) = app.input_line() {
+        let (before, after) = crate::app::line::split_at_cursor(text, cursor);
+        let hint = if app.filtering {
+            "   enter: keep  esc: clear  (!text: without it, -l k=v: labels)"
+        } else {
+            "   enter: search  esc: cancel"
+        };
         Line::from(vec![
-            Span::styled(" /", Style::new().fg(t.accent).add_modifier(Modifier::BOLD)),
-            Span::styled(app.filter_text().unwrap_or("").to_string(), t.fg(t.fg)),
+            Span::styled(
+                format!(" {prompt}"),
+                Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(before.to_string(), t.fg(t.fg)),
             Span::styled("█", t.fg(t.accent)),
-            Span::styled("   enter: keep  esc: clear", t.fg(t.muted)),
+            Span::styled(after.to_string(), t.fg(t.fg)),
+            Span::styled(hint, t.fg(t.muted)),
         ])
     } else if let Some(status) = &app.status {
         let color = if status.is_error { t.bad } else { t.good };
@@ -111,6 +121,12 @@ pub fn status_line(frame: &mut Frame, app: &App, area: Rect) {
         if let Some(f) = app.filter_text().filter(|f| !f.is_empty()) {
             spans.push(Span::styled(
                 format!("  filter: {f}  (esc clears)"),
+                t.fg(t.warn),
+            ));
+        }
+        if let Some(ns) = app.session().and_then(|s| s.namespace.as_deref()) {
+            spans.push(Span::styled(
+                format!("  ns: {ns} (:ns all clears)"),
                 t.fg(t.warn),
             ));
         }

@@ -17,6 +17,10 @@ const COLUMN: u16 = 88;
 
 pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
+    // The text wraps to the column: on an 80-column terminal every
+    // binding's words are still there.
+    let inner = COLUMN.min(area.width.saturating_sub(2)).saturating_sub(1) as usize;
+    let keys_width = 18;
     // One block of lines per scope, so a column break never splits one.
     let mut blocks: Vec<Vec<Line>> = Vec::new();
     let mut scope = None;
@@ -29,13 +33,17 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             ))]);
         }
         if let Some(block) = blocks.last_mut() {
-            block.push(Line::from(vec![
-                Span::styled(
-                    format!("  {:<16}", b.keys),
-                    Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
-                ),
-                Span::styled(b.does, t.fg(t.fg)),
-            ]));
+            let rows = super::text::wrap(b.does, inner.saturating_sub(keys_width).max(10));
+            for (i, row) in rows.into_iter().enumerate() {
+                let keys = if i == 0 { b.keys } else { "" };
+                block.push(Line::from(vec![
+                    Span::styled(
+                        format!("  {keys:<16}"),
+                        Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(row, t.fg(t.fg)),
+                ]));
+            }
         }
     }
     let total: usize = blocks.iter().map(|b| b.len() + 1).sum();
@@ -72,9 +80,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let scroll = app.help_scroll.min(overflow);
     let footer = Span::styled(
         if overflow > 0 {
-            "esc or ? closes this help · ↑↓ pgup pgdn scroll"
+            "esc, q or ? closes this help · ↑↓ pgup pgdn scroll"
         } else {
-            "esc or ? closes this help"
+            "esc, q or ? closes this help"
         },
         t.fg(t.muted),
     );

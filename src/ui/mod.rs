@@ -5,6 +5,7 @@ mod bar;
 mod chrome;
 mod feed;
 mod help;
+mod inspect;
 mod loading;
 mod overview;
 mod palette;
@@ -12,6 +13,7 @@ mod placement;
 mod replay;
 mod skew;
 mod tables;
+mod text;
 mod tiers;
 mod whatif;
 
@@ -75,6 +77,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Overlay::None => {}
         Overlay::Help => help::draw(frame, app, area),
         Overlay::Palette(p) => palette::draw(frame, app, p, area),
+        Overlay::Inspect(i) => inspect::draw(frame, app, i, area),
     }
 }
 

@@ -191,12 +191,20 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
                 (format!("{}{node}", o.outcome.as_str()), color)
             }
         };
-        let name_width = width.saturating_sub(text.chars().count() + 1).max(8);
+        // Names and nodes keep their distinguishing end when cut.
+        let name_width = width
+            .saturating_sub(super::text::width(&text) + 1)
+            .max(width / 2);
+        let text = super::text::cut_middle(&text, width.saturating_sub(name_width + 1));
         let selected = i == s.pending_cursor.selected;
         let name_style = if selected { t.selected() } else { t.fg(t.fg) };
         lines.push(Line::from(vec![
             Span::styled(
-                format!("{:<w$}", format::truncate(&key, name_width), w = name_width),
+                format!(
+                    "{:<w$}",
+                    super::text::cut_middle(&key, name_width),
+                    w = name_width
+                ),
                 name_style,
             ),
             Span::raw(" "),

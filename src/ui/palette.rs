@@ -16,10 +16,12 @@ const SHOWN: usize = 8;
 
 pub fn draw(frame: &mut Frame, app: &App, p: &Palette, area: Rect) {
     let t = &app.theme;
+    let (before, after) = crate::app::line::split_at_cursor(&p.input, p.cursor);
     let mut lines = vec![Line::from(vec![
         Span::styled(":", Style::new().fg(t.accent).add_modifier(Modifier::BOLD)),
-        Span::styled(p.input.clone(), t.fg(t.fg)),
+        Span::styled(before.to_string(), t.fg(t.fg)),
         Span::styled("█", t.fg(t.accent)),
+        Span::styled(after.to_string(), t.fg(t.fg)),
     ])];
     let start = p.highlighted.saturating_sub(SHOWN - 1);
     for (i, m) in p.matches.iter().enumerate().skip(start).take(SHOWN) {

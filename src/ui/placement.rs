@@ -30,6 +30,51 @@ pub(super) fn lines<'a>(t: &Theme, src: &'a [report::Line]) -> Vec<Line<'a>> {
         .collect()
 }
 
+/// `src` wrapped to `width`: one `Line` per screen row.
+pub(super) fn wrapped(t: &Theme, src: &[report::Line], width: usize) -> Vec<Line<'static>> {
+    let styled: Vec<(Style, &str)> = src
+        .iter()
+        .map(|l| (style(t, l.tone), l.text.as_str()))
+        .collect();
+    super::text::wrap_styled(&styled, width)
+}
+
+/// Scrolled text wrapped to `area`'s inner width, from the cursor's top
+/// line; lines `hit` says match a search are highlighted. Returns the
+/// lines to draw and the range of source lines they show.
+pub(super) fn scrolled_wrapped(
+    t: &Theme,
+    src: &[report::Line],
+    cursor: &crate::app::cursor::Cursor,
+    area: Rect,
+    hit: &dyn Fn(usize) -> bool,
+) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
+    let width = area.width.saturating_sub(2) as usize;
+    let height = area.height.saturating_sub(2) as usize;
+    let rows: Vec<usize> = src
+        .iter()
+        .map(|l| super::text::rows(&l.text, width))
+        .collect();
+    let top = cursor.wrapped_top(&rows, height);
+    let mut out = Vec::new();
+    let mut end = top;
+    for (i, l) in src.iter().enumerate().skip(top) {
+        if out.len() >= height {
+            break;
+        }
+        let mut st = style(t, l.tone);
+        if hit(i) {
+            st = st.add_modifier(Modifier::REVERSED);
+        }
+        for row in super::text::wrap(&l.text, width) {
+            out.push(Line::from(Span::styled(row, st)));
+        }
+        end = i + 1;
+    }
+    out.truncate(height);
+    (out, top..end)
+}
+
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let t = &app.theme;
     let Some(pod) = s.placement_pod else {
@@ -60,6 +105,8 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         );
         return;
     };
+    // Every line wraps to the pane's width now, so nothing is cut off.
+    let header = wrapped(t, &r.header, area.width.saturating_sub(2) as usize);
     // "How to make it fit" sits under the verdict, at most a third of
     // the pane (it scrolls with the selection when longer).
     let fix_rows = s
@@ -67,30 +114,29 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         .as_ref()
         .map_or(0, |p| (p.rows() as u16 + 2).min(area.height / 3).max(3));
     let [head, fixes, body] = Layout::vertical([
-        Constraint::Length(r.header.len() as u16 + 2),
+        Constraint::Length(header.len() as u16 + 2),
         Constraint::Length(fix_rows),
         Constraint::Min(3),
     ])
     .areas(area);
     frame.render_widget(
-        Paragraph::new(lines(t, &r.header)).block(panel(app, format!("Placement: {}", r.pod))),
+        Paragraph::new(header).block(panel(app, format!("Placement: {}", r.pod))),
         head,
     );
     if let Some(p) = &s.remedies {
         draw_remedies(frame, app, p, s.remedy_selected, fixes);
     }
-    let height = body.height.saturating_sub(2) as usize;
-    let range = s.placement_scroll.window(r.lines.len(), height);
-    let shown = format!(
-        "{}-{} of {} lines (↑↓ pgup pgdn)",
+    let search = &s.placement_search;
+    let (shown, range) = scrolled_wrapped(t, &r.lines, &s.placement_scroll, body, &|i| {
+        search.is_hit(i)
+    });
+    let title = format!(
+        "{}-{} of {} lines (↑↓ pgup pgdn, / search)",
         range.start + 1,
         range.end,
         r.lines.len()
     );
-    frame.render_widget(
-        Paragraph::new(lines(t, &r.lines[range])).block(panel(app, shown)),
-        body,
-    );
+    frame.render_widget(Paragraph::new(shown).block(panel(app, title)), body);
 }
 
 /// The remedies, one per line, the selected one marked; notes muted.

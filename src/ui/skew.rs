@@ -142,7 +142,9 @@ fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let mut lines = header_lines(app, s, r);
     if r.count == 0 {
         frame.render_widget(
-            Paragraph::new(lines).block(panel(app, format!("Skew: {}", r.subject))),
+            Paragraph::new(lines)
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .block(panel(app, format!("Skew: {}", r.subject))),
             area,
         );
         return;
@@ -246,10 +248,12 @@ fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         ""
     };
     frame.render_widget(
-        Paragraph::new(lines).block(panel(
-            app,
-            format!("Skew: {} over {}{computing}", r.subject, r.topology_key),
-        )),
+        Paragraph::new(lines)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(panel(
+                app,
+                format!("Skew: {} over {}{computing}", r.subject, r.topology_key),
+            )),
         area,
     );
 }

@@ -1,4 +1,7 @@
-//! The Nodes and Pods tables. Only the visible rows are built each frame.
+//! The Nodes and Pods tables. Only the visible rows are built each frame;
+//! their columns are sized from what those rows hold and the pane's width:
+//! numbers are never cut, names are cut in the middle (their end tells
+//! them apart), other text at the end.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -6,35 +9,154 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Cell, Row, Table};
 
 use crate::app::format;
-use crate::app::table::{NODE_SORTS, POD_SORTS, TableView};
+use crate::app::table::{NODE_SORTS, POD_SORTS, SortColumn, TableView};
 use crate::app::{App, Session};
 
 use super::panel;
+use super::text::{cut_end, cut_middle, width};
 
-fn title(name: &str, view: &TableView, total: usize, sorts: &[&str]) -> String {
+fn title(
+    name: &str,
+    view: &TableView,
+    total: usize,
+    sorts: &[SortColumn],
+    scope: Option<&str>,
+) -> String {
     let dir = if view.descending { "↓" } else { "↑" };
+    let name = match scope {
+        Some(ns) => format!("{name} [{ns}]"),
+        None => name.to_string(),
+    };
     let mut s = if view.filter.is_empty() {
-        format!("{name} ({total})")
+        format!("{name} ({})", view.rows.len())
     } else {
         format!("{name} ({}/{total}) /{}", view.rows.len(), view.filter)
     };
-    if view.filter.is_empty() {
-        s.push_str(&format!("  sort: {}{dir} (s)", sorts[view.sort]));
+    let sort = sorts[view.sort].name;
+    if view.filter.is_empty() || view.filter.starts_with(['!', '-']) {
+        s.push_str(&format!("  sort: {sort}{dir}"));
     } else {
-        s.push_str(&format!(
-            "  best match first, then {}{dir}",
-            sorts[view.sort]
-        ));
+        s.push_str(&format!("  best match first, then {sort}{dir}"));
     }
     s
 }
 
-fn header(app: &App, cells: &[&'static str]) -> Row<'static> {
-    Row::new(cells.iter().map(|c| Cell::from(*c))).style(
+/// How a column gives way when the pane is narrow.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    /// Never cut: the column is as wide as its widest value.
+    Number,
+    /// Cut in the middle, keeping the distinguishing end.
+    Name,
+    /// Cut at the end.
+    Text,
+}
+
+/// Widths for `headers` holding `cells` in `total` columns (one column of
+/// space between them): every column as wide as its content when that
+/// fits; else the columns that matter least give way first (`keep`: the
+/// lower, the sooner), the widest of them first, down to their header's
+/// width. Numbers never give way. The last column takes what is left.
+fn widths(
+    headers: &[(String, Fit)],
+    keep: &[u8],
+    cells: &[Vec<String>],
+    total: usize,
+) -> Vec<usize> {
+    let mut w: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(i, (h, _))| {
+            cells
+                .iter()
+                .map(|r| width(&r[i]))
+                .max()
+                .unwrap_or(0)
+                .max(width(h))
+        })
+        .collect();
+    let available = total.saturating_sub(headers.len().saturating_sub(1));
+    let min = |i: usize| width(&headers[i].0).max(4);
+    while w.iter().sum::<usize>() > available {
+        let widest = (0..w.len())
+            .filter(|&i| headers[i].1 != Fit::Number && w[i] > min(i))
+            .max_by_key(|&i| (std::cmp::Reverse(keep[i]), w[i], i));
+        match widest {
+            Some(i) => w[i] -= 1,
+            None => break,
+        }
+    }
+    let used: usize = w.iter().sum();
+    if let Some(last) = w.last_mut() {
+        *last += available.saturating_sub(used);
+    }
+    w
+}
+
+/// A table of `cells` (the visible rows) under `headers`, fitted to `area`.
+fn fitted<'a>(
+    app: &App,
+    headers: Vec<(String, Fit)>,
+    keep: &[u8],
+    cells: Vec<Vec<String>>,
+    styles: Vec<(Style, Option<(usize, Style)>)>,
+    area: Rect,
+) -> (Table<'a>, Vec<usize>) {
+    let inner = area.width.saturating_sub(2) as usize;
+    let w = widths(&headers, keep, &cells, inner);
+    let cut = |s: &str, i: usize, fit: Fit| match fit {
+        Fit::Number => s.to_string(),
+        Fit::Name => cut_middle(s, w[i]),
+        Fit::Text => cut_end(s, w[i]),
+    };
+    let rows: Vec<Row> = cells
+        .iter()
+        .zip(styles)
+        .map(|(r, (style, special))| {
+            Row::new(r.iter().enumerate().map(|(i, c)| {
+                let cell = Cell::from(cut(c, i, headers[i].1));
+                match special {
+                    Some((col, s)) if col == i => cell.style(s),
+                    _ => cell,
+                }
+            }))
+            .style(style)
+        })
+        .collect();
+    let header = Row::new(
+        headers
+            .iter()
+            .enumerate()
+            .map(|(i, (h, _))| Cell::from(cut_end(h, w[i]))),
+    )
+    .style(
         Style::new()
             .fg(app.theme.header)
             .add_modifier(Modifier::BOLD),
+    );
+    let constraints: Vec<Constraint> = w.iter().map(|&x| Constraint::Length(x as u16)).collect();
+    (
+        Table::new(rows, constraints)
+            .header(header)
+            .column_spacing(1),
+        w,
     )
+}
+
+/// Headers with the sort arrow on the sorted column (`header_of[sort]`).
+fn headers(names: &[(&str, Fit)], sorted: Option<usize>, descending: bool) -> Vec<(String, Fit)> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, (n, f))| {
+            let arrow = match (sorted == Some(i), descending) {
+                (true, false) => "↑",
+                (true, true) => "↓",
+                _ => "",
+            };
+            (format!("{n}{arrow}"), *f)
+        })
+        .collect()
 }
 
 pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
@@ -42,58 +164,67 @@ pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let d = &s.loaded.derived;
     let height = area.height.saturating_sub(3) as usize;
     let range = s.nodes.cursor.visible(s.nodes.rows.len(), height);
-    let rows: Vec<Row> = range
-        .map(|i| {
-            let r = &d.node_rows[s.nodes.rows[i] as usize];
-            let style = if i == s.nodes.cursor.selected {
+    s.nodes.cursor.set_screen_top(area.y + 2);
+    let now = format::now();
+    let mut cells = Vec::new();
+    let mut styles = Vec::new();
+    for i in range {
+        let r = &d.node_rows[s.nodes.rows[i] as usize];
+        styles.push((
+            if i == s.nodes.cursor.selected {
                 t.selected()
             } else {
                 t.fg(t.fg)
-            };
-            Row::new(vec![
-                Cell::from(r.name.clone()),
-                Cell::from(d.zones[r.zone].name.clone()),
-                Cell::from(r.status.clone()),
-                Cell::from(r.pods.to_string()),
-                Cell::from(format!(
-                    "{}/{}",
-                    format::cpu(r.cpu.requested),
-                    format::cpu(r.cpu.allocatable)
-                )),
-                Cell::from(format!("{}%", r.cpu.percent())),
-                Cell::from(format!(
-                    "{}/{}",
-                    format::memory(r.memory.requested),
-                    format::memory(r.memory.allocatable)
-                )),
-                Cell::from(format!("{}%", r.memory.percent())),
-                Cell::from(r.taints.clone()),
-            ])
-            .style(style)
-        })
-        .collect();
-    let widths = [
-        Constraint::Length(24),
-        Constraint::Length(14),
-        Constraint::Length(25),
-        Constraint::Length(5),
-        Constraint::Length(12),
-        Constraint::Length(5),
-        Constraint::Length(14),
-        Constraint::Length(5),
-        Constraint::Min(10),
-    ];
-    let table = Table::new(rows, widths)
-        .header(header(
-            app,
-            &[
-                "NAME", "ZONE", "STATUS", "PODS", "CPU REQ", "CPU%", "MEM REQ", "MEM%", "TAINTS",
-            ],
-        ))
-        .block(panel(
-            app,
-            title("Nodes", &s.nodes, d.node_rows.len(), &NODE_SORTS),
+            },
+            None,
         ));
+        cells.push(vec![
+            r.name.clone(),
+            d.zones[r.zone].name.clone(),
+            r.status.clone(),
+            r.pods.to_string(),
+            format!(
+                "{}/{}",
+                format::cpu(r.cpu.requested),
+                format::cpu(r.cpu.allocatable)
+            ),
+            format!("{}%", r.cpu.percent()),
+            format!(
+                "{}/{}",
+                format::memory(r.memory.requested),
+                format::memory(r.memory.allocatable)
+            ),
+            format!("{}%", r.memory.percent()),
+            format::age(r.created, now),
+            r.taints.clone(),
+        ]);
+    }
+    // NODE_SORTS: NAME ZONE PODS CPU MEM STATUS AGE → their header columns.
+    let header_of = [0, 1, 3, 5, 7, 2, 8];
+    let names = [
+        ("NAME", Fit::Name),
+        ("ZONE", Fit::Name),
+        ("STATUS", Fit::Text),
+        ("PODS", Fit::Number),
+        ("CPU REQ", Fit::Number),
+        ("CPU%", Fit::Number),
+        ("MEM REQ", Fit::Number),
+        ("MEM%", Fit::Number),
+        ("AGE", Fit::Number),
+        ("TAINTS", Fit::Text),
+    ];
+    let heads = headers(
+        &names,
+        header_of.get(s.nodes.sort).copied(),
+        s.nodes.descending,
+    );
+    // Taints give way first, then zone and status; the name last.
+    let keep = [3, 1, 2, 9, 9, 9, 9, 9, 9, 0];
+    let (table, _) = fitted(app, heads, &keep, cells, styles, area);
+    let table = table.block(panel(
+        app,
+        title("Nodes", &s.nodes, d.node_rows.len(), &NODE_SORTS, None),
+    ));
     frame.render_widget(table, area);
 }
 
@@ -102,68 +233,99 @@ pub fn pods(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let d = &s.loaded.derived;
     let height = area.height.saturating_sub(3) as usize;
     let range = s.pods.cursor.visible(s.pods.rows.len(), height);
-    let rows: Vec<Row> = range
-        .map(|i| {
-            let r = &d.pod_rows[s.pods.rows[i] as usize];
-            let style = if i == s.pods.cursor.selected {
-                t.selected()
-            } else {
-                t.fg(t.fg)
-            };
-            let phase_style = match r.phase {
-                "Running" | "Succeeded" => Style::new().fg(t.good),
-                "Pending" => Style::new().fg(t.warn),
-                _ => Style::new().fg(t.bad),
-            };
-            let phase = if i == s.pods.cursor.selected {
-                Cell::from(r.phase)
-            } else {
-                Cell::from(r.phase).style(phase_style)
-            };
-            Row::new(vec![
-                Cell::from(r.namespace.clone()),
-                Cell::from(r.name.clone()),
-                phase,
-                Cell::from(if r.node.is_empty() {
-                    "<none>".to_string()
-                } else {
-                    r.node.clone()
-                }),
-                Cell::from(r.priority.to_string()),
-                Cell::from(format::cpu(r.cpu)),
-                Cell::from(format::memory(r.memory)),
-                Cell::from(r.owner.clone()),
-            ])
-            .style(style)
-        })
-        .collect();
-    let widths = [
-        Constraint::Length(14),
-        Constraint::Length(34),
-        Constraint::Length(9),
-        Constraint::Length(22),
-        Constraint::Length(11),
-        Constraint::Length(7),
-        Constraint::Length(8),
-        Constraint::Min(10),
-    ];
-    let table = Table::new(rows, widths)
-        .header(header(
-            app,
-            &[
-                "NAMESPACE",
-                "NAME",
-                "PHASE",
-                "NODE",
-                "PRIORITY",
-                "CPU",
-                "MEM",
-                "OWNER",
-            ],
-        ))
-        .block(panel(
-            app,
-            title("Pods", &s.pods, d.pod_rows.len(), &POD_SORTS),
+    s.pods.cursor.set_screen_top(area.y + 2);
+    let now = format::now();
+    let mut cells = Vec::new();
+    let mut styles = Vec::new();
+    for i in range {
+        let r = &d.pod_rows[s.pods.rows[i] as usize];
+        let selected = i == s.pods.cursor.selected;
+        let phase_style = match r.phase {
+            "Running" | "Succeeded" => Style::new().fg(t.good),
+            "Pending" => Style::new().fg(t.warn),
+            _ => Style::new().fg(t.bad),
+        };
+        styles.push((
+            if selected { t.selected() } else { t.fg(t.fg) },
+            (!selected).then_some((2, phase_style)),
         ));
+        cells.push(vec![
+            r.namespace.clone(),
+            r.name.clone(),
+            r.phase.to_string(),
+            if r.node.is_empty() {
+                "<none>".to_string()
+            } else {
+                r.node.clone()
+            },
+            r.priority.to_string(),
+            format::cpu(r.cpu),
+            format::memory(r.memory),
+            format::age(r.created, now),
+            r.owner.clone(),
+        ]);
+    }
+    // POD_SORTS: NAME NODE PRIORITY CPU MEM PHASE AGE → header columns.
+    let header_of = [1, 3, 4, 5, 6, 2, 7];
+    let names = [
+        ("NAMESPACE", Fit::Name),
+        ("NAME", Fit::Name),
+        ("PHASE", Fit::Text),
+        ("NODE", Fit::Name),
+        ("PRIORITY", Fit::Number),
+        ("CPU", Fit::Number),
+        ("MEM", Fit::Number),
+        ("AGE", Fit::Number),
+        ("OWNER", Fit::Name),
+    ];
+    let heads = headers(
+        &names,
+        header_of.get(s.pods.sort).copied(),
+        s.pods.descending,
+    );
+    // The owner gives way first, then namespace and node; the name last.
+    let keep = [1, 3, 2, 1, 9, 9, 9, 9, 0];
+    let (table, _) = fitted(app, heads, &keep, cells, styles, area);
+    let table = table.block(panel(
+        app,
+        title(
+            "Pods",
+            &s.pods,
+            d.pod_rows.len(),
+            &POD_SORTS,
+            s.namespace.as_deref(),
+        ),
+    ));
     frame.render_widget(table, area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_their_width_and_names_give_way() {
+        let heads = vec![
+            ("NAME".to_string(), Fit::Name),
+            ("CPU REQ".to_string(), Fit::Number),
+            ("OWNER".to_string(), Fit::Name),
+        ];
+        let cells = vec![vec![
+            "reports-67f9d8c4b-abcde".to_string(),
+            "6.1/15.9".to_string(),
+            "ReplicaSet/reports-67f9d8c4b".to_string(),
+        ]];
+        let w = widths(&heads, &[2, 9, 2], &cells, 40);
+        assert_eq!(w[1], 8, "{w:?}");
+        assert_eq!(w.iter().sum::<usize>() + 2, 40, "{w:?}");
+        assert!(
+            w[0] >= 14 && w[2] >= 14,
+            "both names give way evenly: {w:?}"
+        );
+        let w = widths(&heads, &[2, 9, 0], &cells, 40);
+        assert_eq!(
+            w[0], 23,
+            "the name is kept whole, the owner gives way: {w:?}"
+        );
+    }
 }

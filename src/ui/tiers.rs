@@ -186,14 +186,16 @@ fn draw_headroom(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         ));
     }
     frame.render_widget(
-        Paragraph::new(lines).block(panel(
-            app,
-            format!(
-                "Headroom per zone for a pod at {}, assuming {}",
-                h.label,
-                crate::app::tiers::ASSUMPTION
-            ),
-        )),
+        Paragraph::new(lines)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(panel(
+                app,
+                format!(
+                    "Headroom per zone for a pod at {}, assuming {}",
+                    h.label,
+                    crate::app::tiers::ASSUMPTION
+                ),
+            )),
         area,
     );
 }

@@ -14,7 +14,7 @@ use crate::app::whatif::form::Target;
 use crate::app::whatif::{Panel, WhatIf, class_choices};
 use crate::app::{App, Session};
 
-use super::placement::{lines, style};
+use super::placement::style;
 use super::{centered, panel};
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -34,7 +34,7 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
                 t.fg(t.muted),
             )),
             Line::from(Span::styled(
-                "d on a node (Nodes 4) shows what draining it would do; :cordon ZONE and :lose ZONE do the same for a zone.",
+                "r on a node (Nodes 4) shows what draining it would do; :cordon ZONE and :lose ZONE do the same for a zone.",
                 t.fg(t.muted),
             )),
         ];
@@ -125,7 +125,10 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
             cursor_line = out.len();
         }
         let value = match (&w.input, selected) {
-            (Some(text), true) => format!("{text}█"),
+            (Some(text), true) => {
+                let (a, b) = crate::app::line::split_at_cursor(text, w.input_cursor);
+                format!("{a}█{b}")
+            }
             _ => r.value.clone(),
         };
         let label = if r.label.is_empty() {
@@ -197,10 +200,12 @@ fn answer(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
             style(t, Tone::Heading),
         )));
         for c in &w.changes {
-            head.push(Line::from(Span::styled(
-                format!("  {}", c.text),
-                style(t, c.tone),
-            )));
+            for row in super::text::wrap(
+                &format!("  {}", c.text),
+                area.width.saturating_sub(2) as usize,
+            ) {
+                head.push(Line::from(Span::styled(row, style(t, c.tone))));
+            }
         }
     }
     let Some(r) = &w.answer else {
@@ -213,7 +218,11 @@ fn answer(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
         frame.render_widget(Paragraph::new(head).block(panel(app, "Answer")), area);
         return;
     };
-    head.extend(lines(t, &r.header));
+    head.extend(super::placement::wrapped(
+        t,
+        &r.header,
+        area.width.saturating_sub(2) as usize,
+    ));
     let [top, body] = Layout::vertical([
         Constraint::Length(head.len() as u16 + 2),
         Constraint::Min(3),
@@ -238,13 +247,21 @@ fn scrolled(
     area: Rect,
     title: &str,
 ) {
-    let height = area.height.saturating_sub(2) as usize;
-    let start = scroll.min(src.len().saturating_sub(height));
-    let end = (start + height).min(src.len());
+    // Wrapped to the pane's width, so a long row (a displaced pod and
+    // where it goes) is never cut off.
+    let mut cursor = crate::app::cursor::Cursor::default();
+    cursor.selected = scroll;
+    let (shown, range) =
+        super::placement::scrolled_wrapped(&app.theme, src, &cursor, area, &|_| false);
     frame.render_widget(
-        Paragraph::new(lines(&app.theme, &src[start..end])).block(panel(
+        Paragraph::new(shown).block(panel(
             app,
-            format!("{}-{} of {} lines ({title})", start + 1, end, src.len()),
+            format!(
+                "{}-{} of {} lines ({title})",
+                range.start + 1,
+                range.end,
+                src.len()
+            ),
         )),
         area,
     );

@@ -4,6 +4,10 @@
 
 use super::*;
 
+use crate::app::inspect::{Inspect, Kind};
+use crate::app::keys::{self, Action, Scope};
+use crate::app::line::{self, Edit};
+
 impl App {
     pub fn handle_key(&mut self, key: KeyEvent) {
         if key.kind == KeyEventKind::Release {
@@ -15,30 +19,18 @@ impl App {
             self.should_quit = true;
             return;
         }
-        if matches!(self.overlay, Overlay::Palette(_)) {
-            self.palette_key(key);
-            return;
-        }
-        if matches!(self.overlay, Overlay::Help) {
-            match key.code {
-                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Enter => {
-                    self.overlay = Overlay::None;
-                    self.help_scroll = 0;
-                }
-                KeyCode::Char('q') => self.should_quit = true,
-                // On a terminal too short for every binding.
-                KeyCode::Down | KeyCode::Char('j') => self.help_scroll += 1,
-                KeyCode::Up | KeyCode::Char('k') => {
-                    self.help_scroll = self.help_scroll.saturating_sub(1)
-                }
-                KeyCode::PageDown => self.help_scroll += 10,
-                KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
-                _ => {}
-            }
-            return;
+        match self.overlay {
+            Overlay::Palette(_) => return self.palette_key(key),
+            Overlay::Help => return self.help_key(key),
+            Overlay::Inspect(_) => return self.inspect_key(key),
+            Overlay::None => {}
         }
         if self.filtering {
             self.filter_key(key);
+            return;
+        }
+        if self.placement_search_typing() {
+            self.placement_search_key(key);
             return;
         }
         if !matches!(self.phase, Phase::Ready(_)) {
@@ -51,63 +43,270 @@ impl App {
         if self.view == View::WhatIf && self.whatif_key(key) {
             return;
         }
+        // A Placement search's n / N come before replay's n.
+        let scopes = self.scopes();
+        if self.view == View::Placement
+            && let Some(a @ (Action::SearchNext | Action::SearchPrev)) =
+                keys::action(&[Scope::Placement], &key)
+            && self
+                .session()
+                .is_some_and(|s| !s.placement_search.hits.is_empty())
+        {
+            self.run_action(a, key);
+            return;
+        }
         if self.replay_key(key) {
             return;
         }
-        match key.code {
-            KeyCode::Char('q') => self.should_quit = true,
-            KeyCode::Char('e') => self.draft_from_selection(),
-            KeyCode::Char('d') if self.view == View::Nodes => self.drain_selected(),
-            KeyCode::Char('?') => self.overlay = Overlay::Help,
-            KeyCode::Char(':') => {
+        if let Some(a) = keys::action(&scopes, &key) {
+            self.run_action(a, key);
+        }
+    }
+
+    /// The key table's scopes in force in the current view, most specific first.
+    fn scopes(&self) -> Vec<Scope> {
+        let mut scopes = match self.view {
+            View::Nodes => vec![Scope::Nodes, Scope::Tables],
+            View::Pods => vec![Scope::Tables],
+            View::Placement => vec![Scope::Placement],
+            View::Skew => vec![Scope::Skew],
+            _ => vec![],
+        };
+        scopes.extend([Scope::Lists, Scope::Global]);
+        scopes
+    }
+
+    fn run_action(&mut self, action: Action, key: KeyEvent) {
+        match action {
+            Action::ShowView => {
+                if let KeyCode::Char(c) = key.code
+                    && let Some(v) = View::from_digit(c)
+                {
+                    self.switch_to(v);
+                }
+            }
+            Action::NextView => self.switch_to(self.view.next()),
+            Action::PrevView => self.switch_to(self.view.prev()),
+            Action::Help => self.overlay = Overlay::Help,
+            Action::Palette => {
                 let mut extra = self.whatif_palette_commands();
+                extra.extend(["ns ", "ctx"].map(String::from));
                 if self.replay().is_some() {
                     extra.extend(["mark", "at start", "at end", "at "].map(String::from));
                 }
                 self.overlay = Overlay::Palette(Palette::open_with(&self.themes.names(), &extra))
             }
-            KeyCode::Char('/') => {
-                if self.filter_text().is_some() {
+            Action::Filter => {
+                if self.view == View::Placement {
+                    if let Some(s) = self.session_mut()
+                        && s.placement.is_some()
+                    {
+                        s.placement_search.start();
+                    } else {
+                        self.set_info("/ searches the Placement answer once a pod is shown");
+                    }
+                } else if let Some(f) = self.filter_text() {
+                    self.filter_cursor = f.chars().count();
                     self.filtering = true;
                 } else {
-                    self.set_info("/ filters the Skew, Nodes and Pods lists");
+                    self.set_info(
+                        "/ filters the Skew, Nodes and Pods lists and searches Placement, Describe and YAML",
+                    );
                 }
             }
-            KeyCode::Esc => {
+            Action::Back | Action::Close => {
                 if self.filter_text().is_some_and(|f| !f.is_empty()) {
                     self.edit_filter(String::clear);
+                } else if self.view == View::Placement
+                    && let Some(s) = self.session_mut()
+                    && !s.placement_search.query.is_empty()
+                {
+                    s.placement_search = Default::default();
                 } else {
                     self.back();
                 }
             }
-            KeyCode::Tab => self.switch_to(self.view.next()),
-            KeyCode::BackTab => self.switch_to(self.view.prev()),
-            KeyCode::Char(c) if c.is_ascii_digit() => {
-                if let Some(v) = View::from_digit(c) {
-                    self.switch_to(v);
+            Action::Quit => self.should_quit = true,
+            Action::Up => self.move_selection(Move::By(-1)),
+            Action::Down => self.move_selection(Move::By(1)),
+            Action::PageUp => self.move_selection(Move::Page(-1)),
+            Action::PageDown => self.move_selection(Move::Page(1)),
+            Action::Home => self.move_selection(Move::Home),
+            Action::End => self.move_selection(Move::End),
+            Action::Open => self.enter(),
+            Action::CycleSort => self.cycle_sort(),
+            Action::SortBy => {
+                if let KeyCode::Char(c) = key.code {
+                    self.sort_by_letter(c);
                 }
             }
-            KeyCode::Char('[') if self.view == View::Placement => self.choose_remedy(-1),
-            KeyCode::Char(']') if self.view == View::Placement => self.choose_remedy(1),
-            KeyCode::Enter if self.view == View::Placement => self.open_remedy(),
-            KeyCode::Enter => self.enter(),
-            KeyCode::Char('s') => self.cycle_sort(false),
-            KeyCode::Char('S') => self.cycle_sort(true),
-            KeyCode::Char('t') if self.view == View::Skew => {
+            Action::PrevRemedy => self.choose_remedy(-1),
+            Action::NextRemedy => self.choose_remedy(1),
+            Action::OpenRemedy => self.open_remedy(),
+            Action::Describe => self.inspect(Kind::Describe),
+            Action::Yaml => self.inspect(Kind::Yaml),
+            Action::Draft => self.draft_from_selection(),
+            Action::Drain => self.drain_selected(),
+            Action::NextTopologyKey => {
                 if let Some(s) = self.session_mut() {
                     let n = s.skew.as_ref().map_or(1, |r| r.count.max(1));
                     s.skew_key = (s.skew_key + 1) % n;
                     s.refresh_skew();
                 }
             }
-            KeyCode::Up | KeyCode::Char('k') => self.move_selection(Move::By(-1)),
-            KeyCode::Down | KeyCode::Char('j') => self.move_selection(Move::By(1)),
-            KeyCode::PageUp => self.move_selection(Move::Page(-1)),
-            KeyCode::PageDown => self.move_selection(Move::Page(1)),
-            KeyCode::Home | KeyCode::Char('g') => self.move_selection(Move::Home),
-            KeyCode::End | KeyCode::Char('G') => self.move_selection(Move::End),
+            Action::SearchNext | Action::SearchPrev => {
+                let forward = action == Action::SearchNext;
+                let Some(s) = self.session_mut() else { return };
+                if let Some(line) = s.placement_search.step(forward) {
+                    s.placement_scroll.selected = line;
+                }
+                let text = s.placement_search.describe();
+                self.set_info(text);
+            }
+        }
+    }
+
+    fn help_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('?') | KeyCode::Enter | KeyCode::Char('q') => {
+                self.overlay = Overlay::None;
+                self.help_scroll = 0;
+            }
+            // On a terminal too short for every binding.
+            KeyCode::Down | KeyCode::Char('j') => self.help_scroll += 1,
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.help_scroll = self.help_scroll.saturating_sub(1)
+            }
+            KeyCode::PageDown => self.help_scroll += 10,
+            KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
             _ => {}
         }
+    }
+
+    /// `d` / `y`: Describe or YAML of the selected pod, or in Nodes of the
+    /// selected node.
+    fn inspect(&mut self, kind: Kind) {
+        let view = self.view;
+        let Some(s) = self.session() else { return };
+        let cluster = s.cluster();
+        let overlay = if view == View::Nodes {
+            s.nodes.selected_row().map(|n| match kind {
+                Kind::Describe => Inspect::describe_node(cluster, n),
+                Kind::Yaml => Inspect::node_yaml(cluster, n),
+            })
+        } else {
+            s.selected_pod(view).map(|p| match kind {
+                Kind::Describe => Inspect::describe_pod(cluster, p),
+                Kind::Yaml => Inspect::pod_yaml(cluster, p),
+            })
+        };
+        match overlay {
+            Some(i) => self.overlay = Overlay::Inspect(Box::new(i)),
+            None => self.set_info(
+                "d / y describe or show as YAML the selected pod (Overview, Pods, Placement, Skew) or node (Nodes)",
+            ),
+        }
+    }
+
+    fn inspect_key(&mut self, key: KeyEvent) {
+        let Overlay::Inspect(i) = &mut self.overlay else {
+            return;
+        };
+        if i.search.typing {
+            match line::edit(&mut i.search.query, &mut i.search.cursor, key) {
+                Edit::Changed | Edit::Moved => {}
+                Edit::Ignored => match key.code {
+                    KeyCode::Esc => i.search = Default::default(),
+                    KeyCode::Enter => {
+                        let from = i.scroll.selected;
+                        if let Some(line) = i.search.run(&i.lines, from) {
+                            i.scroll.selected = line;
+                        }
+                        let text = i.search.describe();
+                        self.set_info(text);
+                    }
+                    _ => {}
+                },
+            }
+            return;
+        }
+        let scopes = [
+            Scope::Inspect,
+            Scope::Placement,
+            Scope::Lists,
+            Scope::Global,
+        ];
+        let len = i.lines.len();
+        match keys::action(&scopes, &key) {
+            Some(Action::Close) => self.overlay = Overlay::None,
+            Some(Action::Up) => Move::By(-1).apply_scroll(&mut i.scroll, len),
+            Some(Action::Down) => Move::By(1).apply_scroll(&mut i.scroll, len),
+            Some(Action::PageUp) => Move::Page(-1).apply_scroll(&mut i.scroll, len),
+            Some(Action::PageDown) => Move::Page(1).apply_scroll(&mut i.scroll, len),
+            Some(Action::Home) => Move::Home.apply_scroll(&mut i.scroll, len),
+            Some(Action::End) => Move::End.apply_scroll(&mut i.scroll, len),
+            Some(Action::Filter) => i.search.start(),
+            Some(a @ (Action::SearchNext | Action::SearchPrev)) => {
+                if let Some(line) = i.search.step(a == Action::SearchNext) {
+                    i.scroll.selected = line;
+                }
+                let text = i.search.describe();
+                self.set_info(text);
+            }
+            Some(Action::Help) => self.overlay = Overlay::Help,
+            _ => {}
+        }
+    }
+
+    fn placement_search_typing(&self) -> bool {
+        self.view == View::Placement && self.session().is_some_and(|s| s.placement_search.typing)
+    }
+
+    /// Typing after `/` in Placement: the letters are the search, never
+    /// commands.
+    fn placement_search_key(&mut self, key: KeyEvent) {
+        let Some(s) = self.session_mut() else { return };
+        let search = &mut s.placement_search;
+        match line::edit(&mut search.query, &mut search.cursor, key) {
+            Edit::Changed | Edit::Moved => {}
+            Edit::Ignored => match key.code {
+                KeyCode::Esc => s.placement_search = Default::default(),
+                KeyCode::Enter => {
+                    let lines = s
+                        .placement
+                        .as_ref()
+                        .map(|r| r.lines.clone())
+                        .unwrap_or_default();
+                    let from = s.placement_scroll.selected;
+                    if let Some(line) = s.placement_search.run(&lines, from) {
+                        s.placement_scroll.selected = line;
+                    }
+                    let text = s.placement_search.describe();
+                    self.set_info(text);
+                }
+                _ => {}
+            },
+        }
+    }
+
+    /// The line being typed, if any: its prompt, text and cursor (the
+    /// status line draws it).
+    pub fn input_line(&self) -> Option<(&'static str, &str, usize)> {
+        if self.filtering {
+            return Some(("/", self.filter_text().unwrap_or(""), self.filter_cursor));
+        }
+        if let Overlay::Inspect(i) = &self.overlay
+            && i.search.typing
+        {
+            return Some(("/", &i.search.query, i.search.cursor));
+        }
+        if self.view == View::Placement
+            && let Some(s) = self.session()
+            && s.placement_search.typing
+        {
+            return Some(("/", &s.placement_search.query, s.placement_search.cursor));
+        }
+        None
     }
 
     pub fn handle_mouse(&mut self, mouse: MouseEvent) {
@@ -117,7 +316,25 @@ impl App {
         match mouse.kind {
             MouseEventKind::ScrollUp => self.move_selection(Move::By(-WHEEL_ROWS)),
             MouseEventKind::ScrollDown => self.move_selection(Move::By(WHEEL_ROWS)),
+            MouseEventKind::Down(crossterm::event::MouseButton::Left) => self.click(mouse.row),
             _ => {}
+        }
+    }
+
+    /// A click on a row of the list shown selects it.
+    fn click(&mut self, row: u16) {
+        let view = self.view;
+        let Some(s) = self.session_mut() else { return };
+        let (cursor, len) = match view {
+            View::Nodes => (&mut s.nodes.cursor, s.nodes.rows.len()),
+            View::Pods => (&mut s.pods.cursor, s.pods.rows.len()),
+            View::Overview => (&mut s.pending_cursor, s.loaded.derived.pending.len()),
+            _ => return,
+        };
+        if let Some(i) = cursor.row_at(row)
+            && i < len
+        {
+            cursor.selected = i;
         }
     }
 
@@ -138,9 +355,11 @@ impl App {
             KeyCode::Tab => p.complete(),
             KeyCode::Up => p.move_highlight(-1),
             KeyCode::Down => p.move_highlight(1),
-            KeyCode::Backspace => p.backspace(),
-            KeyCode::Char(c) => p.type_char(c),
-            _ => {}
+            _ => {
+                if line::edit(&mut p.input, &mut p.cursor, key) == Edit::Changed {
+                    p.update();
+                }
+            }
         }
     }
 
@@ -155,6 +374,77 @@ impl App {
             Command::Mark => self.mark_moment(),
             Command::Version(v) => self.set_scheduler_version(&v),
             Command::Config(path) => self.set_scheduler_config(&path),
+            Command::Namespace(ns) => self.set_namespace(ns),
+            Command::Contexts => self.list_contexts(),
+        }
+    }
+
+    /// `:ns NAME` shows only that namespace's pods; `:ns` or `:ns all`
+    /// shows every namespace again.
+    fn set_namespace(&mut self, ns: Option<String>) {
+        let Some(s) = self.session_mut() else { return };
+        let known = |n: &str| s.loaded.derived.pod_rows.iter().any(|p| p.namespace == n);
+        if let Some(n) = &ns
+            && !known(n)
+        {
+            let mut names: Vec<&str> = s
+                .loaded
+                .derived
+                .pod_rows
+                .iter()
+                .map(|p| p.namespace.as_str())
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            let text = format!(
+                "no pods in namespace {n:?}; namespaces: {}",
+                names.join(", ")
+            );
+            self.set_error(text);
+            return;
+        }
+        s.namespace = ns.clone();
+        s.pods.forget_matches();
+        s.pods.cursor.home();
+        s.refresh_pods();
+        self.switch_to(View::Pods);
+        match ns {
+            Some(n) => self.set_info(format!("namespace {n} (:ns all shows every namespace)")),
+            None => self.set_info("all namespaces"),
+        }
+    }
+
+    /// `:ctx`: the kubeconfig's contexts when live; a snapshot has none.
+    fn list_contexts(&mut self) {
+        let live = self.feed.as_ref().and_then(super::Feed::live);
+        let Some(live) = live else {
+            let name = self
+                .session()
+                .map_or(String::new(), |s| s.loaded.name.clone());
+            self.set_error(format!(
+                ":ctx is unavailable: {name} is a snapshot, not a live cluster, so there are no contexts (kplace --context NAME opens one)"
+            ));
+            return;
+        };
+        let current = live.context().to_string();
+        match crate::app::live::contexts(self.kubeconfig.as_deref()) {
+            Ok(names) => {
+                let list: Vec<String> = names
+                    .iter()
+                    .map(|n| {
+                        if *n == current {
+                            format!("*{n}")
+                        } else {
+                            n.clone()
+                        }
+                    })
+                    .collect();
+                self.set_info(format!(
+                    "contexts: {} (* shown; kplace --context NAME opens another)",
+                    list.join(", ")
+                ));
+            }
+            Err(e) => self.set_error(format!(":ctx: {e} (shown: {current})")),
         }
     }
 
@@ -165,13 +455,19 @@ impl App {
                 self.edit_filter(String::clear);
             }
             KeyCode::Enter => self.filtering = false,
-            KeyCode::Backspace => self.edit_filter(|f| {
-                f.pop();
-            }),
             KeyCode::Up => self.move_selection(Move::By(-1)),
             KeyCode::Down => self.move_selection(Move::By(1)),
-            KeyCode::Char(c) => self.edit_filter(|f| f.push(c)),
-            _ => {}
+            _ => {
+                let Some(mut text) = self.filter_text().map(str::to_string) else {
+                    return;
+                };
+                let mut cursor = self.filter_cursor;
+                let edit = line::edit(&mut text, &mut cursor, key);
+                self.filter_cursor = cursor;
+                if edit == Edit::Changed {
+                    self.edit_filter(|f| *f = text);
+                }
+            }
         }
     }
 
@@ -208,7 +504,7 @@ impl App {
         }
     }
 
-    fn cycle_sort(&mut self, reverse: bool) {
+    fn cycle_sort(&mut self) {
         let view = self.view;
         let Some(s) = self.session_mut() else { return };
         let (t, columns) = match view {
@@ -216,12 +512,36 @@ impl App {
             View::Pods => (&mut s.pods, POD_SORTS.len()),
             _ => return,
         };
-        if reverse {
-            t.descending = !t.descending;
-        } else {
-            t.sort = (t.sort + 1) % columns;
-        }
+        t.sort = (t.sort + 1) % columns;
+        t.descending = false;
         t.cursor.home();
+        match view {
+            View::Nodes => s.refresh_nodes(),
+            _ => s.refresh_pods(),
+        }
+    }
+
+    /// Shift-letter in Nodes or Pods: sort by that column, again: reverse.
+    fn sort_by_letter(&mut self, letter: char) {
+        let view = self.view;
+        let Some(s) = self.session_mut() else { return };
+        let (t, columns): (_, &[crate::app::table::SortColumn]) = match view {
+            View::Nodes => (&mut s.nodes, &NODE_SORTS),
+            View::Pods => (&mut s.pods, &POD_SORTS),
+            _ => return,
+        };
+        if !t.sort_by_letter(columns, letter) {
+            let letters: Vec<String> = columns
+                .iter()
+                .map(|c| format!("{} {}", c.letter, c.name))
+                .collect();
+            let text = format!(
+                "no column sorts with shift-{letter}; here: {}",
+                letters.join(", ")
+            );
+            self.set_info(text);
+            return;
+        }
         match view {
             View::Nodes => s.refresh_nodes(),
             _ => s.refresh_pods(),
@@ -293,7 +613,11 @@ impl Move {
 
     /// For a read-only text: the "selection" is the top line shown.
     fn apply_scroll(self, c: &mut Cursor, len: usize) {
-        let last_top = len.saturating_sub(c.page());
+        let last_top = c
+            .last_top()
+            .unwrap_or_else(|| len.saturating_sub(c.page()))
+            .min(len.saturating_sub(1));
+        c.selected = c.selected.min(last_top);
         match self {
             Move::By(n) => c.move_by(n, last_top + 1),
             Move::Page(n) => c.move_by(n * c.page() as isize, last_top + 1),

@@ -150,6 +150,8 @@ pub struct WhatIf {
     pub cursor: usize,
     /// Text being typed into the selected row.
     pub input: Option<String>,
+    /// Where the cursor is in `input` (a character index).
+    pub input_cursor: usize,
     /// Priority class chooser: highlighted index into `class_choices`.
     pub chooser: Option<usize>,
     pub editor: Option<TextArea>,
@@ -720,11 +722,9 @@ impl WhatIf {
                         });
                     }
                 }
-                KeyCode::Backspace => {
-                    text.pop();
+                _ => {
+                    crate::app::line::edit(text, &mut self.input_cursor, key);
                 }
-                KeyCode::Char(c) => text.push(c),
-                _ => {}
             }
             return KeyResult::Done;
         }
@@ -750,7 +750,9 @@ impl WhatIf {
                     // Added with defaults; the new rows are then edited.
                     self.edit(cluster, &r.target, |doc, _| form::apply(doc, &r.target, ""));
                 } else {
-                    self.input = Some(form::initial_text(&r));
+                    let text = form::initial_text(&r);
+                    self.input_cursor = text.chars().count();
+                    self.input = Some(text);
                 }
             }
             KeyCode::Char('x') | KeyCode::Delete => {

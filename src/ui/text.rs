@@ -1,0 +1,142 @@
+//! Text that fits its pane: paragraphs wrapped to the pane's width at draw
+//! time (at spaces only, continuation lines indented like the first), and
+//! table cells cut with `…` at the end, or in the middle for names whose
+//! end tells them apart (`gke-prod-po…-7afe63`).
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Display width of `s` in terminal columns.
+pub fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// `text` wrapped to `width` columns: breaks only at spaces (a word longer
+/// than a whole line is the one exception), continuation lines indented
+/// as the first line's text starts (after its leading spaces and a `•`).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    if self::width(text) <= width {
+        return vec![text.trim_end().to_string()];
+    }
+    let lead = text.len() - text.trim_start_matches(' ').len();
+    let rest = &text[lead..];
+    let bullet = ["• ", "- ", "✗ ", "✓ "]
+        .iter()
+        .find(|b| rest.starts_with(*b))
+        .map_or(0, |b| self::width(b));
+    let mut indent = " ".repeat(lead + bullet);
+    if indent.len() * 2 > width {
+        indent.clear();
+    }
+    let options = textwrap::Options::new(width)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
+        .subsequent_indent(&indent)
+        .break_words(true);
+    textwrap::wrap(text, options)
+        .into_iter()
+        .map(|l| l.trim_end().to_string())
+        .collect()
+}
+
+/// Styled lines, each wrapped to `width`: every screen row one `Line`.
+pub fn wrap_styled(src: &[(Style, &str)], width: usize) -> Vec<Line<'static>> {
+    src.iter()
+        .flat_map(|(style, text)| {
+            wrap(text, width)
+                .into_iter()
+                .map(move |l| Line::from(Span::styled(l, *style)))
+        })
+        .collect()
+}
+
+/// How many screen rows `text` takes at `width`.
+pub fn rows(text: &str, width: usize) -> usize {
+    if self::width(text) <= width.max(1) {
+        1
+    } else {
+        wrap(text, width).len()
+    }
+}
+
+/// `s` cut to `max` columns with `…` at the end.
+pub fn cut_end(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > max - 1 {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
+/// `s` cut to `max` columns with `…` in the middle, keeping the end that
+/// tells names apart: the last `-`-separated part (a hash, an ordinal, a
+/// zone letter) when it fits in half the width, else the last third.
+pub fn cut_middle(s: &str, max: usize) -> String {
+    let total = width(s);
+    if total <= max {
+        return s.to_string();
+    }
+    if max < 5 {
+        return cut_end(s, max);
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let suffix = match s.rfind(['-', '.', '/', '_']) {
+        Some(i) if width(&s[i..]) < max / 2 + 1 => s[i..].chars().count(),
+        _ => (max - 1) / 3,
+    };
+    let tail: String = chars[chars.len() - suffix..].iter().collect();
+    let head = cut_end(
+        &chars[..chars.len() - suffix].iter().collect::<String>(),
+        max - width(&tail),
+    );
+    // `cut_end` ends the head with the ellipsis.
+    format!("{head}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_at_spaces_and_indents_continuations() {
+        let text = "  0/5 nodes are available: 2 node(s) had untolerated taint {dedicated: batch}, 3 Insufficient cpu.";
+        let lines = wrap(text, 40);
+        assert!(lines.len() > 2, "{lines:?}");
+        assert!(lines.iter().all(|l| width(l) <= 40), "{lines:?}");
+        assert!(lines[1].starts_with("  ") && !lines[1].starts_with("   "));
+        let words: Vec<&str> = lines.iter().flat_map(|l| l.split_whitespace()).collect();
+        let expected: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(words, expected);
+        let bullet = wrap("  • a note that is long enough to wrap twice here", 20);
+        assert!(
+            bullet[1].starts_with("    a") || bullet[1].starts_with("    "),
+            "{bullet:?}"
+        );
+    }
+
+    #[test]
+    fn cuts_keep_the_distinguishing_end() {
+        assert_eq!(
+            cut_middle("gke-prod-pool-2-b7c9d1e0-7afe63", 19),
+            "gke-prod-po…-7afe63"
+        );
+        assert_eq!(cut_middle("worker-a01", 20), "worker-a01");
+        assert_eq!(cut_end("Ready,SchedulingDisabled", 10), "Ready,Sch…");
+        assert_eq!(width(&cut_middle("abcdefghijklmnopqrstuvwxyz", 10)), 10);
+    }
+}

@@ -1,0 +1,234 @@
+//! Text that fits: the Placement answer wraps to its pane at 80×24 and
+//! 200×60 with every word of the scheduler's message kept, table columns
+//! are sized from their content (numbers never cut, names cut in the
+//! middle so their distinguishing end stays), the drain plan shows where
+//! each pod goes.
+
+mod common;
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kplace::app::{App, Options, View};
+
+const SETTLE: Duration = Duration::from_secs(60);
+
+fn demo_app() -> App {
+    let mut app = App::new(Options {
+        demo: true,
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "demo did not load and settle");
+    app
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+    assert!(app.wait_until_idle(SETTLE), "engine did not answer in time");
+}
+
+fn keys(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// The words of the screen's inner text (borders dropped), in order.
+fn words(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .flat_map(|l| {
+            l.trim_matches(|c| c == '│' || c == ' ')
+                .split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Opens the Placement of `ns/name` through the Pods filter.
+fn open(app: &mut App, pod: &str) {
+    key(app, KeyCode::Char('5'));
+    key(app, KeyCode::Char('/'));
+    keys(app, pod);
+    key(app, KeyCode::Enter);
+    key(app, KeyCode::Enter);
+    assert_eq!(app.view, View::Placement);
+}
+
+#[test]
+fn placement_message_keeps_every_word_at_80x24_and_200x60() {
+    for (w, h) in [(80u16, 24u16), (200, 60)] {
+        let mut app = demo_app();
+        open(&mut app, "trainer-xl");
+        let (i, message) = {
+            let s = app.session().expect("ready");
+            let r = s.placement.as_ref().expect("answer");
+            let i = r
+                .lines
+                .iter()
+                .position(|l| l.text.contains("nodes are available"))
+                .expect("the FitError message");
+            (i, r.lines[i].text.trim().to_string())
+        };
+        // Scroll so the message is the top line of the pane.
+        for _ in 0..i {
+            key(&mut app, KeyCode::Down);
+        }
+        assert!(
+            message.len() > 100,
+            "a message long enough to wrap: {message}"
+        );
+        let screen = common::render(&app, w, h);
+        let shown = words(&screen);
+        let expected: Vec<&str> = message.split_whitespace().collect();
+        // The message's words appear, consecutively, across the wrapped rows.
+        let found = shown
+            .windows(expected.len())
+            .any(|win| win.iter().map(String::as_str).eq(expected.iter().copied()));
+        assert!(
+            found,
+            "{w}x{h}: the message's words are not all on screen in order:\n{message}\n{screen}"
+        );
+        // Nothing runs past the pane's right border.
+        for l in screen.lines().filter(|l| l.starts_with('│')) {
+            assert!(l.ends_with('│'), "{w}x{h}: a row runs over the border: {l}");
+        }
+    }
+}
+
+#[test]
+fn nodes_table_shows_whole_numbers_and_whole_names_at_80x24() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('4'));
+    let s = common::render(&app, 80, 24);
+    // gpu-a01 requests 6.1 of 15.9 cores: the number is never cut.
+    let gpu = s
+        .lines()
+        .find(|l| l.contains("gpu-a01"))
+        .unwrap_or_else(|| panic!("no gpu-a01 row:\n{s}"));
+    assert!(gpu.contains("6.1/15.9"), "{gpu}\n{s}");
+    assert!(gpu.contains("24.1Gi/60Gi"), "{gpu}\n{s}");
+    // Names are whole when they fit: the taints give way first.
+    assert!(s.contains("worker-a01"), "{s}");
+    assert!(s.contains("eu-west-1a"), "{s}");
+}
+
+#[test]
+fn pods_table_keeps_the_distinguishing_end_of_names_at_80x24() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    let s = common::render(&app, 80, 24);
+    let names: Vec<String> = app
+        .session()
+        .expect("ready")
+        .pods
+        .rows
+        .iter()
+        .take(5)
+        .map(|&r| {
+            app.session().unwrap().loaded.derived.pod_rows[r as usize]
+                .name
+                .clone()
+        })
+        .collect();
+    for name in &names {
+        // Whole, or cut in the middle: the random suffix is on screen.
+        let suffix = name.rsplit('-').next().unwrap_or(name);
+        let row = s
+            .lines()
+            .find(|l| l.contains(suffix))
+            .unwrap_or_else(|| panic!("no row ends {name}'s name with {suffix}:\n{s}"));
+        assert!(
+            row.contains(name.as_str()) || row.contains(&format!("…-{suffix}")),
+            "{name}: {row}"
+        );
+    }
+    // Five pods sharing a prefix read as five different names.
+    let shown: std::collections::HashSet<&str> = s
+        .lines()
+        .skip(4)
+        .take(5)
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(shown.len(), 5, "{s}");
+}
+
+#[test]
+fn long_node_names_end_with_their_suffix_or_an_ellipsis() {
+    use kplace::model::Cluster;
+    let mut doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": []});
+    let items = doc["items"].as_array_mut().unwrap();
+    let names = [
+        "gke-prod-pool-highmem-2-b7c9d1e0-7afe63",
+        "gke-prod-pool-highmem-2-b7c9d1e0-9c2d41",
+    ];
+    for n in names {
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n,
+                "topology.kubernetes.io/zone": "europe-west4-a"}},
+            "spec": {"taints": [{"key": "workload-class/dedicated-highmem-batch", "value": "true", "effect": "NoSchedule"}]},
+            "status": {"allocatable": {"cpu": "15900m", "memory": "60Gi", "pods": "110"}}
+        }));
+    }
+    items.push(serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-0", "namespace": "default"},
+        "spec": {"nodeName": names[0], "containers": [{"name": "c", "image": "nginx",
+            "resources": {"requests": {"cpu": "6100m", "memory": "1Gi"}}}]},
+        "status": {"phase": "Running"}
+    }));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
+    let mut app = App::with_cluster(cluster, "long names", Options::default());
+    key(&mut app, KeyCode::Char('4'));
+    for (w, h) in [(80u16, 24u16), (200, 60)] {
+        let s = common::render(&app, w, h);
+        for n in names {
+            let suffix = &n[n.len() - 7..];
+            let row = s
+                .lines()
+                .find(|l| l.contains(suffix))
+                .unwrap_or_else(|| panic!("{w}x{h}: no row ends with {suffix}:\n{s}"));
+            assert!(
+                row.contains(n) || row.contains(&format!("…{suffix}")),
+                "{row}"
+            );
+        }
+        assert!(s.contains("6.1/15.9"), "{w}x{h}: CPU REQ cut:\n{s}");
+        // The taint text gives way with an ellipsis, never silently.
+        if w == 80 {
+            assert!(s.contains('…'), "{s}");
+        } else {
+            assert!(
+                s.contains("workload-class/dedicated-highmem-batch=true:NoSchedule"),
+                "{s}"
+            );
+        }
+    }
+}
+
+#[test]
+fn drain_plan_shows_where_every_displaced_pod_goes_at_80x24() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('4'));
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.view, View::WhatIf);
+    let s = common::render(&app, 80, 24);
+    let arrows: Vec<&str> = s.lines().filter(|l| l.contains("→ ")).collect();
+    assert!(!arrows.is_empty(), "{s}");
+    for l in arrows {
+        let dest = l
+            .split("→ ")
+            .nth(1)
+            .unwrap_or("")
+            .trim_end_matches(['│', ' ']);
+        assert!(
+            dest.starts_with("worker-") && dest.len() >= "worker-a01".len(),
+            "destination cut: {l:?}\n{s}"
+        );
+    }
+}
