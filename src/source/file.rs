@@ -46,6 +46,15 @@ pub enum SourceError {
         line: Option<usize>,
         source: InvalidObject,
     },
+    /// A file of another kind than the command reads (a snapshot given to
+    /// `verify`, a timeline given as a pod).
+    #[error("{file} is {what}, not {wanted} ({hint})")]
+    WrongKind {
+        file: String,
+        what: String,
+        wanted: String,
+        hint: String,
+    },
     #[error("{file}: the snapshot holds no Node and no Pod objects")]
     Empty { file: String },
     #[error(
@@ -652,6 +661,25 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
     }
 }
 
+/// A recorded timeline (its first line the timeline header) where another
+/// kind of file was wanted: the error says what it is and where it goes.
+fn refuse_timeline(bytes: &[u8], file: &str, wanted: &str, hint: &str) -> Result<(), SourceError> {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(0);
+    let marker = format!("{{\"{}\"", super::record::TIMELINE_MARKER);
+    if bytes[start..].starts_with(marker.as_bytes()) {
+        return Err(SourceError::WrongKind {
+            file: file.to_string(),
+            what: "a recorded timeline".into(),
+            wanted: wanted.into(),
+            hint: hint.into(),
+        });
+    }
+    Ok(())
+}
+
 fn ingest_bytes(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
     c.files.push(file.to_string());
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
@@ -715,7 +743,14 @@ pub fn load_snapshot_with(
         let started = Instant::now();
         let bytes = read_bytes(f)?;
         c.timings.load += started.elapsed();
-        ingest_bytes(&mut c, &bytes, &f.display().to_string())?;
+        let name = f.display().to_string();
+        refuse_timeline(
+            &bytes,
+            &name,
+            "a cluster snapshot",
+            "the TUI replays it: `kplace --snapshot FILE`; `kplace verify FILE` checks it",
+        )?;
+        ingest_bytes(&mut c, &bytes, &name)?;
     }
     let notes = std::mem::take(&mut c.notes);
     c.finish(&path.display().to_string())
