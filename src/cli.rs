@@ -80,6 +80,17 @@ pub enum Command {
     Record(crate::cli_live::RecordArgs),
     /// Compare kplace's answers with the bindings a recorded timeline saw.
     Verify(crate::cli_live::VerifyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff, for `man -l -`) to standard output.
+    Man,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -89,15 +100,18 @@ pub enum Format {
     Table,
 }
 
-/// Answers at or beyond this make `--fail-on` exit with status 3.
+/// Answers at or beyond this make `--fail-on` exit with status 3. The
+/// levels are ordered: preempt < pdb-violation < unschedulable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
-    /// The pod would preempt others, or cannot be placed at all.
+    /// The pod would preempt others (or anything worse).
     Preempt,
-    /// The pod cannot be placed even with preemption (or is rejected).
-    Unschedulable,
-    /// The preemption would break a PodDisruptionBudget.
+    /// The preemption would break a PodDisruptionBudget (or anything worse:
+    /// the pod is unschedulable or rejected).
     PdbViolation,
+    /// The pod cannot be placed even with preemption, or is rejected (or
+    /// gated, or waits for claims: it does not run).
+    Unschedulable,
 }
 
 #[derive(Args, Debug)]
@@ -111,8 +125,11 @@ pub struct PlaceArgs {
     pub pod: String,
     #[arg(short, long, value_enum, default_value = "table")]
     pub output: Format,
-    /// Exit with status 3 when the answer is this bad or worse.
-    #[arg(long, value_enum, value_name = "preempt|unschedulable|pdb-violation")]
+    /// Exit with status 3 when the answer is this bad or worse, in the order
+    /// preempt < pdb-violation < unschedulable (rejected counts as
+    /// unschedulable): `--fail-on pdb-violation` also trips for a pod that
+    /// cannot be placed at all.
+    #[arg(long, value_enum, value_name = "preempt|pdb-violation|unschedulable")]
     pub fail_on: Option<FailOn>,
     /// Print how long loading, converting and answering took (to stderr).
     #[arg(long)]
@@ -438,18 +455,26 @@ fn place_replicas(
         }
     };
     let plan = engine::replicas::place_replicas(cluster, &template, n, scheduler);
+    let json = || {
+        let mut v = report::json::replica_plan(&plan);
+        v["requested"] = serde_json::json!(n);
+        v
+    };
     let mut stdout = std::io::stdout().lock();
     match args.output {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut stdout, &report::json::replica_plan(&plan))?;
+            serde_json::to_writer_pretty(&mut stdout, &json())?;
             writeln!(stdout)?;
         }
         Format::Yaml => {
-            let text = serde_saphyr::to_string(&report::json::replica_plan(&plan))
-                .context("rendering YAML")?;
+            let text = serde_saphyr::to_string(&json()).context("rendering YAML")?;
             writeln!(stdout, "{}", text.trim_end())?;
         }
-        Format::Table => write!(stdout, "{}", report::table::render_replicas(&plan))?,
+        Format::Table => write!(
+            stdout,
+            "{}",
+            report::table::render_replicas(&plan, n, args.limit)
+        )?,
     }
     stdout.flush()?;
     if let Some(fail_on) = args.fail_on
@@ -463,43 +488,69 @@ fn place_replicas(
     Ok(())
 }
 
-/// Why the answer trips `--fail-on`, if it does.
+/// Why the answer trips `--fail-on`, if it does. The levels are an order
+/// of severity — preempt < pdb-violation < unschedulable (rejected, gated
+/// and the other outcomes where the pod does not run count as
+/// unschedulable) — and each level trips on itself and everything worse.
 fn fail_on_reason(fail_on: FailOn, answer: &Placement) -> Option<String> {
     let outcome = answer.outcome;
-    match fail_on {
-        FailOn::Preempt if outcome.severity() >= Outcome::Preempt.severity() => Some(format!(
-            "--fail-on preempt: the answer is {} ({})",
+    let flag = match fail_on {
+        FailOn::Preempt => "preempt",
+        FailOn::PdbViolation => "pdb-violation",
+        FailOn::Unschedulable => "unschedulable",
+    };
+    if outcome.severity() >= Outcome::Unschedulable.severity() {
+        return Some(format!(
+            "--fail-on {flag}: the answer is {} ({})",
             outcome.as_str(),
             answer.pod
+        ));
+    }
+    if fail_on == FailOn::Unschedulable {
+        return None;
+    }
+    // A PDB broken by the preemption: as bad as pdb-violation.
+    let broken = broken_pdbs(answer);
+    let breaks = (!broken.is_empty())
+        .then(|| format!("breaks PodDisruptionBudget(s) {}", broken.join(", ")));
+    match (
+        fail_on,
+        outcome.severity() >= Outcome::Preempt.severity(),
+        breaks,
+    ) {
+        (FailOn::Preempt, true, breaks) => Some(format!(
+            "--fail-on preempt: the answer is {} ({}){}",
+            outcome.as_str(),
+            answer.pod,
+            breaks
+                .map(|b| format!("; the preemption {b}"))
+                .unwrap_or_default()
         )),
-        FailOn::Unschedulable if outcome.severity() >= Outcome::Unschedulable.severity() => {
-            Some(format!(
-                "--fail-on unschedulable: the answer is {} ({})",
-                outcome.as_str(),
-                answer.pod
-            ))
-        }
-        FailOn::PdbViolation => {
-            let pre = answer.preemption.as_ref()?;
-            let broken: Vec<String> = pre
-                .termination
-                .iter()
-                .flat_map(|t| {
-                    t.victims
-                        .iter()
-                        .flat_map(|v| v.violated_pdbs.iter().cloned())
-                })
-                .collect();
-            (!broken.is_empty()).then(|| {
-                format!(
-                    "--fail-on pdb-violation: preempting for {} breaks PodDisruptionBudget(s) {}",
-                    answer.pod,
-                    broken.join(", ")
-                )
-            })
-        }
+        (_, _, Some(breaks)) => Some(format!(
+            "--fail-on {flag}: preempting for {} {breaks}",
+            answer.pod
+        )),
         _ => None,
     }
+}
+
+/// The PodDisruptionBudgets the preemption breaks, each named once (several
+/// victims may break the same one), in the order first met.
+fn broken_pdbs(answer: &Placement) -> Vec<String> {
+    let mut broken: Vec<String> = Vec::new();
+    let Some(pre) = answer.preemption.as_ref() else {
+        return broken;
+    };
+    for pdb in pre
+        .termination
+        .iter()
+        .flat_map(|t| t.victims.iter().flat_map(|v| v.violated_pdbs.iter()))
+    {
+        if !broken.iter().any(|b| b == pdb) {
+            broken.push(pdb.clone());
+        }
+    }
+    broken
 }
 
 pub fn synth(args: &SynthArgs) -> Result<()> {
@@ -569,4 +620,25 @@ pub fn tui(args: TuiArgs) -> Result<()> {
         scheduler_version: args.scheduler_version,
         scheduler_config: load_scheduler_config(args.scheduler_config.as_deref())?,
     })
+}
+
+/// `kplace completions SHELL`: the completion script, generated from the
+/// clap definitions (so it always knows every subcommand and option).
+pub fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Result<()> {
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "kplace", &mut out);
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// `kplace man`: the manual page (roff), generated from the clap definitions.
+pub fn man(command: clap::Command) -> Result<()> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(command).render(&mut out)?;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
+    Ok(())
 }
