@@ -13,8 +13,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use kplace::engine::{self, Outcome, Placement, Version};
 use kplace::model::Cluster;
 use kplace::report;
-use kplace::source::file::{LoadOptions, SourceError, load_pod_with_claims, load_snapshot_with};
+use kplace::source::file::{LoadOptions, SourceError, load_manifest_bytes, load_snapshot_with};
 use kplace::source::version::{ServerVersion, choose};
+use kplace::source::workload::Replicas;
 
 /// `--scheduler-version`: `1.33`, `v1.33` or `v1.33.2`; anything else is a
 /// usage error (exit 2) that names the supported releases.
@@ -119,10 +120,17 @@ pub struct PlaceArgs {
     /// The cluster snapshot (YAML or JSON List, multi-document YAML, a directory, or .gz).
     #[arg(long, value_name = "FILE")]
     pub snapshot: PathBuf,
-    /// The incoming pod: a Pod manifest file (`-` reads it from standard
-    /// input), or NAMESPACE/NAME of a pod in the snapshot.
+    /// The incoming pod: a manifest file (`-` reads it from standard
+    /// input) holding a Pod or a workload (Deployment, ReplicaSet,
+    /// StatefulSet, DaemonSet, Job, CronJob: its pod template, as the
+    /// controller's pod), alone or among other objects (`helm template`
+    /// output); or NAMESPACE/NAME of a pod in the snapshot.
     #[arg(long, value_name = "POD.yaml|-|NAMESPACE/NAME")]
     pub pod: String,
+    /// The pod or workload to use when the manifest holds several
+    /// (`deployment/web`, `sts/db`, `job/migrate`, `pod/debug`, or a name).
+    #[arg(long, value_name = "KIND/NAME")]
+    pub workload: Option<String>,
     #[arg(short, long, value_enum, default_value = "table")]
     pub output: Format,
     /// Exit with status 3 when the answer is this bad or worse, in the order
@@ -141,7 +149,8 @@ pub struct PlaceArgs {
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
     /// Place the pod N times in sequence, each replica added to a fork of the
-    /// snapshot before the next, as a scale-up would.
+    /// snapshot before the next, as a scale-up would. Default for a
+    /// workload: its replica count (spec.replicas, a Job's parallelism).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub replicas: Option<u32>,
     /// Answer as this kube-scheduler release (1.30–1.34). Default: the version
@@ -255,7 +264,31 @@ enum Question {
 /// claims is a few KiB; more is not a pod.
 const STDIN_POD_LIMIT: u64 = 16 << 20;
 
-fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
+/// What a workload manifest brings beside its pod.
+struct FromWorkload {
+    workload: kplace::source::workload::Workload,
+    owners: Vec<kplace::model::policy::SelectorOwner>,
+}
+
+fn new_pod(
+    m: kplace::source::file::Manifest,
+    from: &mut Option<FromWorkload>,
+) -> Result<Question, CliError> {
+    if let Some(workload) = m.workload {
+        *from = Some(FromWorkload {
+            workload,
+            owners: m.owners,
+        });
+    }
+    Ok(Question::NewPod(Box::new(m.pod), m.claims))
+}
+
+fn resolve_pod(
+    arg: &str,
+    select: Option<&str>,
+    cluster: &mut Cluster,
+    from: &mut Option<FromWorkload>,
+) -> Result<Question, CliError> {
     if arg == "-" {
         use std::io::Read;
         let mut bytes = Vec::new();
@@ -268,17 +301,24 @@ fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
                 "<stdin>: too large for a pod manifest (limit 16 MiB)".into(),
             ));
         }
-        let (pod, claims) = kplace::source::file::load_pod_with_claims_bytes(
-            &bytes,
-            "<stdin>",
-            &mut cluster.interner,
-        )?;
-        return Ok(Question::NewPod(Box::new(pod), claims));
+        let m = load_manifest_bytes(&bytes, "<stdin>", &mut cluster.interner, select)?;
+        return new_pod(m, from);
     }
     let path = Path::new(arg);
     if path.is_file() {
-        let (pod, claims) = load_pod_with_claims(path, &mut cluster.interner)?;
-        return Ok(Question::NewPod(Box::new(pod), claims));
+        let bytes = kplace::source::file::read_bytes(path)?;
+        let m = load_manifest_bytes(
+            &bytes,
+            &path.display().to_string(),
+            &mut cluster.interner,
+            select,
+        )?;
+        return new_pod(m, from);
+    }
+    if select.is_some() {
+        return Err(CliError::BadInput(format!(
+            "--workload chooses among the objects of a manifest file; {arg} is not a file"
+        )));
     }
     if let Some((ns, name)) = arg.split_once('/')
         && !name.contains('/')
@@ -329,8 +369,34 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         eprintln!("kplace: note: {note}");
     }
     let pod_started = Instant::now();
-    let question = resolve_pod(&args.pod, &mut cluster)?;
+    let mut from_workload = None;
+    let question = resolve_pod(
+        &args.pod,
+        args.workload.as_deref(),
+        &mut cluster,
+        &mut from_workload,
+    )?;
     timings.load += pod_started.elapsed();
+    // The workload's controller (a Deployment's new ReplicaSet, the
+    // ReplicaSet or StatefulSet itself) joins the snapshot in memory, so
+    // default spreading and StatefulSet ordinals see it as the cluster would.
+    let mut workload_notes = Vec::new();
+    let mut replicas = args.replicas.map(|n| n as usize);
+    if let Some(f) = &from_workload {
+        workload_notes.push(workload_note(&cluster, f));
+        for owner in &f.owners {
+            cluster.owners.retain(|o| {
+                !(o.kind == owner.kind && o.namespace == owner.namespace && o.name == owner.name)
+            });
+            cluster.owners.push(owner.clone());
+        }
+        if replicas.is_none() {
+            match f.workload.replicas {
+                Replicas::Count(n) if n > 1 => replicas = Some(n as usize),
+                _ => {}
+            }
+        }
+    }
     let choice = choose(
         args.scheduler_version,
         &ServerVersion::of_recording(&cluster),
@@ -348,8 +414,9 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     {
         manifest_claims_note = Some(manifest_claims(&mut cluster, claims.clone()));
     }
-    if let Some(n) = args.replicas {
-        return place_replicas(args, &cluster, question, n as usize, &scheduler);
+    if let Some(n) = replicas {
+        let workload = from_workload.as_ref().map(|f| &f.workload);
+        return place_replicas(args, &cluster, question, n, &scheduler, workload);
     }
 
     // A new StatefulSet replica comes with the claims its set's templates
@@ -379,6 +446,7 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     answer.notes.extend(load_notes);
     answer.notes.extend(claims_notes);
     answer.notes.extend(manifest_claims_note.clone());
+    answer.notes.extend(workload_notes);
 
     if args.timings {
         runs.sort();
@@ -442,6 +510,7 @@ fn place_replicas(
     question: Question,
     n: usize,
     scheduler: &engine::Scheduler,
+    workload: Option<&kplace::source::workload::Workload>,
 ) -> Result<()> {
     let template = match question {
         Question::NewPod(pod, _) => *pod,
@@ -458,6 +527,9 @@ fn place_replicas(
     let json = || {
         let mut v = report::json::replica_plan(&plan);
         v["requested"] = serde_json::json!(n);
+        if let Some(w) = workload {
+            v["workload"] = workload_json(w);
+        }
         v
     };
     let mut stdout = std::io::stdout().lock();
@@ -470,11 +542,21 @@ fn place_replicas(
             let text = serde_saphyr::to_string(&json()).context("rendering YAML")?;
             writeln!(stdout, "{}", text.trim_end())?;
         }
-        Format::Table => write!(
-            stdout,
-            "{}",
-            report::table::render_replicas(&plan, n, args.limit)
-        )?,
+        Format::Table => {
+            if let Some(w) = workload {
+                let asked = if args.replicas.is_some() {
+                    "--replicas".to_string()
+                } else {
+                    w.replicas_from.clone()
+                };
+                writeln!(stdout, "Workload: {}, {n} replicas ({asked})", w.key())?;
+            }
+            write!(
+                stdout,
+                "{}",
+                report::table::render_replicas(&plan, n, args.limit)
+            )?
+        }
     }
     stdout.flush()?;
     if let Some(fail_on) = args.fail_on
@@ -486,6 +568,53 @@ fn place_replicas(
         return Err(CliError::FailOn(why).into());
     }
     Ok(())
+}
+
+/// What the answer is about when the manifest was a workload's.
+fn workload_note(cluster: &Cluster, f: &FromWorkload) -> String {
+    let w = &f.workload;
+    let count = match w.replicas {
+        Replicas::PerNode => {
+            // The DaemonSet controller makes one pod per node its pods may
+            // run on, each bound there by node affinity; this asks for one.
+            format!(
+                "it runs one pod per eligible node (of the snapshot's {}), each pinned to its node; this answer is for one such pod before pinning: its feasible nodes are where a daemon pod fits now",
+                cluster.nodes.len()
+            )
+        }
+        Replicas::Count(0) => format!(
+            "{} is 0: nothing would run; answered for one pod",
+            w.replicas_from
+        ),
+        Replicas::Count(n) => format!("{n} replica(s) ({})", w.replicas_from),
+    };
+    let owners: Vec<String> = f
+        .owners
+        .iter()
+        .map(|o| format!("{:?} {}", o.kind, o.name))
+        .collect();
+    let via = if owners.is_empty() {
+        String::new()
+    } else {
+        format!(", owned by {}", owners.join(", "))
+    };
+    format!(
+        "the pod of {} as its controller creates it{via}; {count}",
+        w.key()
+    )
+}
+
+fn workload_json(w: &kplace::source::workload::Workload) -> serde_json::Value {
+    serde_json::json!({
+        "kind": w.kind,
+        "namespace": w.namespace,
+        "name": w.name,
+        "replicas": match w.replicas {
+            Replicas::Count(n) => serde_json::json!(n),
+            Replicas::PerNode => serde_json::json!("one per eligible node"),
+        },
+        "replicasFrom": w.replicas_from,
+    })
 }
 
 /// Why the answer trips `--fail-on`, if it does. The levels are an order

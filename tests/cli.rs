@@ -1872,3 +1872,202 @@ fn the_krew_manifest_covers_linux_and_darwin_on_amd64_and_arm64() {
     .collect();
     assert_eq!(platforms, want);
 }
+
+/// A workload manifest of `kind` named `web` (namespace default), running
+/// `replicas` pods of 100m CPU.
+fn workload_yaml(kind: &str, replicas: u32) -> String {
+    let template = "  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - {name: web, image: nginx, resources: {requests: {cpu: 100m, memory: 64Mi}}}\n";
+    let selector = "  selector: {matchLabels: {app: web}}\n";
+    match kind {
+        "Deployment" | "ReplicaSet" | "StatefulSet" => format!(
+            "apiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n{selector}{template}"
+        ),
+        "DaemonSet" => {
+            format!(
+                "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: web}}\nspec:\n{selector}{template}"
+            )
+        }
+        "Job" => format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: web}}\nspec:\n  parallelism: {replicas}\n{}",
+            template.replace(
+                "spec:\n      containers",
+                "spec:\n      restartPolicy: Never\n      containers"
+            )
+        ),
+        "CronJob" => {
+            let t = template
+                .replace(
+                    "spec:\n      containers",
+                    "spec:\n      restartPolicy: Never\n      containers",
+                )
+                .lines()
+                .map(|l| format!("    {l}\n"))
+                .collect::<String>();
+            format!(
+                "apiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: web}}\nspec:\n  schedule: \"*/5 * * * *\"\n  jobTemplate:\n    spec:\n      parallelism: {replicas}\n{t}"
+            )
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn every_workload_kind_is_placed_as_its_controllers_pods() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = snapshot("spread-001");
+    for (kind, replicas) in [
+        ("Deployment", 3),
+        ("ReplicaSet", 3),
+        ("StatefulSet", 3),
+        ("Job", 2),
+        ("CronJob", 2),
+    ] {
+        let p = bad_pod(
+            dir.path(),
+            &format!("{kind}.yaml"),
+            &workload_yaml(kind, replicas),
+        );
+        // --replicas defaults to the workload's count.
+        let json = stdout_json(&kplace(&[
+            "place",
+            "--snapshot",
+            &s,
+            "--pod",
+            &p,
+            "-o",
+            "json",
+        ]));
+        assert_eq!(json["requested"], replicas, "{kind}");
+        assert_eq!(json["placed"], replicas, "{kind}");
+        assert_eq!(json["workload"]["kind"], kind, "{kind}");
+        let first = &json["replicas"][0];
+        assert_eq!(first["outcome"], "scheduled", "{kind}");
+        let name = first["name"].as_str().unwrap();
+        match kind {
+            "StatefulSet" => {
+                assert_eq!(name, "web-0");
+                assert_eq!(json["replicas"][2]["name"], "web-2", "StatefulSet ordinals");
+            }
+            "CronJob" => assert!(name.starts_with("web-") && name.len() > 10, "{name}"),
+            _ => assert!(name.starts_with("web-"), "{kind}: {name}"),
+        }
+        let table = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+        let text = String::from_utf8_lossy(&table.stdout);
+        assert!(
+            text.starts_with(&format!(
+                "Workload: {kind} default/web, {replicas} replicas"
+            )),
+            "{text}"
+        );
+        // --replicas 1: one answer, which names the workload and its owner.
+        let one = stdout_json(&kplace(&[
+            "place",
+            "--snapshot",
+            &s,
+            "--pod",
+            &p,
+            "--replicas",
+            "1",
+            "-o",
+            "json",
+        ]));
+        assert_eq!(one["requested"], 1);
+    }
+    // A single-replica workload answers like a pod, with a note.
+    let p = bad_pod(dir.path(), "one.yaml", &workload_yaml("Deployment", 1));
+    let json = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "-o",
+        "json",
+    ]));
+    assert_eq!(json["outcome"], "scheduled");
+    let notes = json["notes"].to_string();
+    assert!(
+        notes.contains("the pod of Deployment default/web"),
+        "{notes}"
+    );
+    assert!(notes.contains("owned by ReplicaSet web-"), "{notes}");
+    // A DaemonSet: one pod per eligible node, said in the answer.
+    let p = bad_pod(dir.path(), "ds.yaml", &workload_yaml("DaemonSet", 0));
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("one pod per eligible node"), "{text}");
+}
+
+#[test]
+fn a_helm_template_output_yields_its_one_workload_or_names_the_candidates() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = snapshot("spread-001");
+    let helm = format!(
+        "---\n# Source: web/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata: {{name: web}}\nspec: {{selector: {{app: web}}, ports: [{{port: 80}}]}}\n---\n# Source: web/templates/configmap.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: web}}\ndata: {{a: b}}\n---\n# Source: web/templates/deployment.yaml\n{}",
+        workload_yaml("Deployment", 2)
+    );
+    let p = bad_pod(dir.path(), "helm.yaml", &helm);
+    let json = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "-o",
+        "json",
+    ]));
+    assert_eq!(json["workload"]["kind"], "Deployment");
+    assert_eq!(json["placed"], 2);
+    // Two workloads: the error names both; --workload picks one.
+    let two = format!(
+        "{helm}---\n{}",
+        workload_yaml("StatefulSet", 1).replace("name: web}", "name: db}")
+    );
+    let p = bad_pod(dir.path(), "two.yaml", &two);
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+    assert_bad_input(
+        &out,
+        &[
+            "two.yaml: holds 2 pods and workloads: Deployment/web (default), StatefulSet/db (default); choose one with --workload KIND/NAME",
+        ],
+    );
+    let json = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "--workload",
+        "sts/db",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(json["outcome"], "scheduled");
+    assert!(
+        json["pod"].as_str().unwrap().ends_with("/db-0"),
+        "{}",
+        json["pod"]
+    );
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "--workload",
+        "job/nope",
+    ]);
+    assert_bad_input(
+        &out,
+        &["holds no job/nope (it holds Deployment/web (default)"],
+    );
+    // An error in the template names the workload and the template field.
+    let bad = workload_yaml("Deployment", 2).replace("cpu: 100m", "cpu: -1");
+    let p = bad_pod(dir.path(), "bad.yaml", &bad);
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+    assert_bad_input(
+        &out,
+        &["Deployment default/web: spec.template.spec.containers[0].resources.requests"],
+    );
+}

@@ -36,6 +36,9 @@ pub struct DraftPod {
     pub yaml: String,
     /// Parsed without new strings: valid against the shared snapshot.
     pub fresh: bool,
+    /// A workload draft's controllers (they join the cluster's owners, in
+    /// place of any of the same kind and name).
+    pub controllers: Vec<serde_json::Value>,
 }
 
 pub enum Job {
@@ -82,6 +85,8 @@ struct Ctx {
     owned: Option<Cluster>,
     /// `owned.dra` holds a draft's claims (it differs from the snapshot's).
     owned_dra_changed: bool,
+    /// `owned.owners` holds a draft's controllers.
+    owned_owners_changed: bool,
     /// The pod taken off its node in `owned`, and that node.
     unbound: Option<(PodId, NodeId)>,
 }
@@ -96,7 +101,12 @@ impl Ctx {
             .exclude
             .filter(|&id| (id as usize) < self.shared.pods.len())
             .filter(|&id| self.shared.pod(id).node.is_some());
-        if self.owned.is_none() && d.fresh && d.claims.is_empty() && exclude.is_none() {
+        if self.owned.is_none()
+            && d.fresh
+            && d.claims.is_empty()
+            && d.controllers.is_empty()
+            && exclude.is_none()
+        {
             return Ok((&self.shared, d.pod, None));
         }
         let owned = self.owned.get_or_insert_with(|| (*self.shared).clone());
@@ -126,6 +136,26 @@ impl Ctx {
         let note = exclude
             .map(|id| crate::engine::rescheduled_note(self.shared.pod(id), !claims.is_empty()));
         claims.extend(draft_claims);
+        if !d.controllers.is_empty() {
+            let draft_owners = crate::source::file::load_owner_values(
+                &d.controllers,
+                DRAFT_FILE,
+                &mut owned.interner,
+            )
+            .map_err(|e| clean_error(&e.to_string()))?;
+            let mut owners = self.shared.owners.clone();
+            owners.retain(|o| {
+                !draft_owners
+                    .iter()
+                    .any(|n| n.kind == o.kind && n.namespace == o.namespace && n.name == o.name)
+            });
+            owners.extend(draft_owners);
+            owned.owners = owners;
+            self.owned_owners_changed = true;
+        } else if self.owned_owners_changed {
+            owned.owners = self.shared.owners.clone();
+            self.owned_owners_changed = false;
+        }
         if !claims.is_empty() {
             owned.dra = self.shared.dra.with_claims(claims);
             self.owned_dra_changed = true;
@@ -207,6 +237,7 @@ impl WhatIfWorker {
                     shared: cluster,
                     owned: None,
                     owned_dra_changed: false,
+                    owned_owners_changed: false,
                     unbound: None,
                 };
                 while let Ok(first) = rx.recv() {
