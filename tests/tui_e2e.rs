@@ -521,3 +521,32 @@ fn colours_follow_the_terminals_depth() {
         "COLORTERM=truecolor sends RGB:\n{truecolor:?}"
     );
 }
+
+/// A live cluster that never answered: quitting is exit 2 with the reason
+/// on the restored terminal, not a normal exit 0.
+#[test]
+fn a_live_session_that_never_connected_exits_2() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    // Port 1 on loopback: nothing listens there.
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: dead\n  cluster: {server: \"https://127.0.0.1:1\"}\ncontexts:\n- name: dead\n  context: {cluster: dead, user: u}\ncurrent-context: dead\nusers:\n- name: u\n  user: {token: t}\n",
+    )
+    .unwrap();
+    let command = format!(
+        "TERM=xterm-256color '{}' --kubeconfig '{}' --context dead; echo \"kplace exited with $?\"; sleep 30",
+        env!("CARGO_BIN_EXE_kplace"),
+        kubeconfig.display()
+    );
+    let tmux = Tmux::start("neverlive", 120, 30, &command);
+    tmux.expect("loading screen", "dead");
+    std::thread::sleep(Duration::from_millis(500));
+    tmux.press("q");
+    let screen = tmux.expect("exit status", "kplace exited with 2");
+    assert!(
+        screen.contains("kplace: "),
+        "the reason is printed:\n{screen}"
+    );
+}
