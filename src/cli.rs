@@ -13,8 +13,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use kplace::engine::{self, Outcome, Placement, Version};
 use kplace::model::Cluster;
 use kplace::report;
-use kplace::source::file::{LoadOptions, SourceError, load_pod_with_claims, load_snapshot_with};
+use kplace::source::file::{LoadOptions, SourceError, load_manifest_bytes, load_snapshot_with};
 use kplace::source::version::{ServerVersion, choose};
+use kplace::source::workload::Replicas;
 
 /// `--scheduler-version`: `1.33`, `v1.33` or `v1.33.2`; anything else is a
 /// usage error (exit 2) that names the supported releases.
@@ -80,6 +81,17 @@ pub enum Command {
     Record(crate::cli_live::RecordArgs),
     /// Compare kplace's answers with the bindings a recorded timeline saw.
     Verify(crate::cli_live::VerifyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff, for `man -l -`) to standard output.
+    Man,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -89,15 +101,18 @@ pub enum Format {
     Table,
 }
 
-/// Answers at or beyond this make `--fail-on` exit with status 3.
+/// Answers at or beyond this make `--fail-on` exit with status 3. The
+/// levels are ordered: preempt < pdb-violation < unschedulable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
-    /// The pod would preempt others, or cannot be placed at all.
+    /// The pod would preempt others (or anything worse).
     Preempt,
-    /// The pod cannot be placed even with preemption (or is rejected).
-    Unschedulable,
-    /// The preemption would break a PodDisruptionBudget.
+    /// The preemption would break a PodDisruptionBudget (or anything worse:
+    /// the pod is unschedulable or rejected).
     PdbViolation,
+    /// The pod cannot be placed even with preemption, or is rejected (or
+    /// gated, or waits for claims: it does not run).
+    Unschedulable,
 }
 
 #[derive(Args, Debug)]
@@ -105,14 +120,24 @@ pub struct PlaceArgs {
     /// The cluster snapshot (YAML or JSON List, multi-document YAML, a directory, or .gz).
     #[arg(long, value_name = "FILE")]
     pub snapshot: PathBuf,
-    /// The incoming pod: a Pod manifest file (`-` reads it from standard
-    /// input), or NAMESPACE/NAME of a pod in the snapshot.
+    /// The incoming pod: a manifest file (`-` reads it from standard
+    /// input) holding a Pod or a workload (Deployment, ReplicaSet,
+    /// StatefulSet, DaemonSet, Job, CronJob: its pod template, as the
+    /// controller's pod), alone or among other objects (`helm template`
+    /// output); or NAMESPACE/NAME of a pod in the snapshot.
     #[arg(long, value_name = "POD.yaml|-|NAMESPACE/NAME")]
     pub pod: String,
+    /// The pod or workload to use when the manifest holds several
+    /// (`deployment/web`, `sts/db`, `job/migrate`, `pod/debug`, or a name).
+    #[arg(long, value_name = "KIND/NAME")]
+    pub workload: Option<String>,
     #[arg(short, long, value_enum, default_value = "table")]
     pub output: Format,
-    /// Exit with status 3 when the answer is this bad or worse.
-    #[arg(long, value_enum, value_name = "preempt|unschedulable|pdb-violation")]
+    /// Exit with status 3 when the answer is this bad or worse, in the order
+    /// preempt < pdb-violation < unschedulable (rejected counts as
+    /// unschedulable): `--fail-on pdb-violation` also trips for a pod that
+    /// cannot be placed at all.
+    #[arg(long, value_enum, value_name = "preempt|pdb-violation|unschedulable")]
     pub fail_on: Option<FailOn>,
     /// Print how long loading, converting and answering took (to stderr).
     #[arg(long)]
@@ -126,7 +151,8 @@ pub struct PlaceArgs {
     /// Place the pod N times in sequence, each replica added to a fork of the
     /// snapshot before the next, as a scale-up would; `max`: until the
     /// first that cannot be placed, counted with and without preemption,
-    /// per zone (at most 10,000).
+    /// per zone (at most 10,000). Default for a workload: its replica count
+    /// (spec.replicas, a Job's parallelism).
     #[arg(long, value_name = "N|max", value_parser = parse_replicas)]
     pub replicas: Option<ReplicaCount>,
     /// With --replicas: ask as if the pod named this PriorityClass.
@@ -273,7 +299,31 @@ enum Question {
 /// claims is a few KiB; more is not a pod.
 const STDIN_POD_LIMIT: u64 = 16 << 20;
 
-fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
+/// What a workload manifest brings beside its pod.
+struct FromWorkload {
+    workload: kplace::source::workload::Workload,
+    owners: Vec<kplace::model::policy::SelectorOwner>,
+}
+
+fn new_pod(
+    m: kplace::source::file::Manifest,
+    from: &mut Option<FromWorkload>,
+) -> Result<Question, CliError> {
+    if let Some(workload) = m.workload {
+        *from = Some(FromWorkload {
+            workload,
+            owners: m.owners,
+        });
+    }
+    Ok(Question::NewPod(Box::new(m.pod), m.claims))
+}
+
+fn resolve_pod(
+    arg: &str,
+    select: Option<&str>,
+    cluster: &mut Cluster,
+    from: &mut Option<FromWorkload>,
+) -> Result<Question, CliError> {
     if arg == "-" {
         use std::io::Read;
         let mut bytes = Vec::new();
@@ -286,17 +336,24 @@ fn resolve_pod(arg: &str, cluster: &mut Cluster) -> Result<Question, CliError> {
                 "<stdin>: too large for a pod manifest (limit 16 MiB)".into(),
             ));
         }
-        let (pod, claims) = kplace::source::file::load_pod_with_claims_bytes(
-            &bytes,
-            "<stdin>",
-            &mut cluster.interner,
-        )?;
-        return Ok(Question::NewPod(Box::new(pod), claims));
+        let m = load_manifest_bytes(&bytes, "<stdin>", &mut cluster.interner, select)?;
+        return new_pod(m, from);
     }
     let path = Path::new(arg);
     if path.is_file() {
-        let (pod, claims) = load_pod_with_claims(path, &mut cluster.interner)?;
-        return Ok(Question::NewPod(Box::new(pod), claims));
+        let bytes = kplace::source::file::read_bytes(path)?;
+        let m = load_manifest_bytes(
+            &bytes,
+            &path.display().to_string(),
+            &mut cluster.interner,
+            select,
+        )?;
+        return new_pod(m, from);
+    }
+    if select.is_some() {
+        return Err(CliError::BadInput(format!(
+            "--workload chooses among the objects of a manifest file; {arg} is not a file"
+        )));
     }
     if let Some((ns, name)) = arg.split_once('/')
         && !name.contains('/')
@@ -347,8 +404,34 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         eprintln!("kplace: note: {note}");
     }
     let pod_started = Instant::now();
-    let question = resolve_pod(&args.pod, &mut cluster)?;
+    let mut from_workload = None;
+    let question = resolve_pod(
+        &args.pod,
+        args.workload.as_deref(),
+        &mut cluster,
+        &mut from_workload,
+    )?;
     timings.load += pod_started.elapsed();
+    // The workload's controller (a Deployment's new ReplicaSet, the
+    // ReplicaSet or StatefulSet itself) joins the snapshot in memory, so
+    // default spreading and StatefulSet ordinals see it as the cluster would.
+    let mut workload_notes = Vec::new();
+    let mut replicas = args.replicas;
+    if let Some(f) = &from_workload {
+        workload_notes.push(workload_note(&cluster, f));
+        for owner in &f.owners {
+            cluster.owners.retain(|o| {
+                !(o.kind == owner.kind && o.namespace == owner.namespace && o.name == owner.name)
+            });
+            cluster.owners.push(owner.clone());
+        }
+        if replicas.is_none() {
+            match f.workload.replicas {
+                Replicas::Count(n) if n > 1 => replicas = Some(ReplicaCount::N(n)),
+                _ => {}
+            }
+        }
+    }
     let choice = choose(
         args.scheduler_version,
         &ServerVersion::of_recording(&cluster),
@@ -366,8 +449,9 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     {
         manifest_claims_note = Some(manifest_claims(&mut cluster, claims.clone()));
     }
-    if let Some(count) = args.replicas {
-        return place_replicas(args, &cluster, question, count, &scheduler);
+    if let Some(count) = replicas {
+        let workload = from_workload.as_ref().map(|f| &f.workload);
+        return place_replicas(args, &cluster, question, count, &scheduler, workload);
     }
 
     // A new StatefulSet replica comes with the claims its set's templates
@@ -397,6 +481,7 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     answer.notes.extend(load_notes);
     answer.notes.extend(claims_notes);
     answer.notes.extend(manifest_claims_note.clone());
+    answer.notes.extend(workload_notes);
 
     if args.timings {
         runs.sort();
@@ -553,6 +638,7 @@ fn place_replicas(
     question: Question,
     count: ReplicaCount,
     scheduler: &engine::Scheduler,
+    workload: Option<&kplace::source::workload::Workload>,
 ) -> Result<()> {
     let mut template = match question {
         Question::NewPod(pod, _) => *pod,
@@ -581,18 +667,39 @@ fn place_replicas(
         ReplicaCount::Max => return place_capacity(args, cluster, &template, scheduler),
     };
     let plan = engine::replicas::place_replicas(cluster, &template, n, scheduler);
+    let json = || {
+        let mut v = report::json::replica_plan(&plan);
+        v["requested"] = serde_json::json!(n);
+        if let Some(w) = workload {
+            v["workload"] = workload_json(w);
+        }
+        v
+    };
     let mut stdout = std::io::stdout().lock();
     match args.output {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut stdout, &report::json::replica_plan(&plan))?;
+            serde_json::to_writer_pretty(&mut stdout, &json())?;
             writeln!(stdout)?;
         }
         Format::Yaml => {
-            let text = serde_saphyr::to_string(&report::json::replica_plan(&plan))
-                .context("rendering YAML")?;
+            let text = serde_saphyr::to_string(&json()).context("rendering YAML")?;
             writeln!(stdout, "{}", text.trim_end())?;
         }
-        Format::Table => write!(stdout, "{}", report::table::render_replicas(&plan))?,
+        Format::Table => {
+            if let Some(w) = workload {
+                let asked = if args.replicas.is_some() {
+                    "--replicas".to_string()
+                } else {
+                    w.replicas_from.clone()
+                };
+                writeln!(stdout, "Workload: {}, {n} replicas ({asked})", w.key())?;
+            }
+            write!(
+                stdout,
+                "{}",
+                report::table::render_replicas(&plan, n, args.limit)
+            )?
+        }
     }
     stdout.flush()?;
     if let Some(fail_on) = args.fail_on
@@ -665,43 +772,116 @@ fn place_capacity(
     Ok(())
 }
 
-/// Why the answer trips `--fail-on`, if it does.
+/// What the answer is about when the manifest was a workload's.
+fn workload_note(cluster: &Cluster, f: &FromWorkload) -> String {
+    let w = &f.workload;
+    let count = match w.replicas {
+        Replicas::PerNode => {
+            // The DaemonSet controller makes one pod per node its pods may
+            // run on, each bound there by node affinity; this asks for one.
+            format!(
+                "it runs one pod per eligible node (of the snapshot's {}), each pinned to its node; this answer is for one such pod before pinning: its feasible nodes are where a daemon pod fits now",
+                cluster.nodes.len()
+            )
+        }
+        Replicas::Count(0) => format!(
+            "{} is 0: nothing would run; answered for one pod",
+            w.replicas_from
+        ),
+        Replicas::Count(n) => format!("{n} replica(s) ({})", w.replicas_from),
+    };
+    let owners: Vec<String> = f
+        .owners
+        .iter()
+        .map(|o| format!("{:?} {}", o.kind, o.name))
+        .collect();
+    let via = if owners.is_empty() {
+        String::new()
+    } else {
+        format!(", owned by {}", owners.join(", "))
+    };
+    format!(
+        "the pod of {} as its controller creates it{via}; {count}",
+        w.key()
+    )
+}
+
+fn workload_json(w: &kplace::source::workload::Workload) -> serde_json::Value {
+    serde_json::json!({
+        "kind": w.kind,
+        "namespace": w.namespace,
+        "name": w.name,
+        "replicas": match w.replicas {
+            Replicas::Count(n) => serde_json::json!(n),
+            Replicas::PerNode => serde_json::json!("one per eligible node"),
+        },
+        "replicasFrom": w.replicas_from,
+    })
+}
+
+/// Why the answer trips `--fail-on`, if it does. The levels are an order
+/// of severity — preempt < pdb-violation < unschedulable (rejected, gated
+/// and the other outcomes where the pod does not run count as
+/// unschedulable) — and each level trips on itself and everything worse.
 fn fail_on_reason(fail_on: FailOn, answer: &Placement) -> Option<String> {
     let outcome = answer.outcome;
-    match fail_on {
-        FailOn::Preempt if outcome.severity() >= Outcome::Preempt.severity() => Some(format!(
-            "--fail-on preempt: the answer is {} ({})",
+    let flag = match fail_on {
+        FailOn::Preempt => "preempt",
+        FailOn::PdbViolation => "pdb-violation",
+        FailOn::Unschedulable => "unschedulable",
+    };
+    if outcome.severity() >= Outcome::Unschedulable.severity() {
+        return Some(format!(
+            "--fail-on {flag}: the answer is {} ({})",
             outcome.as_str(),
             answer.pod
+        ));
+    }
+    if fail_on == FailOn::Unschedulable {
+        return None;
+    }
+    // A PDB broken by the preemption: as bad as pdb-violation.
+    let broken = broken_pdbs(answer);
+    let breaks = (!broken.is_empty())
+        .then(|| format!("breaks PodDisruptionBudget(s) {}", broken.join(", ")));
+    match (
+        fail_on,
+        outcome.severity() >= Outcome::Preempt.severity(),
+        breaks,
+    ) {
+        (FailOn::Preempt, true, breaks) => Some(format!(
+            "--fail-on preempt: the answer is {} ({}){}",
+            outcome.as_str(),
+            answer.pod,
+            breaks
+                .map(|b| format!("; the preemption {b}"))
+                .unwrap_or_default()
         )),
-        FailOn::Unschedulable if outcome.severity() >= Outcome::Unschedulable.severity() => {
-            Some(format!(
-                "--fail-on unschedulable: the answer is {} ({})",
-                outcome.as_str(),
-                answer.pod
-            ))
-        }
-        FailOn::PdbViolation => {
-            let pre = answer.preemption.as_ref()?;
-            let broken: Vec<String> = pre
-                .termination
-                .iter()
-                .flat_map(|t| {
-                    t.victims
-                        .iter()
-                        .flat_map(|v| v.violated_pdbs.iter().cloned())
-                })
-                .collect();
-            (!broken.is_empty()).then(|| {
-                format!(
-                    "--fail-on pdb-violation: preempting for {} breaks PodDisruptionBudget(s) {}",
-                    answer.pod,
-                    broken.join(", ")
-                )
-            })
-        }
+        (_, _, Some(breaks)) => Some(format!(
+            "--fail-on {flag}: preempting for {} {breaks}",
+            answer.pod
+        )),
         _ => None,
     }
+}
+
+/// The PodDisruptionBudgets the preemption breaks, each named once (several
+/// victims may break the same one), in the order first met.
+fn broken_pdbs(answer: &Placement) -> Vec<String> {
+    let mut broken: Vec<String> = Vec::new();
+    let Some(pre) = answer.preemption.as_ref() else {
+        return broken;
+    };
+    for pdb in pre
+        .termination
+        .iter()
+        .flat_map(|t| t.victims.iter().flat_map(|v| v.violated_pdbs.iter()))
+    {
+        if !broken.iter().any(|b| b == pdb) {
+            broken.push(pdb.clone());
+        }
+    }
+    broken
 }
 
 pub fn synth(args: &SynthArgs) -> Result<()> {
@@ -771,4 +951,25 @@ pub fn tui(args: TuiArgs) -> Result<()> {
         scheduler_version: args.scheduler_version,
         scheduler_config: load_scheduler_config(args.scheduler_config.as_deref())?,
     })
+}
+
+/// `kplace completions SHELL`: the completion script, generated from the
+/// clap definitions (so it always knows every subcommand and option).
+pub fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Result<()> {
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "kplace", &mut out);
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// `kplace man`: the manual page (roff), generated from the clap definitions.
+pub fn man(command: clap::Command) -> Result<()> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(command).render(&mut out)?;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
+    Ok(())
 }

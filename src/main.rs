@@ -26,12 +26,24 @@ fn invoked_as_kubectl_plugin() -> bool {
         .unwrap_or(false)
 }
 
+/// Whether the error is a write to a closed pipe (EPIPE), wherever in the
+/// chain it sits (an `io::Error`, or serde's error wrapping one).
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || e.downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn main() -> ExitCode {
     let mut command = cli::Cli::command();
     if invoked_as_kubectl_plugin() {
         command = command.bin_name("kubectl kplace");
     }
-    let args = match cli::Cli::from_arg_matches(&command.get_matches()) {
+    let args = match cli::Cli::from_arg_matches(&command.clone().get_matches()) {
         Ok(a) => a,
         Err(e) => e.exit(),
     };
@@ -40,10 +52,15 @@ fn main() -> ExitCode {
         Some(cli::Command::Synth(synth)) => cli::synth(synth),
         Some(cli::Command::Record(a)) => cli_live::record(a),
         Some(cli::Command::Verify(a)) => cli_live::verify(a),
+        Some(cli::Command::Completions(a)) => cli::completions(a, command),
+        Some(cli::Command::Man) => cli::man(command),
         None => cli::tui(args.tui),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // `kplace place ... | head -1`: the reader has gone, so has the
+        // need for the rest of the output. Not an error.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             // Names from a snapshot may carry escape sequences: shown, not run.
             let message = format!("{err:#}");

@@ -1521,3 +1521,553 @@ fn pod_dash_reads_the_manifest_from_standard_input() {
     ]));
     assert_eq!(got, from_file);
 }
+
+#[test]
+fn fail_on_is_a_severity_order() {
+    // preemption-002 is unschedulable even with preemption: every level,
+    // pdb-violation included, trips on it.
+    let (s, p) = (snapshot("preemption-002"), pod("preemption-002"));
+    for level in ["preempt", "pdb-violation", "unschedulable"] {
+        let out = kplace(&["place", "--snapshot", &s, "--pod", &p, "--fail-on", level]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "--fail-on {level}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains(&format!("--fail-on {level}: the answer is unschedulable")),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // preemption-001 preempts and breaks shop/cart-pdb (twice over: two of
+    // its victims are under it); the PDB is named once.
+    let (s, p) = (snapshot("preemption-001"), pod("preemption-001"));
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "--fail-on",
+        "pdb-violation",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = stderr(&out);
+    assert_eq!(err.matches("shop/cart-pdb").count(), 1, "{err}");
+    // A rejected pod (unknown priority class) trips pdb-violation too.
+    let dir = tempfile::tempdir().unwrap();
+    let rejected = bad_pod(
+        dir.path(),
+        "rejected.yaml",
+        &std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("high-priority", "no-such-class"),
+    );
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &rejected,
+        "--fail-on",
+        "pdb-violation",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the answer is rejected"),
+        "{}",
+        stderr(&out)
+    );
+    let help = kplace(&["place", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("preempt < pdb-violation < unschedulable"),
+        "{help}"
+    );
+}
+
+#[test]
+fn a_closed_stdout_is_a_quiet_success() {
+    // `kplace place ... -o json | head -1`: the reader is gone before
+    // kplace writes, so the first write fails with EPIPE.
+    for sub in [
+        vec![
+            "place",
+            "--snapshot",
+            &snapshot("preemption-001"),
+            "--pod",
+            &pod("preemption-001"),
+            "-o",
+            "json",
+        ],
+        vec!["completions", "bash"],
+        vec!["man"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kplace"))
+            .args(&sub)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{sub:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{sub:?}");
+    }
+}
+
+#[test]
+fn verify_on_a_snapshot_says_it_is_not_a_timeline() {
+    let out = kplace(&["verify", &snapshot("preemption-001")]);
+    assert_bad_input(
+        &out,
+        &[&format!(
+            "{} is a cluster snapshot, not a recorded timeline (record one with `kplace record --duration`)",
+            snapshot("preemption-001")
+        )],
+    );
+    assert!(
+        !stderr(&out).contains("EOF while parsing"),
+        "{}",
+        stderr(&out)
+    );
+    // Pretty-printed JSON (first line `{`) too.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("cluster.json");
+    std::fs::write(
+        &json,
+        "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": []\n}\n",
+    )
+    .unwrap();
+    assert_bad_input(
+        &kplace(&["verify", json.to_str().unwrap()]),
+        &["cluster.json is a cluster snapshot, not a recorded timeline"],
+    );
+    // And the other way round: a timeline given as a snapshot.
+    let timeline = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo-timeline.jsonl.gz");
+    assert_bad_input(
+        &kplace(&[
+            "place",
+            "--snapshot",
+            timeline.to_str().unwrap(),
+            "--pod",
+            &pod("preemption-001"),
+        ]),
+        &["demo-timeline.jsonl.gz is a recorded timeline, not a cluster snapshot"],
+    );
+}
+
+/// One node with `cpu` cores, in zone-a.
+fn one_node_snapshot(dir: &Path, cpu: u32) -> String {
+    let path = dir.join("one-node.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: node-1\n  labels: {{kubernetes.io/hostname: node-1, topology.kubernetes.io/zone: zone-a}}\nstatus:\n  allocatable: {{cpu: \"{cpu}\", memory: 8Gi, pods: \"110\"}}\n  capacity: {{cpu: \"{cpu}\", memory: 8Gi, pods: \"110\"}}\n"
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn replica_totals_count_the_replicas_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = one_node_snapshot(dir.path(), 2);
+    let p = bad_pod(
+        dir.path(),
+        "one-cpu.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers:\n  - name: a\n    resources: {requests: {cpu: \"1\"}}\n",
+    );
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &p, "--replicas", "10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "2 of 10 replicas placed; replica 3 cannot be placed (the rest were not tried)."
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("of 3 replicas"), "{text}");
+    let json = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "--replicas",
+        "10",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(json["requested"], 10);
+    assert_eq!(json["placed"], 2);
+    assert_eq!(json["firstUnplaceable"], 3);
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &p, "--replicas", "2"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("2 of 2 replicas placed."),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn limit_caps_every_list_of_the_replica_table() {
+    // 30 nodes, a hostname spread: the final counts would list every node.
+    let dir = tempfile::tempdir().unwrap();
+    let mut nodes = String::new();
+    for i in 0..30 {
+        nodes.push_str(&format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i:02}\n  labels: {{kubernetes.io/hostname: node-{i:02}}}\nstatus:\n  allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n"
+        ));
+    }
+    let s = dir.path().join("nodes.yaml");
+    std::fs::write(&s, nodes).unwrap();
+    let p = bad_pod(
+        dir.path(),
+        "spread.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {app: web}}\nspec:\n  containers:\n  - name: a\n    resources: {requests: {cpu: 100m}}\n  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}\n",
+    );
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        s.to_str().unwrap(),
+        "--pod",
+        &p,
+        "--replicas",
+        "12",
+        "--limit",
+        "5",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let counts = text
+        .lines()
+        .find(|l| l.starts_with("Final kubernetes.io/hostname counts"))
+        .expect("final counts");
+    assert!(counts.ends_with("… and 25 more"), "{counts}");
+    assert_eq!(counts.matches("node-").count(), 5, "{counts}");
+    assert!(
+        text.contains("… and 7 more (use --limit 0 for all)"),
+        "{text}"
+    );
+    assert!(text.contains("12 of 12 replicas placed."), "{text}");
+    let all = kplace(&[
+        "place",
+        "--snapshot",
+        s.to_str().unwrap(),
+        "--pod",
+        &p,
+        "--replicas",
+        "12",
+        "--limit",
+        "0",
+    ]);
+    let all = String::from_utf8_lossy(&all.stdout);
+    assert!(!all.contains("more"), "{all}");
+}
+
+#[test]
+fn an_ineligible_preemption_says_not_eligible_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("never.yaml");
+    std::fs::write(
+        &s,
+        format!(
+            "{}\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: never-tier}}\nvalue: 900000\npreemptionPolicy: Never\n",
+            unpacked_snapshot("preemption-001")
+        ),
+    )
+    .unwrap();
+    let p = bad_pod(
+        dir.path(),
+        "never-pod.yaml",
+        &std::fs::read_to_string(pod("preemption-001"))
+            .unwrap()
+            .replace("high-priority", "never-tier"),
+    );
+    let out = kplace(&["place", "--snapshot", s.to_str().unwrap(), "--pod", &p]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("  not eligible due to preemptionPolicy=Never."),
+        "{text}"
+    );
+    assert!(!text.contains("not eligible: not eligible"), "{text}");
+}
+
+#[test]
+fn completions_and_man_page_come_from_the_command_line_definition() {
+    let out = kplace(&["completions", "bash"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bash = String::from_utf8_lossy(&out.stdout);
+    assert!(bash.contains("place"), "{bash}");
+    assert!(bash.contains("--snapshot"), "{bash}");
+    assert!(bash.contains("--fail-on"), "{bash}");
+    for (shell, option) in [("zsh", "--snapshot"), ("fish", "-l snapshot")] {
+        let out = kplace(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(option), "{shell}: {script}");
+        assert!(script.contains("place"), "{shell}: {script}");
+    }
+    let out = kplace(&["completions", "tcsh"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+    let out = kplace(&["man"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let man = String::from_utf8_lossy(&out.stdout);
+    assert!(man.contains(".SH NAME"), "{man}");
+    assert!(man.contains("kplace"), "{man}");
+    assert!(
+        man.contains(".SH SUBCOMMANDS") || man.contains("place"),
+        "{man}"
+    );
+}
+
+#[test]
+fn the_krew_manifest_covers_linux_and_darwin_on_amd64_and_arm64() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/krew/kplace.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc: Value = serde_saphyr::from_str(&text).unwrap();
+    assert_eq!(
+        doc["apiVersion"],
+        "krew.googlecontainertools.github.com/v1alpha2"
+    );
+    assert_eq!(doc["kind"], "Plugin");
+    assert_eq!(doc["metadata"]["name"], "kplace");
+    let mut platforms: Vec<(String, String)> = doc["spec"]["platforms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            assert_eq!(p["bin"], "kplace");
+            // Placeholders, clearly marked, until a release fills them in.
+            assert!(
+                p["uri"].as_str().unwrap().starts_with("RELEASE_URL_"),
+                "{p}"
+            );
+            assert!(p["sha256"].as_str().unwrap().starts_with("SHA256_"), "{p}");
+            let l = &p["selector"]["matchLabels"];
+            (
+                l["os"].as_str().unwrap().into(),
+                l["arch"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    platforms.sort();
+    let want: Vec<(String, String)> = [
+        ("darwin", "amd64"),
+        ("darwin", "arm64"),
+        ("linux", "amd64"),
+        ("linux", "arm64"),
+    ]
+    .iter()
+    .map(|(o, a)| (o.to_string(), a.to_string()))
+    .collect();
+    assert_eq!(platforms, want);
+}
+
+/// A workload manifest of `kind` named `web` (namespace default), running
+/// `replicas` pods of 100m CPU.
+fn workload_yaml(kind: &str, replicas: u32) -> String {
+    let template = "  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - {name: web, image: nginx, resources: {requests: {cpu: 100m, memory: 64Mi}}}\n";
+    let selector = "  selector: {matchLabels: {app: web}}\n";
+    match kind {
+        "Deployment" | "ReplicaSet" | "StatefulSet" => format!(
+            "apiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n{selector}{template}"
+        ),
+        "DaemonSet" => {
+            format!(
+                "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: web}}\nspec:\n{selector}{template}"
+            )
+        }
+        "Job" => format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: web}}\nspec:\n  parallelism: {replicas}\n{}",
+            template.replace(
+                "spec:\n      containers",
+                "spec:\n      restartPolicy: Never\n      containers"
+            )
+        ),
+        "CronJob" => {
+            let t = template
+                .replace(
+                    "spec:\n      containers",
+                    "spec:\n      restartPolicy: Never\n      containers",
+                )
+                .lines()
+                .map(|l| format!("    {l}\n"))
+                .collect::<String>();
+            format!(
+                "apiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: web}}\nspec:\n  schedule: \"*/5 * * * *\"\n  jobTemplate:\n    spec:\n      parallelism: {replicas}\n{t}"
+            )
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn every_workload_kind_is_placed_as_its_controllers_pods() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = snapshot("spread-001");
+    for (kind, replicas) in [
+        ("Deployment", 3),
+        ("ReplicaSet", 3),
+        ("StatefulSet", 3),
+        ("Job", 2),
+        ("CronJob", 2),
+    ] {
+        let p = bad_pod(
+            dir.path(),
+            &format!("{kind}.yaml"),
+            &workload_yaml(kind, replicas),
+        );
+        // --replicas defaults to the workload's count.
+        let json = stdout_json(&kplace(&[
+            "place",
+            "--snapshot",
+            &s,
+            "--pod",
+            &p,
+            "-o",
+            "json",
+        ]));
+        assert_eq!(json["requested"], replicas, "{kind}");
+        assert_eq!(json["placed"], replicas, "{kind}");
+        assert_eq!(json["workload"]["kind"], kind, "{kind}");
+        let first = &json["replicas"][0];
+        assert_eq!(first["outcome"], "scheduled", "{kind}");
+        let name = first["name"].as_str().unwrap();
+        match kind {
+            "StatefulSet" => {
+                assert_eq!(name, "web-0");
+                assert_eq!(json["replicas"][2]["name"], "web-2", "StatefulSet ordinals");
+            }
+            "CronJob" => assert!(name.starts_with("web-") && name.len() > 10, "{name}"),
+            _ => assert!(name.starts_with("web-"), "{kind}: {name}"),
+        }
+        let table = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+        let text = String::from_utf8_lossy(&table.stdout);
+        assert!(
+            text.starts_with(&format!(
+                "Workload: {kind} default/web, {replicas} replicas"
+            )),
+            "{text}"
+        );
+        // --replicas 1: one answer, which names the workload and its owner.
+        let one = stdout_json(&kplace(&[
+            "place",
+            "--snapshot",
+            &s,
+            "--pod",
+            &p,
+            "--replicas",
+            "1",
+            "-o",
+            "json",
+        ]));
+        assert_eq!(one["requested"], 1);
+    }
+    // A single-replica workload answers like a pod, with a note.
+    let p = bad_pod(dir.path(), "one.yaml", &workload_yaml("Deployment", 1));
+    let json = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "-o",
+        "json",
+    ]));
+    assert_eq!(json["outcome"], "scheduled");
+    let notes = json["notes"].to_string();
+    assert!(
+        notes.contains("the pod of Deployment default/web"),
+        "{notes}"
+    );
+    assert!(notes.contains("owned by ReplicaSet web-"), "{notes}");
+    // A DaemonSet: one pod per eligible node, said in the answer.
+    let p = bad_pod(dir.path(), "ds.yaml", &workload_yaml("DaemonSet", 0));
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("one pod per eligible node"), "{text}");
+}
+
+#[test]
+fn a_helm_template_output_yields_its_one_workload_or_names_the_candidates() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = snapshot("spread-001");
+    let helm = format!(
+        "---\n# Source: web/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata: {{name: web}}\nspec: {{selector: {{app: web}}, ports: [{{port: 80}}]}}\n---\n# Source: web/templates/configmap.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: web}}\ndata: {{a: b}}\n---\n# Source: web/templates/deployment.yaml\n{}",
+        workload_yaml("Deployment", 2)
+    );
+    let p = bad_pod(dir.path(), "helm.yaml", &helm);
+    let json = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "-o",
+        "json",
+    ]));
+    assert_eq!(json["workload"]["kind"], "Deployment");
+    assert_eq!(json["placed"], 2);
+    // Two workloads: the error names both; --workload picks one.
+    let two = format!(
+        "{helm}---\n{}",
+        workload_yaml("StatefulSet", 1).replace("name: web}", "name: db}")
+    );
+    let p = bad_pod(dir.path(), "two.yaml", &two);
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+    assert_bad_input(
+        &out,
+        &[
+            "two.yaml: holds 2 pods and workloads: Deployment/web (default), StatefulSet/db (default); choose one with --workload KIND/NAME",
+        ],
+    );
+    let json = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "--workload",
+        "sts/db",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(json["outcome"], "scheduled");
+    assert!(
+        json["pod"].as_str().unwrap().ends_with("/db-0"),
+        "{}",
+        json["pod"]
+    );
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        &s,
+        "--pod",
+        &p,
+        "--workload",
+        "job/nope",
+    ]);
+    assert_bad_input(
+        &out,
+        &["holds no job/nope (it holds Deployment/web (default)"],
+    );
+    // An error in the template names the workload and the template field.
+    let bad = workload_yaml("Deployment", 2).replace("cpu: 100m", "cpu: -1");
+    let p = bad_pod(dir.path(), "bad.yaml", &bad);
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &p]);
+    assert_bad_input(
+        &out,
+        &["Deployment default/web: spec.template.spec.containers[0].resources.requests"],
+    );
+}

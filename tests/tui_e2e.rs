@@ -490,3 +490,63 @@ fn with_sighup_ignored_kplace_ends_when_its_terminal_goes_away() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// With `TERM=screen-256color` and no `COLORTERM`, the terminal is told
+/// 256-colour indexes, never 24-bit colours (`38;2;` / `48;2;`); with
+/// `COLORTERM=truecolor` the theme's own RGB colours are sent.
+#[test]
+fn colours_follow_the_terminals_depth() {
+    require_tmux();
+    let bin = env!("CARGO_BIN_EXE_kplace");
+    let run = |name: &'static str, env: &str| {
+        let command =
+            format!("unset COLORTERM NO_COLOR; {env} '{bin}' --demo --theme light; sleep 60");
+        let tmux = Tmux::start(name, WIDTH, HEIGHT, &command);
+        tmux.expect("start", "Pending pods (6)");
+        let out = tmux.run(&["capture-pane", "-p", "-e", "-t", tmux.session]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let indexed = run("depth256", "TERM=screen-256color");
+    assert!(
+        !indexed.contains("38;2;") && !indexed.contains("48;2;"),
+        "24-bit colour on a 256-colour terminal:\n{indexed:?}"
+    );
+    assert!(
+        indexed.contains("38;5;") && indexed.contains("48;5;"),
+        "256-colour indexes expected:\n{indexed:?}"
+    );
+    let truecolor = run("depth24", "TERM=screen-256color COLORTERM=truecolor");
+    assert!(
+        truecolor.contains("38;2;") && truecolor.contains("48;2;"),
+        "COLORTERM=truecolor sends RGB:\n{truecolor:?}"
+    );
+}
+
+/// A live cluster that never answered: quitting is exit 2 with the reason
+/// on the restored terminal, not a normal exit 0.
+#[test]
+fn a_live_session_that_never_connected_exits_2() {
+    require_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    // Port 1 on loopback: nothing listens there.
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: dead\n  cluster: {server: \"https://127.0.0.1:1\"}\ncontexts:\n- name: dead\n  context: {cluster: dead, user: u}\ncurrent-context: dead\nusers:\n- name: u\n  user: {token: t}\n",
+    )
+    .unwrap();
+    let command = format!(
+        "TERM=xterm-256color '{}' --kubeconfig '{}' --context dead; echo \"kplace exited with $?\"; sleep 30",
+        env!("CARGO_BIN_EXE_kplace"),
+        kubeconfig.display()
+    );
+    let tmux = Tmux::start("neverlive", 120, 30, &command);
+    tmux.expect("loading screen", "dead");
+    std::thread::sleep(Duration::from_millis(500));
+    tmux.press("q");
+    let screen = tmux.expect("exit status", "kplace exited with 2");
+    assert!(
+        screen.contains("kplace: "),
+        "the reason is printed:\n{screen}"
+    );
+}

@@ -626,3 +626,139 @@ fn losing_a_zone_names_the_victims_and_places_them_in_turn() {
         "{s}"
     );
 }
+
+/// A workload manifest of `kind` named `web` in namespace shop.
+fn workload_manifest(kind: &str) -> String {
+    let (api, count, extra) = match kind {
+        "Job" => (
+            "batch/v1",
+            "  parallelism: 2\n",
+            "      restartPolicy: Never\n",
+        ),
+        "DaemonSet" => ("apps/v1", "", ""),
+        _ => ("apps/v1", "  replicas: 3\n", ""),
+    };
+    let selector = if kind == "Job" {
+        ""
+    } else {
+        "  selector: {matchLabels: {app: wi-web}}\n"
+    };
+    let template = format!(
+        "  template:\n    metadata: {{labels: {{app: wi-web}}}}\n    spec:\n{extra}      containers:\n      - {{name: web, image: nginx, resources: {{requests: {{cpu: 100m, memory: 64Mi}}}}}}\n"
+    );
+    if kind == "CronJob" {
+        let t: String = format!("  parallelism: 2\n{template}")
+            .replace(
+                "      containers",
+                "      restartPolicy: Never\n      containers",
+            )
+            .lines()
+            .map(|l| format!("    {l}\n"))
+            .collect();
+        return format!(
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: web, namespace: shop}}\nspec:\n  schedule: \"0 * * * *\"\n  jobTemplate:\n    spec:\n{t}"
+        );
+    }
+    format!(
+        "apiVersion: {api}\nkind: {kind}\nmetadata: {{name: web, namespace: shop}}\nspec:\n{count}{selector}{template}"
+    )
+}
+
+fn load(app: &mut App, arg: &str) {
+    key(app, KeyCode::Char(':'));
+    keys(app, &format!("load {arg}"));
+    key(app, KeyCode::Enter);
+}
+
+#[test]
+fn load_takes_every_workload_kind_as_its_controllers_pod() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('7'));
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (kind, name_prefix, said) in [
+        (
+            "Deployment",
+            "web-",
+            "Deployment shop/web's pod (3 replica(s)",
+        ),
+        (
+            "ReplicaSet",
+            "web-",
+            "ReplicaSet shop/web's pod (3 replica(s)",
+        ),
+        (
+            "StatefulSet",
+            "web-0",
+            "StatefulSet shop/web's pod (3 replica(s)",
+        ),
+        (
+            "DaemonSet",
+            "web-",
+            "DaemonSet shop/web's pod (one pod per eligible node)",
+        ),
+        ("Job", "web-", "Job shop/web's pod (2 replica(s)"),
+        ("CronJob", "web-", "CronJob shop/web's pod (2 replica(s)"),
+    ] {
+        let path = dir.path().join(format!("{kind}.yaml"));
+        std::fs::write(&path, workload_manifest(kind)).unwrap();
+        load(&mut app, &path.display().to_string());
+        let s = screen(&app);
+        assert!(s.contains(said), "{kind}: {s}");
+        let d = whatif(&app).draft.as_ref().expect("a draft");
+        assert!(d.valid, "{kind}: {:?}", d.error);
+        assert!(
+            d.key().starts_with(&format!("shop/{name_prefix}")),
+            "{kind}: {}",
+            d.key()
+        );
+        assert_eq!(d.workload.as_ref().unwrap().kind, kind);
+        assert!(s.contains("SCHEDULED"), "{kind}: {s}");
+    }
+}
+
+#[test]
+fn load_picks_the_workload_of_a_helm_output_and_a_bad_file_keeps_the_draft() {
+    let mut app = demo_app();
+    draft_of(&mut app, "ledger-migrate");
+    let before = whatif(&app).draft.as_ref().unwrap().key();
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A file that parses but holds an invalid pod: the draft stays.
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        workload_manifest("Deployment").replace("cpu: 100m", "cpu: -1"),
+    )
+    .unwrap();
+    load(&mut app, &bad.display().to_string());
+    let s = screen(&app);
+    assert!(s.contains("the draft is unchanged"), "{s}");
+    assert!(!s.contains("loaded from"), "{s}");
+    let d = whatif(&app).draft.as_ref().unwrap();
+    assert_eq!(d.key(), before);
+    assert!(d.valid, "the previous draft is still valid");
+    assert!(s.contains("PREEMPT → worker-b03"), "{s}");
+    // helm template output: a Service, a ConfigMap and two workloads.
+    let helm = dir.path().join("helm.yaml");
+    let db = workload_manifest("StatefulSet").replace("name: web,", "name: db,");
+    std::fs::write(
+        &helm,
+        format!(
+            "---\n# Source: web/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: shop}}\nspec: {{selector: {{app: wi-web}}}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: web, namespace: shop}}\n---\n{}---\n{db}",
+            workload_manifest("Deployment")
+        ),
+    )
+    .unwrap();
+    load(&mut app, &helm.display().to_string());
+    let s = screen(&app);
+    assert!(
+        s.contains("Deployment/web (shop), StatefulSet/db (shop)"),
+        "the candidates are named: {s}"
+    );
+    assert_eq!(whatif(&app).draft.as_ref().unwrap().key(), before);
+    load(&mut app, &format!("{} sts/db", helm.display()));
+    let s = screen(&app);
+    assert!(s.contains("StatefulSet shop/db's pod"), "{s}");
+    let d = whatif(&app).draft.as_ref().unwrap();
+    assert_eq!(d.key(), "shop/db-0");
+    assert!(s.contains("SCHEDULED"), "{s}");
+}

@@ -461,7 +461,7 @@ fn malformed_timeline_exits_2_naming_the_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr: {err}");
     assert!(
-        err.contains("snap.json") && err.contains("not a timeline"),
+        err.contains("snap.json is a cluster snapshot, not a recorded timeline"),
         "{err}"
     );
 

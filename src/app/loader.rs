@@ -99,6 +99,9 @@ pub struct Loading {
     /// File size in bytes, when known (shown next to the spinner).
     pub size: Option<u64>,
     pub started: Instant,
+    /// A live cluster (not a file or the demo): quitting before it answered
+    /// is a failure to connect.
+    pub live: bool,
     /// What the loading thread is doing now ("listing pods (3/9 kinds)…").
     progress: Arc<Mutex<String>>,
     rx: Receiver<Result<Opened, String>>,
@@ -107,6 +110,7 @@ pub struct Loading {
 impl Loading {
     pub fn start(source: Source) -> Loading {
         let name = source.name();
+        let live = matches!(source, Source::Live { .. });
         let size = match &source {
             Source::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
             _ => None,
@@ -131,6 +135,7 @@ impl Loading {
             name,
             size,
             started: Instant::now(),
+            live,
             progress,
             rx,
         }

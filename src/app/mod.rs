@@ -77,10 +77,18 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     result?;
     // Quitting from the load-error screen still means the snapshot was bad:
     // say so on the restored terminal and let the caller exit non-zero.
-    if let state::Phase::Failed { error, .. } = &app.phase {
-        return Err(LoadFailed(error.clone()).into());
+    match &app.phase {
+        state::Phase::Failed { error, .. } => Err(LoadFailed(error.clone()).into()),
+        // A live session that never connected: the cluster was not reached,
+        // which scripts must be able to tell from a normal quit.
+        state::Phase::Loading(l) if l.live => Err(LoadFailed(format!(
+            "{}: quit before the cluster answered ({})",
+            l.name,
+            l.progress()
+        ))
+        .into()),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// The TUI was quit after its snapshot failed to load.

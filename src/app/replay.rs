@@ -369,6 +369,12 @@ pub fn parse_time(text: &str, clock_ms: u64, end_ms: u64) -> Result<u64, String>
         (n * scale) as u64
     };
     let t = match sign {
+        0 if ms > end_ms => {
+            return Err(format!(
+                "{s:?} is past the end of the recording ({}); `end` jumps there",
+                clock(end_ms)
+            ));
+        }
         0 => ms as i64,
         s => clock_ms as i64 + s * ms as i64,
     };
@@ -382,9 +388,11 @@ fn hms(s: &str) -> Option<u64> {
         return None;
     }
     let mut total_ms = 0f64;
-    for p in &parts {
+    for (i, p) in parts.iter().enumerate() {
         let n: f64 = p.parse().ok()?;
-        if n < 0.0 {
+        // Minutes and seconds after the first field are below 60 (9:99 is
+        // no time).
+        if n < 0.0 || !n.is_finite() || (i > 0 && n >= 60.0) {
             return None;
         }
         total_ms = total_ms * 60.0 + n;
@@ -454,6 +462,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn at_is_range_checked() {
+        assert_eq!(parse_time("1:30", 0, 180_000), Ok(90_000));
+        assert!(
+            parse_time("9:99", 0, 3_600_000)
+                .unwrap_err()
+                .contains("give a time")
+        );
+        assert!(parse_time("1:60", 0, 3_600_000).is_err());
+        let past = parse_time("9:00", 0, 180_000).unwrap_err();
+        assert!(
+            past.contains("past the end of the recording (03:00)"),
+            "{past}"
+        );
+        // Relative jumps stop at the ends.
+        assert_eq!(parse_time("+10m", 0, 180_000), Ok(180_000));
+        assert_eq!(parse_time("-1m", 30_000, 180_000), Ok(0));
+    }
+
+    #[test]
     fn times_parse_absolute_and_relative() {
         assert_eq!(parse_time("1:30", 0, 600_000), Ok(90_000));
         assert_eq!(parse_time("01:00:05", 0, 10_000_000), Ok(3_605_000));
@@ -462,7 +489,8 @@ mod tests {
         assert_eq!(parse_time("+30s", 60_000, 600_000), Ok(90_000));
         assert_eq!(parse_time("-2m", 60_000, 600_000), Ok(0));
         assert_eq!(parse_time("end", 0, 600_000), Ok(600_000));
-        assert_eq!(parse_time("99m", 0, 600_000), Ok(600_000));
+        // Past the end is said, not clamped silently (`end` goes there).
+        assert!(parse_time("99m", 0, 600_000).is_err());
         assert!(parse_time("soon", 0, 600_000).is_err());
         assert!(parse_time("1:2:3:4", 0, 600_000).is_err());
     }

@@ -352,7 +352,10 @@ fn preemption(
 ) {
     out.push(Tone::Heading, "Preemption");
     if let Some(reason) = &p.ineligible_reason {
-        out.push(Tone::Bad, format!("  not eligible: {reason}"));
+        out.push(
+            Tone::Bad,
+            format!("  {}", crate::report::not_eligible(reason)),
+        );
         out.blank();
         return;
     }

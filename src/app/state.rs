@@ -22,7 +22,7 @@ use super::palette::{Command, Palette};
 use super::report::PlacementReport;
 use super::skew::{self, SkewReport};
 use super::table::{self, NODE_SORTS, POD_SORTS, TableView};
-use super::theme::{DEFAULT_THEME, Theme, ThemeCatalog, no_color_requested};
+use super::theme::{ColorDepth, DEFAULT_THEME, Theme, ThemeCatalog, no_color_requested};
 use super::tiers::{self, Headroom};
 use super::view::View;
 use super::worker::{WorkerEvent, Workers};
@@ -602,6 +602,7 @@ impl App {
                     Theme::default_theme()
                 }
             }
+            .for_depth(ColorDepth::from_env())
         };
         App {
             phase: Phase::Failed {
@@ -1028,10 +1029,10 @@ impl App {
         match self.themes.resolve(name) {
             Ok(t) => {
                 self.set_info(format!("theme {}", t.name));
-                self.theme = t;
+                self.theme = t.for_depth(ColorDepth::from_env());
             }
             Err(e) => {
-                self.theme = Theme::default_theme();
+                self.theme = Theme::default_theme().for_depth(ColorDepth::from_env());
                 self.set_error(e);
             }
         }

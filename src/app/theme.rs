@@ -250,6 +250,136 @@ pub fn user_theme_dir() -> Option<PathBuf> {
     dirs::config_dir().map(|d| d.join("kplace").join("themes"))
 }
 
+/// How many colours the terminal shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorDepth {
+    /// 24-bit RGB: only when `COLORTERM` says `truecolor` or `24bit`.
+    TrueColor,
+    /// The xterm 256-colour palette: `TERM` contains `256color`.
+    Ansi256,
+    /// The 16 ANSI colours: anything else.
+    Ansi16,
+}
+
+impl ColorDepth {
+    /// The depth `COLORTERM` and `TERM` announce.
+    pub fn detect(colorterm: Option<&str>, term: Option<&str>) -> ColorDepth {
+        match colorterm.map(str::to_ascii_lowercase).as_deref() {
+            Some("truecolor" | "24bit") => ColorDepth::TrueColor,
+            _ if term.is_some_and(|t| t.contains("256color")) => ColorDepth::Ansi256,
+            _ => ColorDepth::Ansi16,
+        }
+    }
+
+    /// The depth of this process's terminal.
+    pub fn from_env() -> ColorDepth {
+        let colorterm = std::env::var("COLORTERM").ok();
+        let term = std::env::var("TERM").ok();
+        ColorDepth::detect(colorterm.as_deref(), term.as_deref())
+    }
+
+    /// `c` as this terminal can show it: an RGB colour becomes the nearest
+    /// palette colour; named and indexed colours are kept (an index above
+    /// 15 becomes the nearest of the 16 on a 16-colour terminal).
+    pub fn map(self, c: Color) -> Color {
+        match (self, c) {
+            (ColorDepth::TrueColor, c) => c,
+            (ColorDepth::Ansi256, Color::Rgb(r, g, b)) => Color::Indexed(nearest_256(r, g, b)),
+            (ColorDepth::Ansi16, Color::Rgb(r, g, b)) => nearest_16(r, g, b),
+            (ColorDepth::Ansi16, Color::Indexed(i)) if i > 15 => {
+                let (r, g, b) = rgb_of_index(i);
+                nearest_16(r, g, b)
+            }
+            (_, c) => c,
+        }
+    }
+}
+
+fn distance(a: (u8, u8, u8), b: (u8, u8, u8)) -> u32 {
+    // Weighted for the eye (red 2, green 4, blue 3), as is usual for
+    // palette matching.
+    let d = |x: u8, y: u8| (i32::from(x) - i32::from(y)).pow(2) as u32;
+    2 * d(a.0, b.0) + 4 * d(a.1, b.1) + 3 * d(a.2, b.2)
+}
+
+/// The xterm palette's RGB for indexes 16–255 (cube, then grey ramp).
+fn rgb_of_index(i: u8) -> (u8, u8, u8) {
+    const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+    if i >= 232 {
+        let v = 8 + 10 * (i - 232);
+        return (v, v, v);
+    }
+    let i = i.saturating_sub(16);
+    (
+        LEVELS[usize::from(i / 36)],
+        LEVELS[usize::from(i / 6 % 6)],
+        LEVELS[usize::from(i % 6)],
+    )
+}
+
+/// The nearest of the 240 fixed xterm colours (16–255; the first 16
+/// differ between terminals and are left alone).
+pub fn nearest_256(r: u8, g: u8, b: u8) -> u8 {
+    (16..=255u8)
+        .min_by_key(|&i| distance((r, g, b), rgb_of_index(i)))
+        .unwrap_or(16)
+}
+
+/// The nearest of the 16 ANSI colours (their usual xterm values).
+pub fn nearest_16(r: u8, g: u8, b: u8) -> Color {
+    const ANSI: [(Color, (u8, u8, u8)); 16] = [
+        (Color::Black, (0, 0, 0)),
+        (Color::Red, (205, 0, 0)),
+        (Color::Green, (0, 205, 0)),
+        (Color::Yellow, (205, 205, 0)),
+        (Color::Blue, (0, 0, 238)),
+        (Color::Magenta, (205, 0, 205)),
+        (Color::Cyan, (0, 205, 205)),
+        (Color::Gray, (229, 229, 229)),
+        (Color::DarkGray, (127, 127, 127)),
+        (Color::LightRed, (255, 0, 0)),
+        (Color::LightGreen, (0, 255, 0)),
+        (Color::LightYellow, (255, 255, 0)),
+        (Color::LightBlue, (92, 92, 255)),
+        (Color::LightMagenta, (255, 0, 255)),
+        (Color::LightCyan, (0, 255, 255)),
+        (Color::White, (255, 255, 255)),
+    ];
+    ANSI.iter()
+        .min_by_key(|(_, rgb)| distance((r, g, b), *rgb))
+        .map(|(c, _)| *c)
+        .unwrap_or(Color::Reset)
+}
+
+impl Theme {
+    /// The theme as a terminal of `depth` shows it.
+    pub fn for_depth(mut self, depth: ColorDepth) -> Theme {
+        for c in [
+            &mut self.fg,
+            &mut self.bg,
+            &mut self.muted,
+            &mut self.accent,
+            &mut self.border,
+            &mut self.title,
+            &mut self.header,
+            &mut self.selected_fg,
+            &mut self.selected_bg,
+            &mut self.tab_active,
+            &mut self.good,
+            &mut self.warn,
+            &mut self.bad,
+            &mut self.bar_cpu,
+            &mut self.bar_memory,
+            &mut self.bar_free,
+            &mut self.bar_preemptible,
+            &mut self.bar_protected,
+        ] {
+            *c = depth.map(*c);
+        }
+        self
+    }
+}
+
 /// Whether `NO_COLOR` asks for no colours (set and not empty).
 pub fn no_color_requested() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
@@ -258,6 +388,60 @@ pub fn no_color_requested() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colour_depth_follows_colorterm_then_term() {
+        use ColorDepth::*;
+        assert_eq!(
+            ColorDepth::detect(Some("truecolor"), Some("xterm")),
+            TrueColor
+        );
+        assert_eq!(ColorDepth::detect(Some("24bit"), None), TrueColor);
+        assert_eq!(ColorDepth::detect(None, Some("screen-256color")), Ansi256);
+        assert_eq!(
+            ColorDepth::detect(Some("yes"), Some("xterm-256color")),
+            Ansi256
+        );
+        assert_eq!(ColorDepth::detect(None, Some("xterm")), Ansi16);
+        assert_eq!(ColorDepth::detect(None, None), Ansi16);
+    }
+
+    #[test]
+    fn rgb_maps_to_the_nearest_palette_colour() {
+        // Exact cube and grey entries map to themselves.
+        assert_eq!(nearest_256(0, 0, 0), 16);
+        assert_eq!(nearest_256(255, 255, 255), 231);
+        assert_eq!(nearest_256(255, 0, 0), 196);
+        assert_eq!(nearest_256(95, 135, 175), 67);
+        assert_eq!(nearest_256(128, 128, 128), 244);
+        // Near ones to their neighbour.
+        assert_eq!(nearest_256(250, 5, 3), 196);
+        assert_eq!(nearest_16(250, 5, 3), Color::LightRed);
+        assert_eq!(nearest_16(10, 10, 20), Color::Black);
+        assert_eq!(nearest_16(0, 190, 0), Color::Green);
+        let c = ColorDepth::Ansi256.map(Color::Rgb(255, 0, 0));
+        assert_eq!(c, Color::Indexed(196));
+        assert_eq!(ColorDepth::Ansi16.map(Color::Indexed(196)), Color::LightRed);
+        assert_eq!(ColorDepth::Ansi16.map(Color::Reset), Color::Reset);
+        assert_eq!(
+            ColorDepth::TrueColor.map(Color::Rgb(1, 2, 3)),
+            Color::Rgb(1, 2, 3)
+        );
+        // No RGB survives in a mapped theme.
+        for depth in [ColorDepth::Ansi256, ColorDepth::Ansi16] {
+            let t = ThemeCatalog::built_in()
+                .resolve("light")
+                .unwrap()
+                .for_depth(depth);
+            assert!(!format!("{t:?}").contains("Rgb"), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn the_light_theme_has_its_own_background() {
+        let t = ThemeCatalog::built_in().resolve("light").unwrap();
+        assert!(matches!(t.bg, Color::Rgb(..)), "{:?}", t.bg);
+    }
 
     #[test]
     fn built_in_themes_parse() {

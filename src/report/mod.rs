@@ -30,9 +30,35 @@ pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// "not eligible: …" for a preemption the pod may not make, without
+/// saying it twice when the scheduler's reason already starts with it
+/// ("not eligible due to preemptionPolicy=Never.").
+pub fn not_eligible(reason: &str) -> String {
+    if reason.starts_with("not eligible") {
+        reason.to_string()
+    } else if reason.is_empty() {
+        "not eligible".to_string()
+    } else {
+        format!("not eligible: {reason}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::escape_controls;
+    use super::{escape_controls, not_eligible};
+
+    #[test]
+    fn not_eligible_is_said_once() {
+        assert_eq!(
+            not_eligible("not eligible due to preemptionPolicy=Never."),
+            "not eligible due to preemptionPolicy=Never."
+        );
+        assert_eq!(
+            not_eligible("the pod has no priority"),
+            "not eligible: the pod has no priority"
+        );
+        assert_eq!(not_eligible(""), "not eligible");
+    }
 
     #[test]
     fn control_characters_are_escaped() {

@@ -224,8 +224,8 @@ fn render_preemption(out: &mut String, cluster: &Cluster, pr: &PreemptionAnswer,
     if !pr.eligible {
         let _ = writeln!(
             out,
-            "  not eligible: {}",
-            pr.ineligible_reason.as_deref().unwrap_or("")
+            "  {}",
+            super::not_eligible(pr.ineligible_reason.as_deref().unwrap_or(""))
         );
         return;
     }
@@ -247,7 +247,7 @@ fn render_preemption(out: &mut String, cluster: &Cluster, pr: &PreemptionAnswer,
         let _ = writeln!(
             out,
             "  (exact tie between {}; the scheduler picks one of them)",
-            names.join(", ")
+            capped_list(&names, limit, ", ")
         );
     }
     if pr.potential_nodes > pr.upstream_sample {
@@ -293,7 +293,7 @@ fn render_preemption(out: &mut String, cluster: &Cluster, pr: &PreemptionAnswer,
                 if v.violated_pdbs.is_empty() {
                     "-".to_string()
                 } else {
-                    v.violated_pdbs.join(",")
+                    capped_list(&v.violated_pdbs, limit, ",")
                 },
             );
         }
@@ -372,9 +372,33 @@ fn render_preemption(out: &mut String, cluster: &Cluster, pr: &PreemptionAnswer,
     }
 }
 
+/// `items` joined with `sep`, at most `limit` of them (0 = all), then
+/// "… and N more": one line must not carry thousands of node names.
+pub fn capped_list<S: AsRef<str>>(items: &[S], limit: usize, sep: &str) -> String {
+    let shown = if limit == 0 {
+        items.len()
+    } else {
+        items.len().min(limit)
+    };
+    let mut text = items[..shown]
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(sep);
+    if shown < items.len() {
+        let _ = write!(text, "{sep}… and {} more", items.len() - shown);
+    }
+    text
+}
+
 /// `place --replicas N -o table`: where each replica lands, the skew after
-/// each step, every preemption on the way, and the first failure.
-pub fn render_replicas(plan: &crate::engine::replicas::ReplicaPlan) -> String {
+/// each step, every preemption on the way, and the first failure, out of
+/// the `requested` replicas; `limit` caps every list (0 = all).
+pub fn render_replicas(
+    plan: &crate::engine::replicas::ReplicaPlan,
+    requested: usize,
+    limit: usize,
+) -> String {
     let cluster = &plan.cluster;
     let mut out = String::new();
     if let Some(first) = plan.steps.first() {
@@ -401,7 +425,12 @@ pub fn render_replicas(plan: &crate::engine::replicas::ReplicaPlan) -> String {
         let _ = write!(out, "  SKEW {k}");
     }
     let _ = writeln!(out, "  EVICTS");
-    for (step, domains) in plan.steps.iter().zip(&plan.domains_after) {
+    let rows = if limit == 0 {
+        plan.steps.len()
+    } else {
+        plan.steps.len().min(limit)
+    };
+    for (step, domains) in plan.steps.iter().zip(&plan.domains_after).take(rows) {
         let p = &step.placement;
         let node = p
             .node
@@ -428,8 +457,16 @@ pub fn render_replicas(plan: &crate::engine::replicas::ReplicaPlan) -> String {
             if victims.is_empty() {
                 "-".to_string()
             } else {
-                victims.join(", ")
+                capped_list(&victims, limit, ", ")
             }
+        );
+    }
+    if rows < plan.steps.len() {
+        let _ = writeln!(
+            out,
+            "{:>7}  … and {} more (use --limit 0 for all)",
+            "",
+            plan.steps.len() - rows
         );
     }
     let placed = plan
@@ -437,15 +474,29 @@ pub fn render_replicas(plan: &crate::engine::replicas::ReplicaPlan) -> String {
         .iter()
         .filter(|s| s.placement.node.is_some())
         .count();
-    let _ = writeln!(out, "\n{placed} of {} replicas placed.", plan.steps.len());
-    if let Some(i) = plan.first_unplaceable {
-        let step = &plan.steps[i - 1];
-        let why = if step.placement.message.is_empty() {
-            step.placement.rejection.clone().unwrap_or_default()
-        } else {
-            step.placement.message.clone()
-        };
-        let _ = writeln!(out, "Replica {i} cannot be placed: {why}");
+    let requested = requested.max(plan.steps.len());
+    match plan.first_unplaceable {
+        None => {
+            let _ = writeln!(out, "\n{placed} of {requested} replicas placed.");
+        }
+        Some(i) => {
+            let rest = if i < requested {
+                " (the rest were not tried)"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "\n{placed} of {requested} replicas placed; replica {i} cannot be placed{rest}."
+            );
+            let step = &plan.steps[i - 1];
+            let why = if step.placement.message.is_empty() {
+                step.placement.rejection.clone().unwrap_or_default()
+            } else {
+                step.placement.message.clone()
+            };
+            let _ = writeln!(out, "Why replica {i} cannot be placed: {why}");
+        }
     }
     if let Some(last) = plan.domains_after.last() {
         for dc in last {
@@ -456,7 +507,7 @@ pub fn render_replicas(plan: &crate::engine::replicas::ReplicaPlan) -> String {
                 cluster.interner.resolve(dc.constraint.topology_key),
                 dc.constraint.max_skew,
                 dc.skew(),
-                counts.join(" ")
+                capped_list(&counts, limit, " ")
             );
         }
     }

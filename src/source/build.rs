@@ -215,6 +215,11 @@ impl ClusterBuilder {
         std::mem::take(&mut self.pods)
     }
 
+    /// The selector owners read so far (a manifest's workload controller).
+    pub fn take_owners(&mut self) -> Vec<SelectorOwner> {
+        std::mem::take(&mut self.owners)
+    }
+
     /// The ResourceClaims read so far (a manifest's claims beside its pod).
     pub fn take_resource_claims(&mut self) -> Vec<ResourceClaim> {
         std::mem::take(&mut self.resource_claims)

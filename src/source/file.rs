@@ -46,6 +46,15 @@ pub enum SourceError {
         line: Option<usize>,
         source: InvalidObject,
     },
+    /// A file of another kind than the command reads (a snapshot given to
+    /// `verify`, a timeline given as a pod).
+    #[error("{file} is {what}, not {wanted} ({hint})")]
+    WrongKind {
+        file: String,
+        what: String,
+        wanted: String,
+        hint: String,
+    },
     #[error("{file}: the snapshot holds no Node and no Pod objects")]
     Empty { file: String },
     #[error(
@@ -104,6 +113,7 @@ struct Seen {
 enum PlaceKey {
     Offset(usize),
     YamlItem(usize, Option<usize>),
+    Generated,
 }
 
 #[derive(Deserialize)]
@@ -158,6 +168,8 @@ enum Position<'a> {
     Offset(&'a [u8], usize),
     /// A YAML item: its document and, in a `List`, its index in `items`.
     YamlItem(&'a [u8], usize, Option<usize>),
+    /// A document kplace made (the pod of a workload): no line of its own.
+    Generated(&'a [u8]),
 }
 
 impl<'a> Position<'a> {
@@ -165,12 +177,13 @@ impl<'a> Position<'a> {
         match *self {
             Position::Offset(_, o) => PlaceKey::Offset(o),
             Position::YamlItem(_, d, i) => PlaceKey::YamlItem(d, i),
+            Position::Generated(_) => PlaceKey::Generated,
         }
     }
 
     fn bytes(&self) -> &'a [u8] {
         match *self {
-            Position::Offset(b, _) | Position::YamlItem(b, _, _) => b,
+            Position::Offset(b, _) | Position::YamlItem(b, _, _) | Position::Generated(b) => b,
         }
     }
 
@@ -178,6 +191,7 @@ impl<'a> Position<'a> {
         match key {
             PlaceKey::Offset(o) => Position::Offset(bytes, o),
             PlaceKey::YamlItem(d, i) => Position::YamlItem(bytes, d, i),
+            PlaceKey::Generated => Position::Generated(bytes),
         }
     }
 }
@@ -195,6 +209,7 @@ impl Origin<'_> {
         match self.position {
             Position::Offset(bytes, offset) => Some(line_of(bytes, offset)),
             Position::YamlItem(bytes, doc, item) => yaml_line(bytes, doc, item),
+            Position::Generated(_) => None,
         }
     }
 }
@@ -652,6 +667,25 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
     }
 }
 
+/// A recorded timeline (its first line the timeline header) where another
+/// kind of file was wanted: the error says what it is and where it goes.
+fn refuse_timeline(bytes: &[u8], file: &str, wanted: &str, hint: &str) -> Result<(), SourceError> {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(0);
+    let marker = format!("{{\"{}\"", super::record::TIMELINE_MARKER);
+    if bytes[start..].starts_with(marker.as_bytes()) {
+        return Err(SourceError::WrongKind {
+            file: file.to_string(),
+            what: "a recorded timeline".into(),
+            wanted: wanted.into(),
+            hint: hint.into(),
+        });
+    }
+    Ok(())
+}
+
 fn ingest_bytes(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
     c.files.push(file.to_string());
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
@@ -715,7 +749,14 @@ pub fn load_snapshot_with(
         let started = Instant::now();
         let bytes = read_bytes(f)?;
         c.timings.load += started.elapsed();
-        ingest_bytes(&mut c, &bytes, &f.display().to_string())?;
+        let name = f.display().to_string();
+        refuse_timeline(
+            &bytes,
+            &name,
+            "a cluster snapshot",
+            "the TUI replays it: `kplace --snapshot FILE`; `kplace verify FILE` checks it",
+        )?;
+        ingest_bytes(&mut c, &bytes, &name)?;
     }
     let notes = std::mem::take(&mut c.notes);
     c.finish(&path.display().to_string())
@@ -742,31 +783,182 @@ pub fn load_pod_bytes(
 }
 
 /// The one Pod of a manifest and the ResourceClaims beside it (a pod
-/// written with the claims it asks for, as `kubectl apply -f` takes them).
+/// written with the claims it asks for, as `kubectl apply -f` takes them);
+/// a workload's manifest gives the pod its controller would create (see
+/// [`load_manifest_bytes`]).
 pub fn load_pod_with_claims_bytes(
     bytes: &[u8],
     name: &str,
     interner: &mut Interner,
 ) -> Result<(Pod, Vec<crate::model::dra::ResourceClaim>), SourceError> {
+    load_manifest_bytes(bytes, name, interner, None).map(|m| (m.pod, m.claims))
+}
+
+/// What a pod manifest holds: the pod, the ResourceClaims beside it, and
+/// for a workload the controllers its pod's `ownerReference` names (as
+/// selector owners, for default spreading and StatefulSet replicas) and the
+/// workload itself.
+#[derive(Debug)]
+pub struct Manifest {
+    pub pod: Pod,
+    pub claims: Vec<crate::model::dra::ResourceClaim>,
+    pub owners: Vec<crate::model::policy::SelectorOwner>,
+    pub workload: Option<super::workload::Workload>,
+}
+
+/// How to choose among several pods and workloads, for error messages.
+pub const CHOOSE_WORKLOAD: &str = "--workload KIND/NAME";
+
+/// The documents of a manifest file, JSON or YAML.
+fn manifest_docs(bytes: &[u8], file: &str) -> Result<Vec<serde_json::Value>, SourceError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if matches!(first, Some(b'{') | Some(b'[')) {
+        let syntax = |e: serde_json::Error| SourceError::Syntax {
+            file: file.to_string(),
+            line: Some(e.line()),
+            message: e.to_string(),
+        };
+        return serde_json::Deserializer::from_slice(bytes)
+            .into_iter::<serde_json::Value>()
+            .map(|d| d.map_err(syntax))
+            .collect();
+    }
+    serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).map_err(|e| {
+        SourceError::Syntax {
+            file: file.to_string(),
+            line: e.location().map(|l| l.line() as usize),
+            message: yaml_message(&e),
+        }
+    })
+}
+
+/// Reads a pod manifest: a Pod, or a Deployment, ReplicaSet, StatefulSet,
+/// DaemonSet, Job or CronJob, alone or among other objects (a `helm
+/// template` output); `select` (`KIND/NAME` or `NAME`) picks one when
+/// there are several. Errors in a workload's pod name the workload and the
+/// template's field (`Deployment shop/web: spec.template.spec…`).
+pub fn load_manifest_bytes(
+    bytes: &[u8],
+    name: &str,
+    interner: &mut Interner,
+    select: Option<&str>,
+) -> Result<Manifest, SourceError> {
+    refuse_timeline(
+        bytes,
+        name,
+        "a pod manifest",
+        "give a Pod or workload manifest",
+    )?;
+    let docs = manifest_docs(bytes, name)?;
+    let expanded = super::workload::expand(docs, select).map_err(|e| SourceError::Io {
+        file: name.to_string(),
+        message: e.message(CHOOSE_WORKLOAD),
+    })?;
     let mut c = Collector {
         builder: ClusterBuilder::with_interner(std::mem::take(interner)),
         ..Default::default()
     };
-    let result = ingest_bytes(&mut c, bytes, name);
+    c.files.push(name.to_string());
+    let result = match &expanded.workload {
+        // A plain pod: read from the file itself, so errors carry its line.
+        None => ingest_bytes(&mut c, bytes, name),
+        Some(w) => {
+            let mut docs = vec![expanded.pod.clone()];
+            docs.extend(expanded.claims.iter().cloned());
+            docs.extend(expanded.controllers.iter().cloned());
+            let items: Vec<ValueItem> = docs.iter().map(ValueItem).collect();
+            c.ingest_items(&items, |_| Origin {
+                file: name,
+                position: Position::Generated(bytes),
+            })
+            .map_err(|e| in_terms_of_workload(e, &expanded.pod, w))
+        }
+    };
     *interner = std::mem::take(&mut c.builder.interner);
     result?;
     let claims = c.builder.take_resource_claims();
+    let owners = c.builder.take_owners();
     let mut pods = c.builder.take_pods();
-    match pods.len() {
-        1 => Ok((pods.pop().expect("one pod"), claims)),
-        0 => Err(SourceError::Io {
-            file: name.to_string(),
-            message: "holds no Pod object".into(),
+    // A plain pod chosen among several (`select`): the one named.
+    let wanted_name = expanded
+        .pod
+        .pointer("/metadata/name")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    if pods.len() > 1 {
+        pods.retain(|p| &*p.name == wanted_name);
+    }
+    match pods.pop() {
+        Some(pod) if pods.is_empty() => Ok(Manifest {
+            pod,
+            claims,
+            owners: if expanded.workload.is_some() {
+                owners
+            } else {
+                Vec::new()
+            },
+            workload: expanded.workload,
         }),
-        n => Err(SourceError::Io {
+        _ => Err(SourceError::Io {
             file: name.to_string(),
-            message: format!("holds {n} Pod objects; give one"),
+            message: "holds no single Pod object".into(),
         }),
+    }
+}
+
+/// The selector owners (ReplicaSets, StatefulSets) among documents a
+/// workload's manifest brought ([`super::workload::Expanded::controllers`]),
+/// converted with `interner`.
+pub fn load_owner_values(
+    docs: &[serde_json::Value],
+    name: &str,
+    interner: &mut Interner,
+) -> Result<Vec<crate::model::policy::SelectorOwner>, SourceError> {
+    let mut c = Collector {
+        builder: ClusterBuilder::with_interner(std::mem::take(interner)),
+        ..Default::default()
+    };
+    let items: Vec<ValueItem> = docs.iter().map(ValueItem).collect();
+    let result = c.ingest_items(&items, |_| Origin {
+        file: name,
+        position: Position::Generated(&[]),
+    });
+    *interner = std::mem::take(&mut c.builder.interner);
+    result?;
+    Ok(c.builder.take_owners())
+}
+
+/// An error in the pod made from a workload, told as the workload's: the
+/// field is the template's (`spec.template.spec.containers[0]…`).
+fn in_terms_of_workload(
+    e: SourceError,
+    pod: &serde_json::Value,
+    w: &super::workload::Workload,
+) -> SourceError {
+    let SourceError::Invalid { file, line, source } = e else {
+        return e;
+    };
+    let pod_name = pod
+        .pointer("/metadata/name")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    if source.object != format!("Pod {}/{pod_name}", w.namespace) {
+        return SourceError::Invalid { file, line, source };
+    }
+    let template = if w.kind == "CronJob" {
+        "spec.jobTemplate.spec.template"
+    } else {
+        "spec.template"
+    };
+    let field = if source.field.is_empty() {
+        template.to_string()
+    } else {
+        format!("{template}.{}", source.field)
+    };
+    SourceError::Invalid {
+        file,
+        line,
+        source: InvalidObject::new(&w.key(), field, source.message),
     }
 }
 

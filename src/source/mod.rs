@@ -5,3 +5,4 @@ pub mod record;
 pub mod scheduler_config;
 pub mod timeline;
 pub mod version;
+pub mod workload;

@@ -55,6 +55,46 @@ pub fn is_timeline(path: &Path) -> bool {
         .starts_with(&format!("{{\"{TIMELINE_MARKER}\""))
 }
 
+/// What a file that is not a timeline is instead, when it is a snapshot
+/// or a Kubernetes manifest ("a cluster snapshot", "a Pod manifest"); only
+/// asked when the file failed to load as a timeline.
+fn what_else(text: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Top {
+        kind: Option<String>,
+        items: Option<serde::de::IgnoredAny>,
+    }
+    let trimmed = text.trim_start();
+    let (kind, snapshot) = if trimmed.starts_with('{') {
+        // The first document (a snapshot is often pretty-printed JSON);
+        // fields other than these two are skipped, not built.
+        let mut stream = serde_json::Deserializer::from_str(trimmed).into_iter::<Top>();
+        let top = stream.next()?.ok()?;
+        let list = top.items.is_some() || top.kind.as_deref().is_some_and(|k| k.ends_with("List"));
+        (top.kind, list || stream.next().is_some())
+    } else {
+        // YAML: only the top-level `kind:` and `items:` lines are looked at.
+        let mut kinds = Vec::new();
+        let mut items = false;
+        for line in trimmed.lines().take(100_000) {
+            if let Some(k) = line.strip_prefix("kind:") {
+                kinds.push(k.trim().trim_matches(['"', '\'']).to_string());
+            }
+            items |= line.starts_with("items:");
+            if kinds.len() > 1 {
+                break;
+            }
+        }
+        let list = items || kinds.first().is_some_and(|k| k.ends_with("List"));
+        (kinds.first().cloned(), list || kinds.len() > 1)
+    };
+    match kind {
+        _ if snapshot => Some("a cluster snapshot".to_string()),
+        Some(k) if !k.is_empty() => Some(format!("a {k} manifest")),
+        _ => None,
+    }
+}
+
 /// The header line.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -189,13 +229,26 @@ impl Timeline {
         let Some((_, first)) = lines.next() else {
             return Err(syntax(1, "empty timeline".into()));
         };
-        let marker: serde_json::Value =
-            serde_json::from_str(first).map_err(|e| syntax(1, e.to_string()))?;
+        let wrong_kind = || match what_else(text) {
+            Some(what) => SourceError::WrongKind {
+                file: file.to_string(),
+                what,
+                wanted: "a recorded timeline".into(),
+                hint: "record one with `kplace record --duration`".into(),
+            },
+            None => syntax(1, format!("not a timeline (no {TIMELINE_MARKER} header)")),
+        };
+        let marker: serde_json::Value = match serde_json::from_str(first) {
+            Ok(m) => m,
+            Err(e) => {
+                return Err(match what_else(text) {
+                    Some(_) => wrong_kind(),
+                    None => syntax(1, e.to_string()),
+                });
+            }
+        };
         if marker.get(TIMELINE_MARKER).is_none() {
-            return Err(syntax(
-                1,
-                format!("not a timeline (no {TIMELINE_MARKER} header)"),
-            ));
+            return Err(wrong_kind());
         }
         let header: Header =
             serde_json::from_value(marker).map_err(|e| syntax(1, e.to_string()))?;

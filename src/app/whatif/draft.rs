@@ -14,7 +14,8 @@ use crate::model::pod::{
 };
 use crate::model::policy::{SelectorOwner, StatefulSetSpec};
 use crate::model::{Cluster, Interner, Pod};
-use crate::source::file::load_pod_with_claims_bytes;
+use crate::source::file::{load_owner_values, load_pod_with_claims_bytes};
+use crate::source::workload::{ExpandError, Workload, expand};
 
 /// How parse errors name the draft (stripped before showing them).
 pub const DRAFT_FILE: &str = "draft";
@@ -38,6 +39,12 @@ pub struct Draft {
     pub error: Option<String>,
     /// Whether `pod` is the current draft (no error since).
     pub valid: bool,
+    /// The controllers of a workload's pod (a Deployment's ReplicaSet, a
+    /// StatefulSet), which join the cluster for the draft's answers.
+    /// (As documents: each answer converts them with its cluster's strings.)
+    pub controllers: Vec<Value>,
+    /// The workload the draft was made from.
+    pub workload: Option<Workload>,
 }
 
 impl Draft {
@@ -56,6 +63,8 @@ impl Draft {
             pod_claims: Vec::new(),
             error: None,
             valid: false,
+            controllers: Vec::new(),
+            workload: None,
         }
     }
 
@@ -111,27 +120,46 @@ impl Draft {
     /// Takes edited YAML text: a syntax error is returned (the document is
     /// kept as it was); otherwise the text becomes the draft.
     pub fn set_yaml(&mut self, text: &str, interner: &mut Interner) -> Result<(), String> {
+        self.set_yaml_choosing(text, None, interner)
+    }
+
+    /// [`Draft::set_yaml`] for a Pod or a workload (Deployment, ReplicaSet,
+    /// StatefulSet, DaemonSet, Job, CronJob: the pod its controller
+    /// creates), alone or among other objects; `select` (`KIND/NAME`)
+    /// picks one of several.
+    pub fn set_yaml_choosing(
+        &mut self,
+        text: &str,
+        select: Option<&str>,
+        interner: &mut Interner,
+    ) -> Result<(), String> {
         let docs: Vec<Value> = serde_saphyr::from_multiple(text)
             .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string())?;
-        let mut pod = None;
-        let mut claims = Vec::new();
-        for doc in docs.into_iter().filter(|d| !d.is_null()) {
-            if !doc.is_object() {
-                return Err(DRAFT_SHAPE.into());
-            }
-            match doc.get("kind").and_then(Value::as_str) {
-                Some("ResourceClaim") => claims.push(doc),
-                Some("Pod") | None if pod.is_none() => pod = Some(doc),
-                Some(other) if other != "Pod" => {
-                    return Err(format!("{DRAFT_SHAPE}; a {other} is neither"));
-                }
-                _ => return Err(format!("{DRAFT_SHAPE}; it holds two pods")),
-            }
-        }
-        let Some(doc) = pod else {
+        if docs.iter().any(|d| !d.is_null() && !d.is_object()) {
             return Err(DRAFT_SHAPE.into());
-        };
-        self.set_docs(doc, claims, interner);
+        }
+        // A document without a kind is the draft's pod, as before.
+        let docs: Vec<Value> = docs
+            .into_iter()
+            .map(|mut d| {
+                if d.is_object() && d.get("kind").is_none() {
+                    d["kind"] = Value::from("Pod");
+                }
+                d
+            })
+            .collect();
+        let e = expand(docs, select).map_err(|e| match e {
+            ExpandError::Nothing => DRAFT_SHAPE.to_string(),
+            e => e.message("`:load FILE KIND/NAME`"),
+        })?;
+        if e.workload.is_some() {
+            // Checked here, converted again for each answer.
+            load_owner_values(&e.controllers, DRAFT_FILE, interner)
+                .map_err(|e| clean_error(&e.to_string()))?;
+            self.controllers = e.controllers;
+            self.workload = e.workload;
+        }
+        self.set_docs(e.pod, e.claims, interner);
         Ok(())
     }
 
@@ -168,8 +196,7 @@ pub fn clean_error(text: &str) -> String {
 }
 
 /// What a draft may hold.
-const DRAFT_SHAPE: &str =
-    "the draft must be one Pod (a YAML mapping), optionally followed by ResourceClaims after `---`";
+const DRAFT_SHAPE: &str = "the draft must be one Pod or workload (a YAML mapping), optionally followed by ResourceClaims after `---`";
 
 /// The pod's YAML, then each claim's after `---`.
 pub fn render_docs(doc: &Value, claims: &[Value]) -> String {

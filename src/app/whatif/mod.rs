@@ -318,6 +318,7 @@ impl WhatIf {
             yaml: d.yaml.clone(),
             fresh,
             cluster_edit: self.cluster_edit.clone(),
+            controllers: d.controllers.clone(),
         })
     }
 
@@ -431,11 +432,16 @@ impl WhatIf {
         claims: Vec<serde_json::Value>,
         origin: Option<PodId>,
     ) {
+        let mut d = Draft::with_claims(doc, claims);
+        d.reparse(self.interner(cluster));
+        self.start_draft(cluster, d, origin);
+    }
+
+    /// Makes `d` (parsed) the draft; `origin` is the snapshot's pod it stands for.
+    fn start_draft(&mut self, cluster: &Arc<Cluster>, d: Draft, origin: Option<PodId>) {
         self.origin = origin;
         self.as_copy = false;
         self.cluster_edit = None;
-        let mut d = Draft::with_claims(doc, claims);
-        d.reparse(self.interner(cluster));
         self.draft = Some(d);
         self.summary = None;
         self.answer = None;
@@ -840,27 +846,54 @@ impl WhatIf {
         }
     }
 
-    /// Reads a draft from a file.
-    pub fn load(&mut self, cluster: &Arc<Cluster>, path: &str) -> KeyResult {
+    /// Reads a draft from a file: a Pod or a workload (its controller's
+    /// pod), alone or among other objects (`:load PATH KIND/NAME` picks one
+    /// of several). A file that does not give a valid pod leaves the
+    /// current draft as it was.
+    pub fn load(&mut self, cluster: &Arc<Cluster>, arg: &str) -> KeyResult {
+        let (path, select) = match arg.rsplit_once(' ') {
+            Some((p, sel)) if !std::path::Path::new(arg).exists() && sel.contains('/') => {
+                (p.trim_end(), Some(sel))
+            }
+            _ => (arg, None),
+        };
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => return KeyResult::Error(format!("{path}: {e}")),
         };
-        self.draft = None;
-        self.origin = None;
-        self.as_copy = false;
-        self.summary = None;
-        self.answer = None;
-        self.changes.clear();
-        self.replicas = None;
-        self.panel = Panel::Answer;
-        match self.apply_yaml(cluster, &text) {
-            Ok(()) => {
-                self.cursor = self.first_selectable(0);
-                KeyResult::Info(format!("draft loaded from {path}"))
-            }
-            Err(e) => KeyResult::Error(format!("{path}: {e}")),
+        self.interner(cluster);
+        let mut i = self.interner.take().unwrap_or_default();
+        let mut d = Draft::new(serde_json::json!({}));
+        let parsed = d.set_yaml_choosing(&text, select, &mut i);
+        self.interner = Some(i);
+        if let Err(e) = parsed {
+            return KeyResult::Error(format!("{path}: {e}; the draft is unchanged"));
         }
+        if !d.valid {
+            let why = d.error.clone().unwrap_or_default();
+            return KeyResult::Error(format!("{path}: {why}; the draft is unchanged"));
+        }
+        let loaded = match &d.workload {
+            Some(w) => {
+                if let crate::source::workload::Replicas::Count(n) = w.replicas
+                    && n > 0
+                {
+                    self.replicas_n = n as usize;
+                }
+                let count = match w.replicas {
+                    crate::source::workload::Replicas::Count(n) => {
+                        format!("{n} replica(s), r places them")
+                    }
+                    crate::source::workload::Replicas::PerNode => {
+                        "one pod per eligible node".to_string()
+                    }
+                };
+                format!("{}'s pod ({count})", w.key())
+            }
+            None => "draft".to_string(),
+        };
+        self.start_draft(cluster, d, None);
+        KeyResult::Info(format!("{loaded} loaded from {path}"))
     }
 }
 

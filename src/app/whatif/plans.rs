@@ -221,9 +221,17 @@ pub fn replica_lines(cluster: &Cluster, pod: &Pod, n: usize, plan: &ReplicaPlan)
                 .get(i - 1)
                 .map(|s| why_not(&s.placement))
                 .unwrap_or_default();
+            let rest = if i < n {
+                " (the rest were not tried)"
+            } else {
+                ""
+            };
             push(
                 Tone::Bad,
-                format!("First replica that cannot be placed: #{i}"),
+                format!(
+                    "{} of {n} replicas placed; replica {i} cannot be placed{rest}",
+                    i - 1
+                ),
             );
             push(Tone::Bad, format!("  {}", first_line(&why, 160)));
         }

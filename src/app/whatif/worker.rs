@@ -40,6 +40,9 @@ pub struct DraftPod {
     /// A remedy's change to the cluster, made for this answer, and its
     /// wording.
     pub cluster_edit: Option<(ClusterEdit, String)>,
+    /// A workload draft's controllers (they join the cluster's owners, in
+    /// place of any of the same kind and name).
+    pub controllers: Vec<serde_json::Value>,
 }
 
 pub enum Job {
@@ -88,6 +91,8 @@ struct Ctx {
     owned: Option<Cluster>,
     /// `owned.dra` holds a draft's claims (it differs from the snapshot's).
     owned_dra_changed: bool,
+    /// `owned.owners` holds a draft's controllers.
+    owned_owners_changed: bool,
     /// The pod taken off its node in `owned`, and that node.
     unbound: Option<(PodId, NodeId)>,
     /// The remedy's cluster change made in `owned`, to undo when it changes.
@@ -107,6 +112,7 @@ impl Ctx {
         if self.owned.is_none()
             && d.fresh
             && d.claims.is_empty()
+            && d.controllers.is_empty()
             && exclude.is_none()
             && d.cluster_edit.is_none()
         {
@@ -161,6 +167,26 @@ impl Ctx {
             });
         }
         claims.extend(draft_claims);
+        if !d.controllers.is_empty() {
+            let draft_owners = crate::source::file::load_owner_values(
+                &d.controllers,
+                DRAFT_FILE,
+                &mut owned.interner,
+            )
+            .map_err(|e| clean_error(&e.to_string()))?;
+            let mut owners = self.shared.owners.clone();
+            owners.retain(|o| {
+                !draft_owners
+                    .iter()
+                    .any(|n| n.kind == o.kind && n.namespace == o.namespace && n.name == o.name)
+            });
+            owners.extend(draft_owners);
+            owned.owners = owners;
+            self.owned_owners_changed = true;
+        } else if self.owned_owners_changed {
+            owned.owners = self.shared.owners.clone();
+            self.owned_owners_changed = false;
+        }
         if !claims.is_empty() {
             owned.dra = self.shared.dra.with_claims(claims);
             self.owned_dra_changed = true;
@@ -264,6 +290,7 @@ impl WhatIfWorker {
                     shared: cluster,
                     owned: None,
                     owned_dra_changed: false,
+                    owned_owners_changed: false,
                     unbound: None,
                     applied: None,
                 };
