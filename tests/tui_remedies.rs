@@ -148,3 +148,22 @@ fn replicas_max_in_what_if_counts_how_many_more_fit() {
         "{screen}"
     );
 }
+
+#[test]
+fn every_remedy_is_visible_at_120x40_even_when_lines_wrap() {
+    let mut app = demo_app();
+    open_placement(&mut app, "frontend-6b8f7c5d4-r6ndz");
+    let n = app
+        .session()
+        .unwrap()
+        .remedies
+        .as_ref()
+        .unwrap()
+        .items
+        .len();
+    assert_eq!(n, 4);
+    let screen = common::render(&app, 120, 40);
+    for kind in ["[relax-spread]", "[resize]", "[add-node]", "[priority]"] {
+        assert!(screen.contains(kind), "{kind} missing:\n{screen}");
+    }
+}

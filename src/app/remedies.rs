@@ -51,12 +51,4 @@ impl RemedyPanel {
             progress: None,
         }
     }
-
-    /// Rows the panel needs (items, notes, or the progress line).
-    pub fn rows(&self) -> usize {
-        if self.progress.is_some() {
-            return 1;
-        }
-        (self.items.len() + self.notes.len()).max(1)
-    }
 }

@@ -109,10 +109,11 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let header = wrapped(t, &r.header, area.width.saturating_sub(2) as usize);
     // "How to make it fit" sits under the verdict, at most a third of
     // the pane (it scrolls with the selection when longer).
-    let fix_rows = s
-        .remedies
-        .as_ref()
-        .map_or(0, |p| (p.rows() as u16 + 2).min(area.height / 3).max(3));
+    let inner = area.width.saturating_sub(2) as usize;
+    let fix_rows = s.remedies.as_ref().map_or(0, |p| {
+        let rows: usize = remedy_rows(p, inner).iter().sum();
+        (rows as u16 + 2).min(area.height / 3).max(3)
+    });
     let [head, fixes, body] = Layout::vertical([
         Constraint::Length(header.len() as u16 + 2),
         Constraint::Length(fix_rows),
@@ -171,8 +172,17 @@ fn draw_remedies(
     for note in &p.notes {
         rows.push(Line::from(Span::styled(format!("  {note}"), t.fg(t.muted))));
     }
-    let height = area.height.saturating_sub(2) as usize;
-    let skip = (selected + 1).saturating_sub(height.max(1));
+    // Scroll so that the chosen remedy's last wrapped row is visible.
+    let height = area.height.saturating_sub(2).max(1) as usize;
+    let per_row = remedy_rows(p, area.width.saturating_sub(2) as usize);
+    let progress = usize::from(p.progress.is_some());
+    let through_selected: usize = progress
+        + per_row
+            .iter()
+            .skip(progress)
+            .take(selected + 1)
+            .sum::<usize>();
+    let skip = through_selected.saturating_sub(height);
     let title = if p.items.is_empty() {
         "How to make it fit".to_string()
     } else {
@@ -182,9 +192,30 @@ fn draw_remedies(
         )
     };
     frame.render_widget(
-        Paragraph::new(rows.into_iter().skip(skip).collect::<Vec<_>>())
+        Paragraph::new(rows)
             .wrap(ratatui::widgets::Wrap { trim: false })
+            .scroll((skip as u16, 0))
             .block(panel(app, title)),
         area,
     );
+}
+
+/// Screen rows each line of the panel takes at `width` (progress, then
+/// items, then notes), as the paragraph wraps them.
+fn remedy_rows(p: &crate::app::remedies::RemedyPanel, width: usize) -> Vec<usize> {
+    let rows = |text: String| textwrap::wrap(&text, width.max(1)).len().max(1);
+    let mut out = Vec::new();
+    if let Some(progress) = &p.progress {
+        out.push(rows(format!("⠋ {progress}")));
+    }
+    for item in &p.items {
+        out.push(rows(format!("▶ [{}] {}", item.kind.as_str(), item.text)));
+    }
+    for note in &p.notes {
+        out.push(rows(format!("  {note}")));
+    }
+    if out.is_empty() {
+        out.push(1);
+    }
+    out
 }
