@@ -506,7 +506,9 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         );
     }
 
-    let remedies = (args.remedies == RemedySearch::Search)
+    // Remedies are searched (and `remedies` is in the JSON) only for a pod
+    // that cannot be placed or would preempt.
+    let remedies = (args.remedies == RemedySearch::Search && engine::remedies::applies_to(&answer))
         .then(|| search_remedies(&cluster, &question, &scheduler, &answer, args.timings));
     let document = || {
         let mut doc = report::json::placement(&cluster, &answer);
