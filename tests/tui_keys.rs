@@ -6,44 +6,13 @@
 
 mod common;
 
-use std::time::Duration;
+use common::{demo_app, key, keys, press};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use kplace::app::{App, Options, Overlay, View};
-
-const SETTLE: Duration = Duration::from_secs(60);
-
-fn demo_app() -> App {
-    let mut app = App::new(Options {
-        demo: true,
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE), "demo did not load and settle");
-    app
-}
-
-fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
-    app.handle_key(KeyEvent::new(code, modifiers));
-    assert!(app.wait_until_idle(SETTLE), "engine did not answer in time");
-}
-
-fn key(app: &mut App, code: KeyCode) {
-    press(app, code, KeyModifiers::NONE);
-}
+use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use kplace::app::{App, Overlay, View};
 
 fn ctrl(app: &mut App, c: char) {
     press(app, KeyCode::Char(c), KeyModifiers::CONTROL);
-}
-
-fn keys(app: &mut App, text: &str) {
-    for c in text.chars() {
-        let m = if c.is_ascii_uppercase() {
-            KeyModifiers::SHIFT
-        } else {
-            KeyModifiers::NONE
-        };
-        press(app, KeyCode::Char(c), m);
-    }
 }
 
 fn screen(app: &App) -> String {

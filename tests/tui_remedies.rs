@@ -5,33 +5,11 @@
 
 mod common;
 
-use std::time::Duration;
+use common::{demo_app, key, keys};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kplace::app::{App, Options, View};
+use crossterm::event::KeyCode;
+use kplace::app::{App, View};
 use kplace::engine::remedies::RemedyKind;
-
-const SETTLE: Duration = Duration::from_secs(60);
-
-fn demo_app() -> App {
-    let mut app = App::new(Options {
-        demo: true,
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE), "demo did not load and settle");
-    app
-}
-
-fn key(app: &mut App, code: KeyCode) {
-    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
-    assert!(app.wait_until_idle(SETTLE), "engine did not answer in time");
-}
-
-fn keys(app: &mut App, text: &str) {
-    for c in text.chars() {
-        key(app, KeyCode::Char(c));
-    }
-}
 
 fn open_placement(app: &mut App, pod: &str) {
     key(app, KeyCode::Char('5'));

@@ -95,3 +95,38 @@ pub fn stateful_snapshot() -> serde_json::Value {
     }
     serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
 }
+
+/// How long a test waits for the engine to settle after a key.
+pub const SETTLE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The built-in demo, loaded and with its background work done.
+pub fn demo_app() -> App {
+    let mut app = App::new(kplace::app::Options {
+        demo: true,
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "demo did not load and settle");
+    app
+}
+
+/// A key with modifiers, then waits for the answers it asked for.
+pub fn press(
+    app: &mut App,
+    code: crossterm::event::KeyCode,
+    modifiers: crossterm::event::KeyModifiers,
+) {
+    app.handle_key(crossterm::event::KeyEvent::new(code, modifiers));
+    assert!(app.wait_until_idle(SETTLE), "engine did not answer in time");
+}
+
+/// A plain key, then waits for the answers it asked for.
+pub fn key(app: &mut App, code: crossterm::event::KeyCode) {
+    press(app, code, crossterm::event::KeyModifiers::NONE);
+}
+
+/// Types `text`, one key per character.
+pub fn keys(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, crossterm::event::KeyCode::Char(c));
+    }
+}
