@@ -324,6 +324,31 @@ fn clamp_i64(v: i128) -> i64 {
     v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
 }
 
+/// `500m`, `2`: the API's canonical CPU form.
+pub fn cpu_quantity(milli: i64) -> String {
+    if milli % 1000 == 0 {
+        (milli / 1000).to_string()
+    } else {
+        format!("{milli}m")
+    }
+}
+
+/// `256Mi`, `1Gi`: binary suffixes when exact, else bytes.
+pub fn bytes_quantity(bytes: i64) -> String {
+    const UNITS: [(&str, i64); 4] = [
+        ("Ti", 1 << 40),
+        ("Gi", 1 << 30),
+        ("Mi", 1 << 20),
+        ("Ki", 1 << 10),
+    ];
+    for (suffix, size) in UNITS {
+        if bytes != 0 && bytes % size == 0 {
+            return format!("{}{suffix}", bytes / size);
+        }
+    }
+    bytes.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

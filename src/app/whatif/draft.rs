@@ -212,30 +212,7 @@ pub fn render_yaml(doc: &Value) -> String {
     serde_saphyr::to_string(doc).unwrap_or_else(|e| format!("# cannot render: {e}\n"))
 }
 
-/// `500m`, `2`: the API's canonical CPU form.
-pub fn cpu_quantity(milli: i64) -> String {
-    if milli % 1000 == 0 {
-        (milli / 1000).to_string()
-    } else {
-        format!("{milli}m")
-    }
-}
-
-/// `256Mi`, `1Gi`: binary suffixes when exact, else bytes.
-pub fn bytes_quantity(bytes: i64) -> String {
-    const UNITS: [(&str, i64); 4] = [
-        ("Ti", 1 << 40),
-        ("Gi", 1 << 30),
-        ("Mi", 1 << 20),
-        ("Ki", 1 << 10),
-    ];
-    for (suffix, size) in UNITS {
-        if bytes != 0 && bytes % size == 0 {
-            return format!("{}{suffix}", bytes / size);
-        }
-    }
-    bytes.to_string()
-}
+pub use crate::model::quantity::{bytes_quantity, cpu_quantity};
 
 fn selector_json(sel: &LabelSelector, interner: &Interner, skip_keys: &[String]) -> Option<Value> {
     let reqs = match sel {

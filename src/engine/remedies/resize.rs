@@ -173,22 +173,10 @@ pub fn resize(trial: &Trial, budget: &Budget, report: &mut dyn FnMut(Remedy)) {
 /// A Kubernetes quantity for a resource amount: `15400m` or `15` CPUs,
 /// `12Gi` or bytes of memory, a plain count otherwise.
 pub fn quantity_text(resource: &str, v: i64) -> String {
+    use crate::model::quantity::{bytes_quantity, cpu_quantity};
     match resource {
-        "cpu" if v % 1000 == 0 => (v / 1000).to_string(),
-        "cpu" => format!("{v}m"),
-        "memory" | "ephemeral-storage" => {
-            for (suffix, size) in [
-                ("Ti", 1i64 << 40),
-                ("Gi", 1 << 30),
-                ("Mi", 1 << 20),
-                ("Ki", 1 << 10),
-            ] {
-                if v != 0 && v % size == 0 {
-                    return format!("{}{suffix}", v / size);
-                }
-            }
-            v.to_string()
-        }
+        "cpu" => cpu_quantity(v),
+        "memory" | "ephemeral-storage" => bytes_quantity(v),
         _ => v.to_string(),
     }
 }
