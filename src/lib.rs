@@ -7,10 +7,12 @@
 //! against the bindings a recorded timeline saw.
 
 pub mod app;
-pub mod engine;
-pub mod model;
 pub mod report;
 pub mod source;
 pub mod synth;
 pub mod ui;
 pub mod verify;
+
+/// The core crate's model and engine, under the paths the rest of the
+/// application has always used.
+pub use kplace_core::{engine, model};

@@ -45,12 +45,7 @@ pub struct Domain {
     pub why_not: Option<String>,
 }
 
-impl Domain {
-    /// The next pod may land here: the constraint admits it and a node has room.
-    pub fn may_take_next(&self) -> bool {
-        self.admits && self.fitting > 0
-    }
-}
+impl Domain {}
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SkewReport {

@@ -576,13 +576,6 @@ impl App {
         app
     }
 
-    /// An app on an already opened source (tests: a recording, a live feed).
-    pub fn with_opened(opened: Opened, options: Options) -> App {
-        let mut app = App::bare(&options);
-        app.become_ready(opened);
-        app
-    }
-
     fn bare(options: &Options) -> App {
         let themes = ThemeCatalog::load();
         let mut status = themes.problems.first().map(|p| Status {

@@ -39,13 +39,6 @@ pub struct Workers {
     stop: Arc<AtomicBool>,
 }
 
-/// Answers for one pod of the snapshot as the `scheduler` release, as the
-/// Placement view shows it.
-pub fn placement_report(cluster: &Cluster, pod: PodId, scheduler: &Scheduler) -> PlacementReport {
-    let answer = place_existing(cluster, pod, scheduler);
-    report::build(cluster, &answer, cluster.pod(pod).node.is_some())
-}
-
 impl Workers {
     /// Starts the threads; `pending` are the pods whose outcomes to tally;
     /// every answer is the `scheduler` release's.

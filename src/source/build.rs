@@ -16,8 +16,6 @@ use serde::de::DeserializeOwned;
 use super::live::kind::Kind;
 use crate::model::Cluster;
 use crate::model::InvalidObject;
-use crate::model::convert::dra as dconv;
-use crate::model::convert::{self, pod::labels_of, policy as pconv, storage as sconv};
 use crate::model::dra::{DeviceClass, Dra, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
 use crate::model::intern::{Interner, Sym};
 use crate::model::labels::Labels;
@@ -27,6 +25,8 @@ use crate::model::policy::{DisruptionBudget, PriorityClass, SelectorOwner};
 use crate::model::storage::{
     CsiNode, PersistentVolume, PersistentVolumeClaim, Storage, StorageClass,
 };
+use crate::source::convert::dra as dconv;
+use crate::source::convert::{self, pod::labels_of, policy as pconv, storage as sconv};
 
 /// One object, converted into the model with some interner.
 #[derive(Clone, Debug)]

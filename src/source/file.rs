@@ -19,10 +19,10 @@ use thiserror::Error;
 use super::build::{AnyObject, ClusterBuilder};
 use super::record::ANNOTATION_SERVER_VERSION;
 use crate::model::Cluster;
-use crate::model::convert::object_name;
 use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
 use crate::model::pod::Pod;
+use crate::source::convert::object_name;
 
 mod scan;
 
@@ -967,13 +967,4 @@ fn in_terms_of_workload(
 pub fn load_pod(path: &Path, interner: &mut Interner) -> Result<Pod, SourceError> {
     let bytes = read_bytes(path)?;
     load_pod_bytes(&bytes, &path.display().to_string(), interner)
-}
-
-/// [`load_pod`], with the ResourceClaims the manifest holds beside the pod.
-pub fn load_pod_with_claims(
-    path: &Path,
-    interner: &mut Interner,
-) -> Result<(Pod, Vec<crate::model::dra::ResourceClaim>), SourceError> {
-    let bytes = read_bytes(path)?;
-    load_pod_with_claims_bytes(&bytes, &path.display().to_string(), interner)
 }

@@ -1,4 +1,5 @@
 pub mod build;
+pub mod convert;
 pub mod file;
 pub mod live;
 pub mod record;

@@ -96,6 +96,7 @@ fn display_all(file: &str, errors: &[FieldError]) -> String {
         .join("\n")
 }
 
+#[cfg(test)]
 impl ConfigError {
     /// The validation errors (empty for other kinds of failure).
     pub fn field_errors(&self) -> &[FieldError] {
@@ -633,9 +634,9 @@ fn json_strings(values: &Option<Vec<String>>) -> String {
     }
 }
 
-// ---- Name rules: the one implementation in `model::convert::validate`.
+// ---- Name rules: the one implementation in `source::convert::validate`.
 
-use crate::model::convert::validate::{label_value_errors, qualified_name_errors};
+use crate::source::convert::validate::{label_value_errors, qualified_name_errors};
 
 /// `metav1validation.ValidateLabelName`.
 fn validate_label_name(value: &str, field: &str, errs: &mut Vec<FieldError>) {

@@ -162,13 +162,6 @@ impl Draft {
         self.set_docs(e.pod, e.claims, interner);
         Ok(())
     }
-
-    /// The draft claim named `name`, by index.
-    pub fn claim_index(&self, name: &str) -> Option<usize> {
-        self.claims
-            .iter()
-            .position(|c| c.pointer("/metadata/name").and_then(Value::as_str) == Some(name))
-    }
 }
 
 /// The error without the `draft: ` file prefix and the `Pod ns/name: `

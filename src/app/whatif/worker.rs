@@ -12,9 +12,9 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use crate::engine::disruption::{Disruption, simulate_with};
+use crate::engine::place;
 use crate::engine::replicas::place_replicas;
 use crate::engine::statefulset::with_missing_claims;
-use crate::engine::{Outcome, place};
 use crate::model::dra::ResourceClaim;
 use crate::model::{Cluster, NodeId, Pod, PodId};
 use crate::source::file::load_pod_with_claims_bytes;
@@ -325,9 +325,4 @@ impl WhatIfWorker {
     pub fn try_recv(&self) -> Option<Answer> {
         self.answers.try_recv().ok()
     }
-}
-
-/// Whether an outcome means the pod lands somewhere.
-pub fn lands(o: Outcome) -> bool {
-    matches!(o, Outcome::Scheduled | Outcome::Preempt)
 }

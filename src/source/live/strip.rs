@@ -10,7 +10,7 @@
 //! the scheduler does not read, status messages), unless `record --keep`
 //! names them.
 
-use crate::model::convert::dra;
+use crate::source::convert::dra;
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;

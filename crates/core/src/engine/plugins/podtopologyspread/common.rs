@@ -1,0 +1,202 @@
+//! Constraint preparation and pod counting shared by Filter and Score
+//! (upstream `common.go` and `plugin.go`).
+
+use crate::engine::plugins::node_affinity::required_matches;
+use crate::engine::plugins::taint_toleration::first_untolerated;
+use crate::engine::profile::{DefaultConstraint, SpreadArgs, SpreadDefaulting};
+use crate::model::intern::{Interner, Sym};
+use crate::model::labels::{LabelSelector, Requirement};
+use crate::model::pod::{InclusionPolicy, Pod, SpreadConstraint, WhenUnsatisfiable};
+use crate::model::policy::SelectorOwnerKind;
+use crate::model::{Cluster, Node};
+
+/// A constraint ready for evaluation (`topologySpreadConstraint`).
+#[derive(Clone, Debug)]
+pub struct Constraint {
+    pub max_skew: i32,
+    pub topology_key: Sym,
+    pub selector: LabelSelector,
+    pub min_domains: i32,
+    pub node_affinity_policy: InclusionPolicy,
+    pub node_taints_policy: InclusionPolicy,
+}
+
+/// The system default constraints (`defaultingType: System`): hostname
+/// maxSkew 3 and zone maxSkew 5, both ScheduleAnyway.
+pub const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
+pub const LABEL_ZONE: &str = "topology.kubernetes.io/zone";
+
+/// The pod's own constraints for one `whenUnsatisfiable` action, with
+/// `matchLabelKeys` already merged at conversion.
+pub fn pod_constraints(pod: &Pod, action: WhenUnsatisfiable) -> Vec<Constraint> {
+    pod.spread_constraints
+        .iter()
+        .filter(|c| c.when_unsatisfiable == action)
+        .map(Constraint::from_spec)
+        .collect()
+}
+
+impl Constraint {
+    /// Defaults applied: `minDomains` 1 when unset.
+    pub fn from_spec(c: &SpreadConstraint) -> Self {
+        Constraint {
+            max_skew: c.max_skew,
+            topology_key: c.topology_key,
+            selector: c.selector.clone(),
+            min_domains: c.min_domains.unwrap_or(1),
+            node_affinity_policy: c.node_affinity_policy,
+            node_taints_policy: c.node_taints_policy,
+        }
+    }
+}
+
+/// `helper.DefaultSelector`: the selectors of the Services selecting the pod,
+/// then its controller's (RC, ReplicaSet or StatefulSet) selector.
+pub fn default_selector(cluster: &Cluster, pod: &Pod) -> LabelSelector {
+    // Services: merged label sets, later services overriding earlier keys.
+    let mut set: Vec<(Sym, Sym)> = Vec::new();
+    let merge = |set: &mut Vec<(Sym, Sym)>, reqs: &[Requirement]| {
+        for r in reqs {
+            let pair = (r.key, r.values[0]);
+            match set.iter_mut().find(|p| p.0 == pair.0) {
+                Some(p) => p.1 = pair.1,
+                None => set.push(pair),
+            }
+        }
+    };
+    for svc in cluster.owners.iter().filter(|o| {
+        o.kind == SelectorOwnerKind::Service && o.namespace == pod.namespace && o.has_selector
+    }) {
+        if svc.selector.matches(&pod.labels) {
+            merge(&mut set, svc.selector.requirements());
+        }
+    }
+    let mut extra: Vec<Requirement> = Vec::new();
+    if let Some(owner) = &pod.controller {
+        let kind = match (&*owner.api_version, &*owner.kind) {
+            ("v1", "ReplicationController") => Some(SelectorOwnerKind::ReplicationController),
+            ("apps/v1", "ReplicaSet") => Some(SelectorOwnerKind::ReplicaSet),
+            ("apps/v1", "StatefulSet") => Some(SelectorOwnerKind::StatefulSet),
+            _ => None,
+        };
+        let found = kind.and_then(|kind| {
+            cluster
+                .owners
+                .iter()
+                .find(|o| o.kind == kind && o.namespace == pod.namespace && o.name == owner.name)
+        });
+        if let Some(o) = found {
+            match o.kind {
+                SelectorOwnerKind::ReplicationController => {
+                    merge(&mut set, o.selector.requirements())
+                }
+                _ => {
+                    if let LabelSelector::Requirements(r) = &o.selector {
+                        extra.extend(r.iter().cloned());
+                    }
+                }
+            }
+        }
+    }
+    let mut reqs: Vec<Requirement> = set
+        .into_iter()
+        .map(|(k, v)| Requirement::equals(k, v))
+        .collect();
+    reqs.extend(extra);
+    LabelSelector::Requirements(reqs.into_boxed_slice())
+}
+
+/// `getConstraints`: the pod's own constraints with this action, or, when
+/// it has none, the profile's default constraints with this action
+/// (`buildDefaultConstraints`); empty when nothing selects the pod.
+pub fn constraints_for(
+    cluster: &Cluster,
+    pod: &Pod,
+    args: &SpreadArgs,
+    action: WhenUnsatisfiable,
+) -> Vec<Constraint> {
+    if !pod.spread_constraints.is_empty() {
+        return pod_constraints(pod, action);
+    }
+    let system;
+    let defaults: &[DefaultConstraint] = match &args.defaulting {
+        SpreadDefaulting::System => {
+            system =
+                [(LABEL_HOSTNAME, 3), (LABEL_ZONE, 5)].map(|(key, max_skew)| DefaultConstraint {
+                    max_skew,
+                    topology_key: key.to_string(),
+                    when_unsatisfiable: WhenUnsatisfiable::ScheduleAnyway,
+                });
+            &system
+        }
+        SpreadDefaulting::List(list) => list,
+    };
+    if !defaults.iter().any(|d| d.when_unsatisfiable == action) {
+        return Vec::new();
+    }
+    let selector = default_selector(cluster, pod);
+    if selector.is_everything() {
+        return Vec::new();
+    }
+    defaults
+        .iter()
+        .filter(|d| d.when_unsatisfiable == action)
+        .map(|d| Constraint {
+            max_skew: d.max_skew,
+            // A key no object carries cannot be interned; the empty symbol
+            // is never a label key, so no node has it, as with the key.
+            topology_key: cluster
+                .interner
+                .lookup(&d.topology_key)
+                .unwrap_or_else(|| cluster.empty_sym()),
+            selector: selector.clone(),
+            min_domains: 1,
+            node_affinity_policy: InclusionPolicy::Honor,
+            node_taints_policy: InclusionPolicy::Ignore,
+        })
+        .collect()
+}
+
+pub fn node_has_all_keys(node: &Node, constraints: &[Constraint]) -> bool {
+    constraints
+        .iter()
+        .all(|c| node.labels.contains_key(c.topology_key))
+}
+
+/// `matchNodeInclusionPolicies`.
+pub fn matches_inclusion_policies(
+    c: &Constraint,
+    pod: &Pod,
+    node: &Node,
+    interner: &Interner,
+) -> bool {
+    if c.node_affinity_policy == InclusionPolicy::Honor && !required_matches(pod, node, interner) {
+        return false;
+    }
+    if c.node_taints_policy == InclusionPolicy::Honor
+        && first_untolerated(&pod.tolerations, node).is_some()
+    {
+        return false;
+    }
+    true
+}
+
+/// `countPodsMatchSelector` for every node at once: matching pods per node,
+/// in the pod's namespace, not terminating. An empty selector counts nothing.
+pub fn counts_per_node(cluster: &Cluster, selector: &LabelSelector, namespace: Sym) -> Vec<u32> {
+    let mut counts = vec![0u32; cluster.nodes.len()];
+    if selector.is_everything() {
+        return counts;
+    }
+    cluster.for_each_scheduled_match(selector, |_, p| {
+        if p.namespace == namespace
+            && !p.is_terminating()
+            && let Some(node) = p.node
+        {
+            counts[node as usize] += 1;
+        }
+    });
+    counts
+}
+
+pub type Pair = (Sym, Sym);

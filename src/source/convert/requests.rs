@@ -1,0 +1,386 @@
+//! Pod resource requests, as `PodRequests` and `calculateResource` compute them.
+//!
+//! Three views of the same containers are needed (see the semantics doc,
+//! NodeResourcesFit): the exact request `R(pod)` used by the Filter, the
+//! existing pod's contribution to `NonZeroRequested`, and the incoming pod's
+//! non-zero request used by LeastAllocated scoring. They differ in where the
+//! 100m / 200Mi defaults apply and in how sidecars are counted.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1 as core;
+
+use crate::model::error::InvalidObject;
+use crate::model::intern::Interner;
+use crate::model::pod::PodLevelRequests;
+use crate::model::quantity::Quantity;
+use crate::model::resources::{CpuMem, Resources};
+
+/// `DefaultMilliCPURequest`.
+pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
+/// `DefaultMemoryRequest` (200Mi).
+pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
+
+/// Exact per-resource amounts, keyed by resource name.
+pub type ResourceList = BTreeMap<String, Quantity>;
+
+/// One container's requests after API defaulting (requests := limits per missing key).
+pub struct ContainerRequests {
+    pub requests: ResourceList,
+    pub restartable: bool,
+}
+
+pub fn container_requests(
+    c: &core::Container,
+    object: &str,
+    path: &str,
+) -> Result<ResourceList, InvalidObject> {
+    let mut out = ResourceList::new();
+    if let Some(res) = &c.resources {
+        if let Some(limits) = &res.limits {
+            for (k, v) in limits {
+                out.insert(
+                    k.clone(),
+                    parse_nonnegative(&v.0, object, &format!("{path}.resources.limits.{k}"))?,
+                );
+            }
+        }
+        if let Some(reqs) = &res.requests {
+            for (k, v) in reqs {
+                out.insert(
+                    k.clone(),
+                    parse_nonnegative(&v.0, object, &format!("{path}.resources.requests.{k}"))?,
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn parse_q(s: &str, object: &str, field: &str) -> Result<Quantity, InvalidObject> {
+    Quantity::parse(s).map_err(|e| InvalidObject::new(object, field, e.to_string()))
+}
+
+/// A request, limit, overhead or allocatable amount: a quantity the API
+/// server's `ValidateNonnegativeQuantity` accepts.
+pub fn parse_nonnegative(s: &str, object: &str, field: &str) -> Result<Quantity, InvalidObject> {
+    let q = parse_q(s, object, field)?;
+    if q.is_negative() {
+        return Err(InvalidObject::new(
+            object,
+            field,
+            format!(
+                "Invalid value: {:?}: must be greater than or equal to 0",
+                s.trim()
+            ),
+        ));
+    }
+    Ok(q)
+}
+
+fn add_list(into: &mut ResourceList, from: &ResourceList) {
+    for (k, v) in from {
+        *into.entry(k.clone()).or_default() += *v;
+    }
+}
+
+fn max_list(into: &mut ResourceList, from: &ResourceList) {
+    for (k, v) in from {
+        let e = into.entry(k.clone()).or_default();
+        if *v > *e {
+            *e = *v;
+        }
+    }
+}
+
+fn with_non_missing_defaults(list: &ResourceList) -> ResourceList {
+    let mut out = list.clone();
+    out.entry("cpu".into())
+        .or_insert(Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST));
+    out.entry("memory".into())
+        .or_insert(Quantity::from_units(DEFAULT_MEMORY_REQUEST));
+    out
+}
+
+/// `PodRequests`: containers summed, sidecars added, init containers raise the
+/// max, overhead added. `defaults` applies the non-missing defaults to every
+/// container first (the incoming pod's scoring view).
+pub fn pod_requests(
+    containers: &[ResourceList],
+    init: &[ContainerRequests],
+    overhead: &ResourceList,
+    defaults: bool,
+) -> ResourceList {
+    let prep = |l: &ResourceList| {
+        if defaults {
+            with_non_missing_defaults(l)
+        } else {
+            l.clone()
+        }
+    };
+    let mut sum = ResourceList::new();
+    for c in containers {
+        add_list(&mut sum, &prep(c));
+    }
+    let mut sidecars = ResourceList::new();
+    let mut init_max = ResourceList::new();
+    for ic in init {
+        let reqs = prep(&ic.requests);
+        let use_ = if ic.restartable {
+            add_list(&mut sum, &reqs);
+            add_list(&mut sidecars, &reqs);
+            sidecars.clone()
+        } else {
+            let mut tmp = reqs.clone();
+            add_list(&mut tmp, &sidecars);
+            tmp
+        };
+        max_list(&mut init_max, &use_);
+    }
+    max_list(&mut sum, &init_max);
+    add_list(&mut sum, overhead);
+    sum
+}
+
+/// `calculateResource`'s non-zero part for a pod already on a node:
+/// `max(Σ regular nz(c), max_init nz(init use)) + overhead`. Sidecars reach it
+/// only through the init max.
+pub fn existing_non_zero(
+    containers: &[ResourceList],
+    init: &[ContainerRequests],
+    overhead: &ResourceList,
+) -> CpuMem {
+    let nz = |l: &ResourceList| CpuMem {
+        milli_cpu: l
+            .get("cpu")
+            .map(|q| q.milli_value())
+            .unwrap_or(DEFAULT_MILLI_CPU_REQUEST),
+        memory: l
+            .get("memory")
+            .map(|q| q.value())
+            .unwrap_or(DEFAULT_MEMORY_REQUEST),
+    };
+    let mut total = CpuMem::default();
+    for c in containers {
+        total.add(nz(c));
+    }
+    let mut sidecars = ResourceList::new();
+    let mut init_max = CpuMem::default();
+    for ic in init {
+        let use_ = if ic.restartable {
+            add_list(&mut sidecars, &ic.requests);
+            sidecars.clone()
+        } else {
+            let mut tmp = ic.requests.clone();
+            add_list(&mut tmp, &sidecars);
+            tmp
+        };
+        let v = nz(&use_);
+        init_max.milli_cpu = init_max.milli_cpu.max(v.milli_cpu);
+        init_max.memory = init_max.memory.max(v.memory);
+    }
+    total.milli_cpu = total.milli_cpu.max(init_max.milli_cpu);
+    total.memory = total.memory.max(init_max.memory);
+    if let Some(q) = overhead.get("cpu") {
+        total.milli_cpu += q.milli_value();
+    }
+    if let Some(q) = overhead.get("memory") {
+        total.memory += q.value();
+    }
+    total
+}
+
+/// `IsSupportedPodLevelResource`: cpu, memory and hugepages.
+fn is_pod_level_resource(name: &str) -> bool {
+    matches!(name, "cpu" | "memory") || name.starts_with("hugepages-")
+}
+
+/// Pod-level `spec.resources` requests after API defaulting (requests :=
+/// limits per missing key), keeping only the names pod level supports.
+/// Empty when the pod sets none (`IsPodLevelRequestsSet` is false).
+pub fn pod_level_list(
+    res: Option<&core::ResourceRequirements>,
+    object: &str,
+) -> Result<ResourceList, InvalidObject> {
+    let mut out = ResourceList::new();
+    let Some(res) = res else { return Ok(out) };
+    for (field, list) in [("limits", &res.limits), ("requests", &res.requests)] {
+        for (k, v) in list.iter().flatten() {
+            let q = parse_nonnegative(&v.0, object, &format!("spec.resources.{field}.{k}"))?;
+            if is_pod_level_resource(k) {
+                out.insert(k.clone(), q);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `PodRequests` with pod-level resources: the container-level requests
+/// (`containers`, already with any non-missing defaults), each pod-level
+/// resource replacing its sum, then overhead added.
+fn with_pod_level(
+    mut container_level: ResourceList,
+    pod_level: &ResourceList,
+    overhead: &ResourceList,
+) -> ResourceList {
+    for (k, q) in pod_level {
+        container_level.insert(k.clone(), *q);
+    }
+    add_list(&mut container_level, overhead);
+    container_level
+}
+
+/// A pod with pod-level requests as v1.34's `PodRequests` and
+/// `CalculateResource` see it.
+pub fn pod_level_requests(
+    pod_level: &ResourceList,
+    containers: &[ResourceList],
+    init: &[ContainerRequests],
+    overhead: &ResourceList,
+    interner: &mut Interner,
+) -> PodLevelRequests {
+    let none = ResourceList::new();
+    let exact_containers = pod_requests(containers, init, &none, false);
+    let exact = with_pod_level(exact_containers, pod_level, overhead);
+    // CalculateResource: defaults only for cpu/memory set at neither level.
+    let missing: Vec<&str> = ["cpu", "memory"]
+        .into_iter()
+        .filter(|k| !exact.contains_key(*k))
+        .collect();
+    let non_zero_list = if missing.is_empty() {
+        exact.clone()
+    } else {
+        let defaulted: Vec<ResourceList> = containers
+            .iter()
+            .map(|c| with_defaults_for(c, &missing))
+            .collect();
+        let defaulted_init: Vec<ContainerRequests> = init
+            .iter()
+            .map(|ic| ContainerRequests {
+                requests: with_defaults_for(&ic.requests, &missing),
+                restartable: ic.restartable,
+            })
+            .collect();
+        with_pod_level(
+            pod_requests(&defaulted, &defaulted_init, &none, false),
+            pod_level,
+            overhead,
+        )
+    };
+    PodLevelRequests {
+        requests: to_resources(&exact, interner),
+        non_zero: incoming_non_zero(&non_zero_list),
+    }
+}
+
+fn with_defaults_for(list: &ResourceList, missing: &[&str]) -> ResourceList {
+    let mut out = list.clone();
+    for &k in missing {
+        if !out.contains_key(k) {
+            let q = match k {
+                "cpu" => Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST),
+                _ => Quantity::from_units(DEFAULT_MEMORY_REQUEST),
+            };
+            out.insert(k.into(), q);
+        }
+    }
+    out
+}
+
+pub use crate::model::resources::is_scalar_resource;
+
+/// `Resource.Add`: maps names to fields, converting each quantity once.
+pub fn to_resources(list: &ResourceList, interner: &mut Interner) -> Resources {
+    let mut r = Resources::default();
+    for (name, q) in list {
+        match name.as_str() {
+            "cpu" => r.milli_cpu += q.milli_value(),
+            "memory" => r.memory += q.value(),
+            "ephemeral-storage" => r.ephemeral_storage += q.value(),
+            "pods" => r.allowed_pods += q.value(),
+            other if is_scalar_resource(other) => {
+                let sym = interner.intern(other);
+                let cur = r.scalar(sym);
+                r.set_scalar(sym, cur + q.value());
+            }
+            _ => {}
+        }
+    }
+    r
+}
+
+/// The incoming pod's LeastAllocated request (`calculatePodResourceRequest`
+/// with non-missing defaults).
+pub fn incoming_non_zero(list: &ResourceList) -> CpuMem {
+    CpuMem {
+        milli_cpu: list.get("cpu").map(|q| q.milli_value()).unwrap_or(0),
+        memory: list.get("memory").map(|q| q.value()).unwrap_or(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(pairs: &[(&str, &str)]) -> ResourceList {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn sidecar_adds_to_sum_regular_init_raises_max() {
+        let containers = vec![list(&[("cpu", "500m")])];
+        let init = vec![
+            ContainerRequests {
+                requests: list(&[("cpu", "100m")]),
+                restartable: true,
+            },
+            ContainerRequests {
+                requests: list(&[("cpu", "1")]),
+                restartable: false,
+            },
+        ];
+        let r = pod_requests(&containers, &init, &ResourceList::new(), false);
+        // sum = 500 + 100 (sidecar) = 600; init use = 1000 + 100 = 1100.
+        assert_eq!(r["cpu"].milli_value(), 1100);
+    }
+
+    #[test]
+    fn existing_non_zero_ignores_sidecar_in_sum() {
+        let containers = vec![list(&[("cpu", "500m")])];
+        let init = vec![ContainerRequests {
+            requests: list(&[("cpu", "300m")]),
+            restartable: true,
+        }];
+        let nz = existing_non_zero(&containers, &init, &ResourceList::new());
+        assert_eq!(
+            nz.milli_cpu, 500,
+            "sidecar only enters through the init max"
+        );
+        assert_eq!(nz.memory, DEFAULT_MEMORY_REQUEST);
+        let r = pod_requests(&containers, &init, &ResourceList::new(), true);
+        assert_eq!(
+            r["cpu"].milli_value(),
+            800,
+            "incoming view adds the sidecar"
+        );
+        assert_eq!(r["memory"].value(), 2 * DEFAULT_MEMORY_REQUEST);
+    }
+
+    #[test]
+    fn explicit_zero_is_not_defaulted() {
+        let containers = vec![list(&[("cpu", "0")])];
+        let nz = existing_non_zero(&containers, &[], &ResourceList::new());
+        assert_eq!(nz.milli_cpu, 0);
+    }
+
+    #[test]
+    fn scalar_names() {
+        assert!(is_scalar_resource("nvidia.com/gpu"));
+        assert!(is_scalar_resource("hugepages-2Mi"));
+        assert!(!is_scalar_resource("cpu"));
+        assert!(!is_scalar_resource("requests.example.com/x"));
+    }
+}

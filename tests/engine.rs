@@ -1,0 +1,27 @@
+//! The engine's tests that need clusters written as YAML. They live beside
+//! the application because the core crate has no YAML reader and no
+//! object→model conversion (that is the sources' job): each module tests one
+//! engine module through its public functions, on clusters loaded exactly as
+//! `kplace` loads them.
+
+#[path = "engine/support.rs"]
+mod support;
+
+#[path = "engine/disruption.rs"]
+mod disruption;
+#[path = "engine/dynamicresources.rs"]
+mod dynamicresources;
+#[path = "engine/nodevolumelimits.rs"]
+mod nodevolumelimits;
+#[path = "engine/preemption.rs"]
+mod preemption;
+#[path = "engine/remedies.rs"]
+mod remedies;
+#[path = "engine/termination.rs"]
+mod termination;
+#[path = "engine/volumebinding.rs"]
+mod volumebinding;
+#[path = "engine/volumerestrictions.rs"]
+mod volumerestrictions;
+#[path = "engine/volumezone.rs"]
+mod volumezone;

@@ -1,0 +1,190 @@
+use crate::support::prelude::*;
+use kplace::engine::disruption::*;
+use kplace::source::file::load_snapshot_bytes;
+
+/// Two zones, two nodes each; a 3-replica ReplicaSet spread over zones
+/// with a PDB allowing one disruption; a bare pod; a DaemonSet pod.
+const SNAPSHOT: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: a1, labels: {topology.kubernetes.io/zone: a, kubernetes.io/hostname: a1}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: a2, labels: {topology.kubernetes.io/zone: a, kubernetes.io/hostname: a2}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b1, labels: {topology.kubernetes.io/zone: b, kubernetes.io/hostname: b1}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b2, labels: {topology.kubernetes.io/zone: b, kubernetes.io/hostname: b2}}, status: {allocatable: {cpu: "1", memory: 8Gi, pods: "10"}}}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: web, namespace: shop}
+  spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
+  status: {disruptionsAllowed: 1}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-1, namespace: shop, labels: {app: web}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u, controller: true}]}
+  spec:
+    nodeName: a1
+    priority: 100
+    containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+    topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}}]
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-2, namespace: shop, labels: {app: web}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u, controller: true}]}
+  spec:
+    nodeName: a2
+    priority: 100
+    containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+    topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}}]
+  status: {phase: Running}
+- {apiVersion: v1, kind: Pod, metadata: {name: bare, namespace: shop}, spec: {nodeName: a1, priority: 0, containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: agent-a1, namespace: kube-system, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: d, controller: true}]}, spec: {nodeName: a1, priority: 2000001000, containers: [{name: c, image: i}]}, status: {phase: Running}}
+"#;
+
+fn cluster() -> Cluster {
+    load_snapshot_bytes(SNAPSHOT.as_bytes(), "test").unwrap().0
+}
+
+#[test]
+fn drain_moves_controller_pods_and_keeps_daemon_pods() {
+    let c = cluster();
+    let plan = simulate(
+        &c,
+        &Disruption::Drain(vec![c.node_id("a1").unwrap()]),
+        &kplace::engine::Scheduler::default(),
+    );
+    assert_eq!(plan.affected_nodes, vec!["a1"]);
+    let names: Vec<&str> = plan.displaced.iter().map(|d| d.pod.as_str()).collect();
+    assert_eq!(
+        names,
+        vec!["shop/web-1", "shop/bare"],
+        "priority order; the DaemonSet pod stays"
+    );
+    let web = &plan.displaced[0];
+    assert!(web.landed());
+    let landed = web.landing.as_ref().unwrap().node.clone().unwrap();
+    assert_ne!(landed, "a1", "a drained node is cordoned");
+    assert!(plan.displaced[1].not_recreated.is_some());
+    assert!(
+        plan.broken_pdbs.is_empty(),
+        "one eviction is within the budget"
+    );
+    // The snapshot itself is unchanged.
+    assert_eq!(c.node_info(c.node_id("a1").unwrap()).pods.len(), 3);
+}
+
+#[test]
+fn losing_a_zone_breaks_the_pdb_and_reports_skew() {
+    let c = cluster();
+    let plan = simulate(
+        &c,
+        &Disruption::LoseZone("a".into()),
+        &kplace::engine::Scheduler::default(),
+    );
+    assert_eq!(plan.affected_nodes, vec!["a1", "a2"]);
+    assert_eq!(
+        plan.broken_pdbs,
+        vec![BrokenBudget {
+            pdb: "shop/web".into(),
+            disruptions_allowed: 1,
+            evicted: 2
+        }]
+    );
+    // b2 has room for one 1-cpu pod and b1 for three: both replicas land in zone b.
+    let landed: Vec<bool> = plan
+        .displaced
+        .iter()
+        .filter(|d| d.pod.starts_with("shop/web"))
+        .map(|d| d.landed())
+        .collect();
+    assert_eq!(landed, vec![true, true]);
+    let (workload, domains) = &plan.workload_skew[0];
+    assert_eq!(workload, "ReplicaSet shop/web");
+    let zone = &domains[0];
+    assert_eq!(
+        zone.counts,
+        vec![("b".to_string(), 2)],
+        "the lost zone's nodes no longer count"
+    );
+}
+
+/// Zone a's pods (priority 100) only fit in zone b by evicting b's
+/// low-priority pod, whose controller recreates it: it joins the queue.
+const CASCADE: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: a1, labels: {topology.kubernetes.io/zone: a}}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b1, labels: {topology.kubernetes.io/zone: b}}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: important, namespace: ns, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: imp, uid: u1, controller: true}]}
+  spec: {nodeName: a1, priority: 100, containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: filler, namespace: ns, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: fill, uid: u2, controller: true}]}
+  spec: {nodeName: b1, priority: 1, containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running}
+"#;
+
+#[test]
+fn victims_of_re_placements_are_named_and_queued_in_turn() {
+    let c = load_snapshot_bytes(CASCADE.as_bytes(), "test").unwrap().0;
+    let plan = simulate(
+        &c,
+        &Disruption::LoseZone("a".into()),
+        &kplace::engine::Scheduler::default(),
+    );
+    assert!(!plan.cancelled);
+    let pods: Vec<&str> = plan.displaced.iter().map(|d| d.pod.as_str()).collect();
+    assert_eq!(pods, ["ns/important", "ns/filler"]);
+    let important = plan.displaced[0].landing.as_ref().unwrap();
+    assert_eq!(important.outcome, Outcome::Preempt);
+    assert_eq!(important.node.as_deref(), Some("b1"));
+    assert_eq!(important.victims, ["ns/filler"]);
+    let filler = &plan.displaced[1];
+    assert_eq!(filler.evicted_by.as_deref(), Some("ns/important"));
+    assert_eq!(filler.from_node, "b1");
+    let landing = filler.landing.as_ref().unwrap();
+    assert_eq!(landing.outcome, Outcome::Unschedulable);
+    assert!(
+        landing.message.contains("Insufficient cpu"),
+        "{}",
+        landing.message
+    );
+}
+
+#[test]
+fn a_cancelled_simulation_stops_and_says_so() {
+    let c = cluster();
+    let progress = Progress::default();
+    progress.cancel.store(true, Ordering::Relaxed);
+    let plan = simulate_with(
+        &c,
+        &Disruption::LoseZone("a".into()),
+        &kplace::engine::Scheduler::default(),
+        &progress,
+    );
+    assert!(plan.cancelled);
+    assert!(plan.displaced.is_empty());
+    assert_eq!(progress.total.load(Ordering::Relaxed), 4);
+}
+
+#[test]
+fn cordoning_a_zone_moves_nothing() {
+    let c = cluster();
+    let plan = simulate(
+        &c,
+        &Disruption::CordonZone("b".into()),
+        &kplace::engine::Scheduler::default(),
+    );
+    assert_eq!(plan.affected_nodes, vec!["b1", "b2"]);
+    assert!(plan.displaced.is_empty());
+    assert!(
+        plan.cluster
+            .nodes
+            .iter()
+            .filter(|n| n.unschedulable)
+            .count()
+            == 2
+    );
+}

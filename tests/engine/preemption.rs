@@ -1,0 +1,46 @@
+use kplace::engine::{self, Outcome};
+use kplace::source::file::{load_pod_bytes, load_snapshot_bytes};
+
+/// One 4-cpu node full of three 1-cpu `app=web` pods guarded by a PDB
+/// with `minAvailable: 2` and no status; a 2-cpu high-priority pod.
+const SNAPSHOT: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "3", memory: 8Gi, pods: "10"}}}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: web, namespace: shop}
+  spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w1, namespace: shop, labels: {app: web}}, spec: {nodeName: n1, priority: 0, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {phase: Running, startTime: "2024-01-01T00:00:00Z"}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w2, namespace: shop, labels: {app: web}}, spec: {nodeName: n1, priority: 0, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {phase: Running, startTime: "2024-01-01T00:00:01Z"}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w3, namespace: shop, labels: {app: web}}, spec: {nodeName: n1, priority: 0, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {phase: Running, startTime: "2024-01-01T00:00:02Z"}}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
+"#;
+
+#[test]
+fn pdb_without_status_is_computed_and_said() {
+    let (mut cluster, _) = load_snapshot_bytes(SNAPSHOT.as_bytes(), "test").unwrap();
+    let pdb = &cluster.pdbs[0];
+    assert!(pdb.computed);
+    assert_eq!(
+        pdb.disruptions_allowed,
+        Some(1),
+        "3 healthy - minAvailable 2"
+    );
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\nspec:\n  priorityClassName: high\n  containers: [{name: c, image: i, resources: {requests: {cpu: '2'}}}]\n";
+    let pod = load_pod_bytes(pod.as_bytes(), "pod", &mut cluster.interner).unwrap();
+    let answer = engine::place(&cluster, &pod, &engine::Scheduler::default());
+    assert_eq!(answer.outcome, Outcome::Preempt);
+    let pre = answer.preemption.as_ref().unwrap();
+    // Two victims needed; the budget allows one, so one eviction breaks the PDB.
+    assert_eq!(pre.victims.len(), 2);
+    assert_eq!(pre.candidates[0].num_pdb_violations, 1);
+    assert_eq!(pre.computed_pdbs, vec![("shop/web".to_string(), 1)]);
+    assert!(
+        answer
+            .notes
+            .iter()
+            .any(|n| n.contains("shop/web has no status"))
+    );
+}
