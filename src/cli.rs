@@ -268,10 +268,10 @@ pub fn configured_scheduler(
 }
 
 pub fn exit_code(err: &anyhow::Error) -> ExitCode {
-    if err.downcast_ref::<kplace::app::LoadFailed>().is_some() {
+    if err.downcast_ref::<kplace::tui::LoadFailed>().is_some() {
         return ExitCode::from(2);
     }
-    if let Some(ended) = err.downcast_ref::<kplace::app::terminal::Ended>() {
+    if let Some(ended) = err.downcast_ref::<kplace::tui::terminal::Ended>() {
         return ExitCode::from(ended.exit_status());
     }
     match err.downcast_ref::<CliError>() {
@@ -942,7 +942,7 @@ pub fn tui(args: TuiArgs) -> Result<()> {
             context: args.context.clone(),
         }
     });
-    kplace::app::run(kplace::app::Options {
+    kplace::tui::run(kplace::app::Options {
         auto: !args.demo && !args.demo_replay && args.snapshot.is_none() && live.is_none(),
         demo: args.demo,
         demo_replay: args.demo_replay,

@@ -10,6 +10,7 @@ pub mod app;
 pub mod report;
 pub mod source;
 pub mod synth;
+pub mod tui;
 pub mod ui;
 pub mod verify;
 

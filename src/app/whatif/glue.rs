@@ -7,7 +7,6 @@ use crate::engine::disruption::Disruption;
 
 use super::{Cmd, KeyResult, palette_commands};
 use crate::app::derived::NO_ZONE;
-use crate::app::terminal::Term;
 use crate::app::{App, View};
 
 impl App {
@@ -205,21 +204,29 @@ impl App {
         self.switch_to(View::WhatIf);
     }
 
-    /// Whether `E` asked for the external editor (clears the request).
-    pub fn take_external_edit(&mut self) -> bool {
-        self.session_mut()
-            .is_some_and(|s| std::mem::take(&mut s.whatif.external_requested))
+    /// The draft `E` asked to edit in `$EDITOR`, if it did (clears the
+    /// request); the terminal edge runs the editor and hands the result to
+    /// [`App::finish_external_edit`].
+    pub fn take_external_edit(&mut self) -> Option<ExternalEdit> {
+        let s = self.session_mut()?;
+        if !std::mem::take(&mut s.whatif.external_requested) {
+            return None;
+        }
+        let d = s.whatif.draft.as_ref()?;
+        Some(ExternalEdit {
+            text: d.yaml.clone(),
+            name: d.name(),
+        })
     }
 
-    /// Runs `$EDITOR` on the draft with the TUI suspended, then applies it.
-    pub(crate) fn run_external_editor(&mut self, term: &mut Term) {
+    /// Applies what the editor returned for `draft` (or says why not).
+    pub fn finish_external_edit(&mut self, draft: &ExternalEdit, result: Result<String, String>) {
         let Some(s) = self.session_mut() else { return };
-        let Some(d) = &s.whatif.draft else { return };
-        let (text, name) = (d.yaml.clone(), d.name());
-        let result = super::external::suspend_and_edit(term, &text, &name);
         let cluster = s.loaded.cluster.clone();
         match result {
-            Ok(edited) if edited == text => self.set_info("editor closed; the draft is unchanged"),
+            Ok(edited) if edited == draft.text => {
+                self.set_info("editor closed; the draft is unchanged")
+            }
             Ok(edited) => match s.whatif.apply_yaml(&cluster, &edited) {
                 Ok(()) => self.set_info("draft updated from the editor"),
                 Err(e) => self.set_error(format!("the edited YAML does not parse: {e}")),
@@ -227,4 +234,11 @@ impl App {
             Err(e) => self.set_error(e),
         }
     }
+}
+
+/// A draft handed to `$EDITOR`: its YAML and the name its file is given.
+#[derive(Clone, Debug)]
+pub struct ExternalEdit {
+    pub text: String,
+    pub name: String,
 }

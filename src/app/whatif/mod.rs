@@ -5,7 +5,6 @@
 pub mod claims;
 pub mod draft;
 pub mod editor;
-pub mod external;
 pub mod form;
 mod glue;
 pub mod plans;

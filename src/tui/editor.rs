@@ -8,7 +8,7 @@ use crossterm::event::EnableMouseCapture;
 use crossterm::execute;
 use crossterm::terminal::{EnterAlternateScreen, enable_raw_mode};
 
-use crate::app::terminal::{self, Term};
+use super::terminal::{self, Term};
 
 /// The editor command: `$VISUAL`, `$EDITOR`, else `vi`.
 pub fn editor_command() -> String {
