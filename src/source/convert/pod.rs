@@ -55,20 +55,7 @@ pub fn normalized_image(name: &str) -> String {
 
 pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, InvalidObject> {
     let meta = &p.metadata;
-    let namespace = meta.namespace.as_deref().unwrap_or("default");
-    let name = meta
-        .name
-        .as_deref()
-        .or(meta.generate_name.as_deref())
-        .unwrap_or("");
-    let object = object_name("Pod", Some(namespace), name);
-    if name.is_empty() {
-        return Err(InvalidObject::new(
-            &object,
-            "metadata.name",
-            "Required value: name or generateName is required",
-        ));
-    }
+    let (namespace, name, object) = identity(meta)?;
     let Some(spec) = &p.spec else {
         return Err(InvalidObject::new(&object, "spec", "Required value"));
     };
@@ -83,43 +70,176 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
     validate::labels(spec.node_selector.as_ref(), &object, "spec.nodeSelector")?;
     let ns_sym = interner.intern(namespace);
     let labels = labels_of(meta.labels.as_ref(), interner);
+    let requests = PodRequestLists::of(spec, &object)?;
+    let placement = Constraints::of(spec, ns_sym, &labels, interner, &object)?;
+    let termination = termination(meta, spec, &object)?;
+    let preemption_policy = preemption_policy(spec, &object)?;
+    let status = p.status.as_ref();
+    let conditions = status.and_then(|s| s.conditions.as_deref()).unwrap_or(&[]);
 
-    // Requests, after requests := limits defaulting.
-    let mut regular = Vec::with_capacity(spec.containers.len());
-    for (i, c) in spec.containers.iter().enumerate() {
-        regular.push(requests::container_requests(
-            c,
+    Ok(Pod {
+        namespace: ns_sym,
+        name: name.into(),
+        uid: meta.uid.as_deref().unwrap_or("").into(),
+        node_name: spec
+            .node_name
+            .as_deref()
+            .filter(|n| !n.is_empty())
+            .map(Into::into),
+        node: None,
+        phase: PodPhase::parse(status.and_then(|s| s.phase.as_deref()).unwrap_or("Pending")),
+        ready: conditions
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True"),
+        deletion_timestamp: timestamp(meta.deletion_timestamp.as_ref()),
+        start_time: timestamp(status.and_then(|s| s.start_time.as_ref())),
+        creation_timestamp: timestamp(meta.creation_timestamp.as_ref()),
+        priority: spec.priority,
+        priority_class_name: spec
+            .priority_class_name
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(Into::into),
+        preemption_policy,
+        requests: to_resources(&requests.exact, interner),
+        non_zero_requests: existing_non_zero(&requests.regular, &requests.init, &requests.overhead),
+        incoming_non_zero_requests: incoming_non_zero(&requests.defaulted),
+        pod_level: requests.pod_level(interner),
+        host_ports: host_ports(spec),
+        node_selector: placement.node_selector,
+        node_affinity: placement.node_affinity,
+        tolerations: placement.tolerations,
+        pod_affinity: placement.pod_affinity,
+        spread_constraints: placement.spread,
+        labels,
+        controller: controller(meta),
+        images: images(spec, interner),
+        scheduling_gates: spec
+            .scheduling_gates
+            .iter()
+            .flatten()
+            .map(|g| g.name.as_str().into())
+            .collect(),
+        nominated_node_name: status
+            .and_then(|s| s.nominated_node_name.as_deref())
+            .filter(|n| !n.is_empty())
+            .map(Into::into),
+        scheduler_name: spec
+            .scheduler_name
+            .as_deref()
+            .unwrap_or("default-scheduler")
+            .into(),
+        termination,
+        preempted_by_scheduler: conditions
+            .iter()
+            .find(|c| c.type_ == "DisruptionTarget")
+            .is_some_and(|c| {
+                c.status == "True" && c.reason.as_deref() == Some("PreemptionByScheduler")
+            }),
+        volumes: spec
+            .volumes
+            .iter()
+            .flatten()
+            .filter_map(|v| convert_volume(v, name))
+            .collect(),
+        resource_claims: resource_claims(p),
+    })
+}
+
+/// The pod's namespace (defaulted), name (or `generateName`) and its name
+/// in error messages; a pod with neither name is refused.
+fn identity(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> Result<(&str, &str, String), InvalidObject> {
+    let namespace = meta.namespace.as_deref().unwrap_or("default");
+    let name = meta
+        .name
+        .as_deref()
+        .or(meta.generate_name.as_deref())
+        .unwrap_or("");
+    let object = object_name("Pod", Some(namespace), name);
+    if name.is_empty() {
+        return Err(InvalidObject::new(
             &object,
-            &format!("spec.containers[{i}]"),
-        )?);
+            "metadata.name",
+            "Required value: name or generateName is required",
+        ));
     }
-    let mut init = Vec::new();
-    for (i, c) in spec.init_containers.iter().flatten().enumerate() {
-        init.push(ContainerRequests {
-            requests: requests::container_requests(
-                c,
-                &object,
-                &format!("spec.initContainers[{i}]"),
-            )?,
-            restartable: c.restart_policy.as_deref() == Some("Always"),
-        });
-    }
-    let mut overhead = ResourceList::new();
-    for (k, v) in spec.overhead.iter().flatten() {
-        overhead.insert(
-            k.clone(),
-            requests::parse_nonnegative(&v.0, &object, &format!("spec.overhead.{k}"))?,
-        );
-    }
-    let pod_level = requests::pod_level_list(spec.resources.as_ref(), &object)?;
-    let pod_level = (!pod_level.is_empty()).then(|| {
-        Box::new(requests::pod_level_requests(
-            &pod_level, &regular, &init, &overhead, interner,
-        ))
-    });
-    let exact = pod_requests(&regular, &init, &overhead, false);
-    let defaulted = pod_requests(&regular, &init, &overhead, true);
+    Ok((namespace, name, object))
+}
 
+/// The resource lists the scheduler's request arithmetic starts from, after
+/// the API server's `requests := limits` defaulting, validated.
+struct PodRequestLists {
+    regular: Vec<ResourceList>,
+    init: Vec<ContainerRequests>,
+    overhead: ResourceList,
+    /// `spec.resources` (pod-level), empty when absent.
+    pod_level: ResourceList,
+    /// The pod's requests as `PodRequests` sums them.
+    exact: ResourceList,
+    /// The same with the scheduler's non-zero defaults for cpu and memory.
+    defaulted: ResourceList,
+}
+
+impl PodRequestLists {
+    fn of(spec: &core::PodSpec, object: &str) -> Result<Self, InvalidObject> {
+        let mut regular = Vec::with_capacity(spec.containers.len());
+        for (i, c) in spec.containers.iter().enumerate() {
+            regular.push(requests::container_requests(
+                c,
+                object,
+                &format!("spec.containers[{i}]"),
+            )?);
+        }
+        let mut init = Vec::new();
+        for (i, c) in spec.init_containers.iter().flatten().enumerate() {
+            init.push(ContainerRequests {
+                requests: requests::container_requests(
+                    c,
+                    object,
+                    &format!("spec.initContainers[{i}]"),
+                )?,
+                restartable: c.restart_policy.as_deref() == Some("Always"),
+            });
+        }
+        let mut overhead = ResourceList::new();
+        for (k, v) in spec.overhead.iter().flatten() {
+            overhead.insert(
+                k.clone(),
+                requests::parse_nonnegative(&v.0, object, &format!("spec.overhead.{k}"))?,
+            );
+        }
+        let pod_level = requests::pod_level_list(spec.resources.as_ref(), object)?;
+        let exact = pod_requests(&regular, &init, &overhead, false);
+        let defaulted = pod_requests(&regular, &init, &overhead, true);
+        Ok(PodRequestLists {
+            regular,
+            init,
+            overhead,
+            pod_level,
+            exact,
+            defaulted,
+        })
+    }
+
+    /// Pod-level requests (feature `PodLevelResources`), when the pod sets them.
+    fn pod_level(&self, interner: &mut Interner) -> Option<Box<PodLevelRequests>> {
+        (!self.pod_level.is_empty()).then(|| {
+            Box::new(requests::pod_level_requests(
+                &self.pod_level,
+                &self.regular,
+                &self.init,
+                &self.overhead,
+                interner,
+            ))
+        })
+    }
+}
+
+/// Host ports the pod claims: `hostPort`, or every container port with
+/// `hostNetwork` (defaults: IP 0.0.0.0, protocol TCP).
+fn host_ports(spec: &core::PodSpec) -> Box<[HostPort]> {
     let host_network = spec.host_network.unwrap_or(false);
     let mut host_ports = Vec::new();
     for c in &spec.containers {
@@ -148,44 +268,74 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
             }
         }
     }
+    host_ports.into_boxed_slice()
+}
 
-    let node_selector = spec.node_selector.as_ref().map(|m| {
-        m.iter()
-            .map(|(k, v)| (interner.intern(k), interner.intern(v)))
-            .collect::<Vec<_>>()
-            .into_boxed_slice()
-    });
+/// Where the pod may and would rather go: node selector, node and pod
+/// (anti-)affinity, tolerations and topology spread, validated.
+struct Constraints {
+    node_selector: Option<Box<[(Sym, Sym)]>>,
+    node_affinity: Option<Box<NodeAffinity>>,
+    pod_affinity: Option<Box<PodAffinity>>,
+    tolerations: Box<[Toleration]>,
+    spread: Box<[SpreadConstraint]>,
+}
 
-    let affinity = spec.affinity.as_ref();
-    let node_affinity = affinity
-        .and_then(|a| a.node_affinity.as_ref())
-        .map(|na| convert_node_affinity(na, interner, &object))
-        .transpose()?
-        .map(Box::new);
-    let pod_affinity = match affinity {
-        Some(a) if a.pod_affinity.is_some() || a.pod_anti_affinity.is_some() => Some(Box::new(
-            convert_pod_affinity(a, ns_sym, interner, &object)?,
-        )),
-        _ => None,
-    };
-
-    let mut tolerations = Vec::new();
-    for (i, t) in spec.tolerations.iter().flatten().enumerate() {
-        tolerations.push(convert_toleration(t, &object, i)?);
+impl Constraints {
+    fn of(
+        spec: &core::PodSpec,
+        ns_sym: Sym,
+        labels: &Labels,
+        interner: &mut Interner,
+        object: &str,
+    ) -> Result<Self, InvalidObject> {
+        let node_selector = spec.node_selector.as_ref().map(|m| {
+            m.iter()
+                .map(|(k, v)| (interner.intern(k), interner.intern(v)))
+                .collect::<Vec<_>>()
+                .into_boxed_slice()
+        });
+        let affinity = spec.affinity.as_ref();
+        let node_affinity = affinity
+            .and_then(|a| a.node_affinity.as_ref())
+            .map(|na| convert_node_affinity(na, interner, object))
+            .transpose()?
+            .map(Box::new);
+        let pod_affinity = match affinity {
+            Some(a) if a.pod_affinity.is_some() || a.pod_anti_affinity.is_some() => {
+                Some(Box::new(convert_pod_affinity(a, ns_sym, interner, object)?))
+            }
+            _ => None,
+        };
+        let mut tolerations = Vec::new();
+        for (i, t) in spec.tolerations.iter().flatten().enumerate() {
+            tolerations.push(convert_toleration(t, object, i)?);
+        }
+        let mut spread = Vec::new();
+        for (i, c) in spec
+            .topology_spread_constraints
+            .iter()
+            .flatten()
+            .enumerate()
+        {
+            spread.push(convert_spread(c, labels, interner, object, i)?);
+        }
+        Ok(Constraints {
+            node_selector,
+            node_affinity,
+            pod_affinity,
+            tolerations: tolerations.into_boxed_slice(),
+            spread: spread.into_boxed_slice(),
+        })
     }
+}
 
-    let mut spread = Vec::new();
-    for (i, c) in spec
-        .topology_spread_constraints
-        .iter()
-        .flatten()
-        .enumerate()
-    {
-        spread.push(convert_spread(c, &labels, interner, &object, i)?);
-    }
-
-    let controller = meta
-        .owner_references
+/// The controlling owner (`controller: true`), for default spreading and
+/// the views' workload names.
+fn controller(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> Option<OwnerRef> {
+    meta.owner_references
         .iter()
         .flatten()
         .find(|o| o.controller == Some(true))
@@ -193,28 +343,35 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
             api_version: o.api_version.as_str().into(),
             kind: o.kind.as_str().into(),
             name: o.name.as_str().into(),
-        });
+        })
+}
 
-    let images: Vec<Sym> = spec
-        .init_containers
+/// Every container's image, normalized as ImageLocality compares them.
+fn images(spec: &core::PodSpec, interner: &mut Interner) -> Box<[Sym]> {
+    spec.init_containers
         .iter()
         .flatten()
         .chain(spec.containers.iter())
         .map(|c| interner.intern(&normalized_image(c.image.as_deref().unwrap_or(""))))
-        .collect();
+        .collect()
+}
 
-    let status = p.status.as_ref();
-    let conditions = status.and_then(|s| s.conditions.as_deref()).unwrap_or(&[]);
-    let preempted_by_scheduler = conditions
-        .iter()
-        .find(|c| c.type_ == "DisruptionTarget")
-        .is_some_and(|c| {
-            c.status == "True" && c.reason.as_deref() == Some("PreemptionByScheduler")
-        });
-    let ready = conditions
-        .iter()
-        .any(|c| c.type_ == "Ready" && c.status == "True");
-
+/// What graceful termination of the pod would take: its grace periods and
+/// which (sidecar) containers have a preStop hook.
+fn termination(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    spec: &core::PodSpec,
+    object: &str,
+) -> Result<TerminationInfo, InvalidObject> {
+    if let Some(grace) = spec.termination_grace_period_seconds
+        && grace < 0
+    {
+        return Err(InvalidObject::new(
+            object,
+            "spec.terminationGracePeriodSeconds",
+            format!("Invalid value: {grace}: must be greater than or equal to 0"),
+        ));
+    }
     let pre_stop_containers = spec
         .containers
         .iter()
@@ -227,101 +384,33 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
         .filter(|c| c.lifecycle.as_ref().is_some_and(|l| l.pre_stop.is_some()))
         .map(|c| c.name.as_str().into())
         .collect();
-
-    let volumes = spec
-        .volumes
-        .iter()
-        .flatten()
-        .filter_map(|v| convert_volume(v, name))
-        .collect();
-
-    if let Some(grace) = spec.termination_grace_period_seconds
-        && grace < 0
-    {
-        return Err(InvalidObject::new(
-            &object,
-            "spec.terminationGracePeriodSeconds",
-            format!("Invalid value: {grace}: must be greater than or equal to 0"),
-        ));
-    }
-
-    let preemption_policy = match spec.preemption_policy.as_deref() {
-        None => None,
-        Some("Never") => Some(PreemptionPolicy::Never),
-        Some("PreemptLowerPriority") => Some(PreemptionPolicy::PreemptLowerPriority),
-        Some(other) => {
-            return Err(InvalidObject::new(
-                &object,
-                "spec.preemptionPolicy",
-                format!(
-                    "Unsupported value: {other:?}: supported values: \"Never\", \"PreemptLowerPriority\""
-                ),
-            ));
-        }
-    };
-
-    Ok(Pod {
-        namespace: ns_sym,
-        name: name.into(),
-        uid: meta.uid.as_deref().unwrap_or("").into(),
-        labels,
-        node_name: spec
-            .node_name
-            .as_deref()
-            .filter(|n| !n.is_empty())
-            .map(Into::into),
-        node: None,
-        phase: PodPhase::parse(status.and_then(|s| s.phase.as_deref()).unwrap_or("Pending")),
-        ready,
-        deletion_timestamp: timestamp(meta.deletion_timestamp.as_ref()),
-        start_time: timestamp(status.and_then(|s| s.start_time.as_ref())),
-        creation_timestamp: timestamp(meta.creation_timestamp.as_ref()),
-        priority: spec.priority,
-        priority_class_name: spec
-            .priority_class_name
-            .as_deref()
-            .filter(|s| !s.is_empty())
-            .map(Into::into),
-        preemption_policy,
-        requests: to_resources(&exact, interner),
-        non_zero_requests: existing_non_zero(&regular, &init, &overhead),
-        incoming_non_zero_requests: incoming_non_zero(&defaulted),
-        pod_level,
-        host_ports: host_ports.into_boxed_slice(),
-        node_selector,
-        node_affinity,
-        tolerations: tolerations.into_boxed_slice(),
-        pod_affinity,
-        spread_constraints: spread.into_boxed_slice(),
-        controller,
-        images: images.into_boxed_slice(),
-        scheduling_gates: spec
-            .scheduling_gates
-            .iter()
-            .flatten()
-            .map(|g| g.name.as_str().into())
-            .collect(),
-        nominated_node_name: status
-            .and_then(|s| s.nominated_node_name.as_deref())
-            .filter(|n| !n.is_empty())
-            .map(Into::into),
-        scheduler_name: spec
-            .scheduler_name
-            .as_deref()
-            .unwrap_or("default-scheduler")
-            .into(),
-        termination: TerminationInfo {
-            grace_period_seconds: Some(
-                spec.termination_grace_period_seconds
-                    .unwrap_or(DEFAULT_TERMINATION_GRACE_SECONDS),
-            ),
-            deletion_grace_period_seconds: meta.deletion_grace_period_seconds,
-            pre_stop_containers,
-        },
-        preempted_by_scheduler,
-        volumes,
-        resource_claims: resource_claims(p),
+    Ok(TerminationInfo {
+        grace_period_seconds: Some(
+            spec.termination_grace_period_seconds
+                .unwrap_or(DEFAULT_TERMINATION_GRACE_SECONDS),
+        ),
+        deletion_grace_period_seconds: meta.deletion_grace_period_seconds,
+        pre_stop_containers,
     })
+}
+
+/// `spec.preemptionPolicy`, one of the two values the API server accepts.
+fn preemption_policy(
+    spec: &core::PodSpec,
+    object: &str,
+) -> Result<Option<PreemptionPolicy>, InvalidObject> {
+    match spec.preemption_policy.as_deref() {
+        None => Ok(None),
+        Some("Never") => Ok(Some(PreemptionPolicy::Never)),
+        Some("PreemptLowerPriority") => Ok(Some(PreemptionPolicy::PreemptLowerPriority)),
+        Some(other) => Err(InvalidObject::new(
+            object,
+            "spec.preemptionPolicy",
+            format!(
+                "Unsupported value: {other:?}: supported values: \"Never\", \"PreemptLowerPriority\""
+            ),
+        )),
+    }
 }
 
 /// `spec.resourceClaims` with the generated names from the status.
