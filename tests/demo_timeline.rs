@@ -296,6 +296,22 @@ fn demo_timeline_verifies_with_exactly_one_disagreement() {
     assert_eq!(s.in_best, s.bindings - 1);
     let odd: Vec<&verify::Check> = checks.iter().filter(|c| !c.agrees()).collect();
     let odd = odd[0];
+    // Where the generator's story (examples/gen_demo/story.rs) plants it,
+    // read from the raw file and not from the engine: the binding at 130.5 s
+    // of the replica added when shop/cart scales to 44.
+    let planted = by_hand
+        .iter()
+        .find(|(t, _, _)| *t == 130_500)
+        .expect("a binding at 130.5 s");
+    assert!(
+        planted.1.starts_with("shop/cart-7c9f8d6b5-"),
+        "the planted binding is a cart replica: {planted:?}"
+    );
+    assert_eq!(
+        (odd.t, &odd.pod, &odd.bound),
+        (planted.0, &planted.1, &planted.2),
+        "the disagreement found is the one planted"
+    );
     assert!(odd.in_feasible && !odd.in_best);
     assert!(!odd.best.contains(&odd.bound));
     assert!(odd.preemption.is_none());
