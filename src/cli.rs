@@ -76,6 +76,7 @@ pub enum Command {
     /// Answer where a pod would go (and who would be evicted) without the UI.
     Place(PlaceArgs),
     /// Write a synthetic cluster (5,000 nodes and 150,000 pods by default) as a List.
+    #[cfg(feature = "synth")]
     Synth(SynthArgs),
     /// Save a live cluster as a snapshot, or as a timeline with --duration (read-only: get, list, watch).
     Record(crate::cli_live::RecordArgs),
@@ -203,6 +204,7 @@ pub enum RemedySearch {
     None,
 }
 
+#[cfg(feature = "synth")]
 #[derive(Args, Debug)]
 pub struct SynthArgs {
     /// Output file; `.gz` compresses.
@@ -886,6 +888,7 @@ fn broken_pdbs(answer: &Placement) -> Vec<String> {
     broken
 }
 
+#[cfg(feature = "synth")]
 pub fn synth(args: &SynthArgs) -> Result<()> {
     let spec = kplace::synth::SynthSpec {
         nodes: args.nodes,

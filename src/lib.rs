@@ -9,6 +9,7 @@
 pub mod app;
 pub mod report;
 pub mod source;
+#[cfg(feature = "synth")]
 pub mod synth;
 pub mod tui;
 pub mod ui;

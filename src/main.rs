@@ -49,6 +49,7 @@ fn main() -> ExitCode {
     };
     let result = match &args.command {
         Some(cli::Command::Place(place)) => cli::place(place),
+        #[cfg(feature = "synth")]
         Some(cli::Command::Synth(synth)) => cli::synth(synth),
         Some(cli::Command::Record(a)) => cli_live::record(a),
         Some(cli::Command::Verify(a)) => cli_live::verify(a),

@@ -206,7 +206,7 @@ fn yaml_lines(text: &str) -> Vec<Line> {
 }
 
 fn time(secs: Option<i64>) -> String {
-    secs.map_or_else(|| "<unknown>".into(), crate::synth::rfc3339)
+    secs.map_or_else(|| "<unknown>".into(), crate::source::convert::rfc3339)
 }
 
 fn resources(cluster: &Cluster, r: &crate::model::resources::Resources) -> Vec<(String, String)> {
@@ -280,7 +280,7 @@ fn describe_pod(cluster: &Cluster, id: PodId) -> Vec<Line> {
     );
     o.field("Created:", time(pod.creation_timestamp));
     if let Some(d) = pod.deletion_timestamp {
-        o.field("Terminating since:", crate::synth::rfc3339(d));
+        o.field("Terminating since:", crate::source::convert::rfc3339(d));
     }
     if !pod.scheduling_gates.is_empty() {
         let gates: Vec<&str> = pod.scheduling_gates.iter().map(|g| &**g).collect();
@@ -455,7 +455,7 @@ pub fn pod_manifest(cluster: &Cluster, id: PodId) -> Value {
     let pod = cluster.pod(id);
     let mut doc = pod_doc(cluster, pod, &pod.name);
     if let Some(t) = pod.creation_timestamp {
-        doc["metadata"]["creationTimestamp"] = crate::synth::rfc3339(t).into();
+        doc["metadata"]["creationTimestamp"] = crate::source::convert::rfc3339(t).into();
     }
     if !pod.uid.is_empty() {
         doc["metadata"]["uid"] = pod.uid.to_string().into();
@@ -500,7 +500,7 @@ pub fn node_manifest(cluster: &Cluster, id: NodeId) -> Value {
         .collect();
     let mut meta = json!({"name": node.name.to_string(), "labels": labels});
     if let Some(t) = node.created {
-        meta["creationTimestamp"] = crate::synth::rfc3339(t).into();
+        meta["creationTimestamp"] = crate::source::convert::rfc3339(t).into();
     }
     let mut spec = serde_json::Map::new();
     if node.unschedulable {

@@ -11,3 +11,11 @@ pub mod validate;
 
 pub use node::convert_node;
 pub use pod::{convert_pod, normalized_image, object_name};
+
+/// `2024-10-01T00:00:00Z` from Unix seconds: how the API server writes a
+/// timestamp (the inverse of reading one into the model).
+pub fn rfc3339(secs: i64) -> String {
+    k8s_openapi::jiff::Timestamp::from_second(secs)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_default()
+}
