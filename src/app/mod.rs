@@ -10,6 +10,7 @@ pub mod feed;
 pub mod files;
 pub mod format;
 pub mod inspect;
+pub mod job;
 pub mod keys;
 pub mod line;
 pub mod live;

@@ -75,6 +75,9 @@ pub struct OutcomeCounts {
 pub struct Session {
     pub loaded: Loaded,
     workers: Workers,
+    /// Why the engine's background work stopped (a thread that could not
+    /// start or died): shown in place of a "computing…" that would never end.
+    pub worker_failure: Option<String>,
     pub outcomes: FxHashMap<PodId, PendingOutcome>,
     /// Selection in the Overview's pending list.
     pub pending_cursor: Cursor,
@@ -134,6 +137,7 @@ impl Session {
         whatif.scheduler = scheduler.clone();
         let mut s = Session {
             workers,
+            worker_failure: None,
             outcomes: FxHashMap::default(),
             pending_cursor: Cursor::default(),
             node_bars: Cursor::default(),
@@ -217,7 +221,7 @@ impl Session {
 
     /// Whether a Placement answer is on its way.
     pub fn placement_computing(&self) -> bool {
-        self.placement_pod.is_some() && self.placement.is_none()
+        self.placement_pod.is_some() && self.placement.is_none() && self.worker_failure.is_none()
     }
 
     /// The remedy search for the pod in Placement is still running.
@@ -373,6 +377,7 @@ impl Session {
             self.loaded.derived.pending.clone(),
             scheduler.clone(),
         );
+        self.worker_failure = None;
         self.outcomes.clear();
         self.placement_cache.clear();
         self.remedies_cache.clear();
@@ -392,6 +397,10 @@ impl Session {
         while let Some(event) = self.workers.try_recv() {
             self.apply(event);
             changed = true;
+        }
+        if self.worker_failure.is_none() {
+            self.worker_failure = self.workers.failure();
+            changed |= self.worker_failure.is_some();
         }
         changed |= self.whatif.pump();
         changed |= self.pump_skew();

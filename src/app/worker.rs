@@ -1,15 +1,14 @@
-//! Engine work off the UI thread: one thread answers Placement requests
-//! (latest request wins), another works out the outcome of every pending
-//! pod for the Overview's counts. Results come back over `mpsc`.
+//! Engine work off the UI thread, as two [`Job`]s: one answers Placement
+//! requests (latest request wins) and searches remedies, the other works
+//! out the outcome of every pending pod for the Overview's counts.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
 use crate::engine::{Outcome, Scheduler, place_existing};
 use crate::model::{Cluster, PodId};
 
+use super::job::{Ctx, Job};
 use super::remedies::RemedyPanel;
 use super::report::{self, PlacementReport};
 
@@ -32,100 +31,87 @@ pub enum WorkerEvent {
 }
 
 pub struct Workers {
-    requests: Sender<PodId>,
-    /// Set by a new Placement request: the remedy search under way stops.
-    cancel_remedies: Arc<AtomicBool>,
-    events: Receiver<WorkerEvent>,
-    stop: Arc<AtomicBool>,
+    /// Placement requests, latest first; a new one stops the remedy search
+    /// under way.
+    placement: Job<PodId, WorkerEvent>,
+    /// The outcome of every pending pod, for the Overview's counts.
+    outcomes: Job<(), WorkerEvent>,
 }
 
 impl Workers {
-    /// Starts the threads; `pending` are the pods whose outcomes to tally;
+    /// Starts the jobs; `pending` are the pods whose outcomes to tally;
     /// every answer is the `scheduler` release's.
     pub fn start(cluster: Arc<Cluster>, pending: Vec<PodId>, scheduler: Scheduler) -> Workers {
-        let (requests, request_rx) = mpsc::channel::<PodId>();
-        let (event_tx, events) = mpsc::channel();
-        let stop = Arc::new(AtomicBool::new(false));
-
         let c = cluster.clone();
-        let tx = event_tx.clone();
         let version = scheduler.clone();
-        let cancel_remedies = Arc::new(AtomicBool::new(false));
-        let cancel = cancel_remedies.clone();
-        let _ = std::thread::Builder::new()
-            .name("kplace-placement".into())
-            .spawn(move || {
-                while let Ok(mut pod) = request_rx.recv() {
-                    // Only the latest request matters: the user moved on.
-                    while let Ok(newer) = request_rx.try_recv() {
-                        pod = newer;
-                    }
-                    cancel.store(false, Ordering::Relaxed);
-                    let asked = crate::engine::ExistingQuestion::new(&c, pod);
-                    let mut answer = crate::engine::schedule(&asked.cluster, &asked.pod, &version);
-                    answer.notes.extend(asked.note.clone());
-                    let report = Arc::new(report::build(&c, &answer, c.pod(pod).node.is_some()));
-                    if tx.send(WorkerEvent::Placement { pod, report }).is_err() {
-                        break;
-                    }
-                    if crate::engine::remedies::applies_to(&answer)
-                        && remedies(&asked, pod, &answer, &version, &cancel, &tx).is_err()
-                    {
-                        break;
-                    }
+        let placement = Job::spawn("placement", move |pod, ctx: &Ctx<WorkerEvent>| {
+            let asked = crate::engine::ExistingQuestion::new(&c, pod);
+            let mut answer = crate::engine::schedule(&asked.cluster, &asked.pod, &version);
+            answer.notes.extend(asked.note.clone());
+            let report = Arc::new(report::build(&c, &answer, c.pod(pod).node.is_some()));
+            if ctx.send(WorkerEvent::Placement { pod, report })
+                && crate::engine::remedies::applies_to(&answer)
+            {
+                remedies(&asked, pod, &answer, &version, ctx);
+            }
+        });
+        let outcomes = Job::once("outcomes", move |ctx: &Ctx<WorkerEvent>| {
+            for pod in pending {
+                if ctx.cancelled() {
+                    break;
                 }
-            });
-
-        let stop_flag = stop.clone();
-        let _ = std::thread::Builder::new()
-            .name("kplace-outcomes".into())
-            .spawn(move || {
-                for pod in pending {
-                    if stop_flag.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let answer = place_existing(&cluster, pod, &scheduler);
-                    let node = answer.node.map(|n| cluster.node(n).name.to_string());
-                    if event_tx
-                        .send(WorkerEvent::Outcome {
-                            pod,
-                            outcome: answer.outcome,
-                            node,
-                        })
-                        .is_err()
-                    {
-                        break;
-                    }
+                let answer = place_existing(&cluster, pod, &scheduler);
+                let node = answer.node.map(|n| cluster.node(n).name.to_string());
+                let outcome = answer.outcome;
+                if !ctx.send(WorkerEvent::Outcome { pod, outcome, node }) {
+                    break;
                 }
-            });
+            }
+        });
         Workers {
-            requests,
-            cancel_remedies,
-            events,
-            stop,
+            placement,
+            outcomes,
         }
     }
 
     pub fn request_placement(&self, pod: PodId) {
-        self.cancel_remedies.store(true, Ordering::Relaxed);
-        let _ = self.requests.send(pod);
+        self.placement.request(pod);
     }
 
+    /// The next result of either job.
     pub fn try_recv(&self) -> Option<WorkerEvent> {
-        self.events.try_recv().ok()
+        self.placement
+            .try_recv()
+            .or_else(|| self.outcomes.try_recv())
     }
 
+    /// Blocks up to `timeout` for the next result (tests, benchmarks).
     pub fn recv_timeout(&self, timeout: Duration) -> Option<WorkerEvent> {
-        self.events.recv_timeout(timeout).ok()
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if let Some(e) = self.try_recv() {
+                return Some(e);
+            }
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            std::thread::sleep((deadline - now).min(Duration::from_millis(5)));
+        }
+    }
+
+    /// Why a job is not working (a thread that could not start or died).
+    pub fn failure(&self) -> Option<String> {
+        self.placement.failure().or_else(|| self.outcomes.failure())
     }
 
     /// Stops the outcome tally (it checks between pods).
     pub fn stop_background(&self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.outcomes.cancel();
     }
 
     pub fn background_stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.outcomes.is_cancelled()
     }
 }
 
@@ -136,27 +122,26 @@ fn remedies(
     pod: PodId,
     answer: &crate::engine::Placement,
     scheduler: &Scheduler,
-    cancel: &AtomicBool,
-    tx: &Sender<WorkerEvent>,
-) -> Result<(), mpsc::SendError<WorkerEvent>> {
+    ctx: &Ctx<WorkerEvent>,
+) {
     use crate::engine::remedies::{Bounds, Progress, Question, search};
     let question = Question {
         cluster: &asked.cluster,
         pod: &asked.pod,
         existing: true,
     };
-    let mut sent = Ok(());
+    let mut listening = true;
     let found = search(
         &question,
         scheduler,
         answer,
         &Bounds::default(),
-        cancel,
+        ctx.cancel_flag(),
         &mut |p| {
             if let Progress::Trying { kind, step, steps } = p
-                && sent.is_ok()
+                && listening
             {
-                sent = tx.send(WorkerEvent::Remedies {
+                listening = ctx.send(WorkerEvent::Remedies {
                     pod,
                     panel: Arc::new(RemedyPanel::searching(step, steps, kind)),
                     done: false,
@@ -164,15 +149,13 @@ fn remedies(
             }
         },
     );
-    sent?;
-    if cancel.load(Ordering::Relaxed) {
-        return Ok(());
+    if listening && !ctx.cancelled() {
+        ctx.send(WorkerEvent::Remedies {
+            pod,
+            panel: Arc::new(RemedyPanel::from(&found)),
+            done: true,
+        });
     }
-    tx.send(WorkerEvent::Remedies {
-        pod,
-        panel: Arc::new(RemedyPanel::from(&found)),
-        done: true,
-    })
 }
 
 impl Drop for Workers {

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::engine::status::{Code, Plugin};
 use crate::engine::{Outcome, place};

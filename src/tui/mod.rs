@@ -12,8 +12,11 @@ use crossterm::event::{self, Event};
 
 use crate::app::{App, Options, state};
 
-/// How long the loop waits for input before redrawing (spinners, results).
+/// How long the loop waits for input while work is in flight (a spinner's
+/// frame); results themselves wake it at once (`app::job`).
 const FRAME: Duration = Duration::from_millis(100);
+/// How long it waits when idle: clocks on screen ("3 s ago") tick each second.
+const IDLE: Duration = Duration::from_secs(1);
 
 /// Runs the TUI until the user quits. The terminal is restored on every
 /// exit path: normal return, error, panic, SIGTERM, SIGINT and SIGHUP (the
@@ -23,8 +26,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let signals = terminal::SignalWatch::install()?;
     let mut app = App::new(options);
     let tty = terminal::Tty::open()?;
+    let wake = terminal::Wake::new()?;
+    crate::app::job::set_waker(wake.waker());
     let mut guard = terminal::TerminalGuard::enter()?;
-    let result = event_loop(&mut guard.terminal, &mut app, &signals, &tty);
+    let result = event_loop(&mut guard.terminal, &mut app, &signals, &tty, &wake);
     drop(guard);
     drop(signals);
     result?;
@@ -54,15 +59,16 @@ fn event_loop(
     app: &mut App,
     signals: &terminal::SignalWatch,
     tty: &terminal::Tty,
+    wake: &terminal::Wake,
 ) -> anyhow::Result<()> {
     let mut dirty = true;
     loop {
         if let Some(signo) = signals.received() {
             return Err(terminal::Ended::Signal(signo).into());
         }
-        // Background results (and spinners while work is in flight) need a
-        // frame even when no key was pressed: `event::poll` below returns at
-        // least every FRAME, so a result is drawn within one frame.
+        // Background results need a frame even when no key was pressed: a
+        // job's result wakes the wait below, and spinners get a frame every
+        // FRAME while work is in flight.
         dirty |= app.frame_due();
         if dirty {
             terminal.draw(|frame| crate::ui::draw(frame, app))?;
@@ -79,7 +85,7 @@ fn event_loop(
         }
         // Wait on the terminal ourselves (a hung-up one ends the TUI), then
         // let crossterm read what is there; it also reports resizes.
-        tty.wait(FRAME)?;
+        tty.wait(if app.busy() { FRAME } else { IDLE }, wake)?;
         if event::poll(Duration::ZERO)? {
             // Drain everything queued so a burst of keys costs one frame.
             loop {

@@ -219,27 +219,88 @@ impl Tty {
         })
     }
 
-    /// Waits up to `timeout` for input: `Ok(true)` when there is some,
-    /// `Ok(false)` on timeout, [`Ended::TerminalGone`] when the terminal hung
-    /// up (its window closed, its ssh connection dropped). crossterm's reader
-    /// loops forever on a hung-up terminal (every read returns EOF or EIO),
-    /// so the loop must not call it then.
-    pub fn wait(&self, timeout: Duration) -> Result<bool, Ended> {
-        let mut pollfd = libc::pollfd {
-            fd: self.fd,
-            events: libc::POLLIN,
-            revents: 0,
-        };
+    /// Waits up to `timeout` for input or a [`Wake`]: `Ok(true)` when
+    /// there is input, `Ok(false)` on timeout or wake,
+    /// [`Ended::TerminalGone`] when the terminal hung up (its window closed,
+    /// its ssh connection dropped). crossterm's reader loops forever on a
+    /// hung-up terminal (every read returns EOF or EIO), so the loop must
+    /// not call it then.
+    pub fn wait(&self, timeout: Duration, wake: &Wake) -> Result<bool, Ended> {
+        let mut fds = [
+            libc::pollfd {
+                fd: self.fd,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: wake.read_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
         let ms = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
-        // SAFETY: one valid pollfd, for the duration of the call.
-        let n = unsafe { libc::poll(&mut pollfd, 1, ms) };
+        // SAFETY: two valid pollfds, for the duration of the call.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
         if n < 0 {
             // EINTR (a signal, a resize): the caller looks again.
             return Ok(false);
         }
-        if pollfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+        if fds[0].revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
             return Err(Ended::TerminalGone);
         }
-        Ok(n > 0)
+        if fds[1].revents & libc::POLLIN != 0 {
+            wake.drain();
+        }
+        Ok(fds[0].revents & libc::POLLIN != 0)
+    }
+}
+
+/// The event loop's one wake-up channel: background jobs (`app::job`) write
+/// a byte to this pipe when they send a result, and [`Tty::wait`] returns,
+/// so results are drawn when they arrive rather than at the next poll.
+pub struct Wake {
+    read: std::os::fd::OwnedFd,
+    write: Arc<std::os::fd::OwnedFd>,
+}
+
+impl Wake {
+    pub fn new() -> std::io::Result<Wake> {
+        use std::os::fd::FromRawFd;
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: pipe2 succeeded: both descriptors are open and ours alone.
+        let (read, write) = unsafe {
+            (
+                std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+                std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+            )
+        };
+        Ok(Wake {
+            read,
+            write: Arc::new(write),
+        })
+    }
+
+    /// What a job calls: one byte into the pipe (a full pipe already wakes).
+    pub fn waker(&self) -> impl Fn() + Send + Sync + 'static {
+        let write = self.write.clone();
+        move || {
+            // SAFETY: a valid descriptor and a one-byte buffer.
+            let _ = unsafe { libc::write(write.as_raw_fd(), [1u8].as_ptr().cast(), 1) };
+        }
+    }
+
+    fn read_fd(&self) -> RawFd {
+        self.read.as_raw_fd()
+    }
+
+    fn drain(&self) {
+        let mut buf = [0u8; 64];
+        // SAFETY: a valid descriptor and buffer; non-blocking, so this ends.
+        while unsafe { libc::read(self.read.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {
+        }
     }
 }

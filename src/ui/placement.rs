@@ -93,6 +93,18 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         return;
     };
     let Some(r) = &s.placement else {
+        if let Some(failure) = &s.worker_failure {
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    format!("✖ cannot answer: {failure}"),
+                    t.fg(t.bad),
+                ))
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .block(panel(app, "Placement")),
+                area,
+            );
+            return;
+        }
         let spin = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"][(app.tick as usize) % 10];
         let text = format!(
             "{spin} computing… placing {} against {} nodes",

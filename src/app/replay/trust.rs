@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, TryRecvError};
 
+use crate::app::job::{Ctx, Job};
 use crate::app::report::{Line, Tone};
 use crate::engine::Scheduler;
 use crate::source::timeline::Timeline;
@@ -17,7 +17,9 @@ use super::clock;
 pub struct TrustCheck {
     done: Arc<AtomicUsize>,
     total: Arc<AtomicUsize>,
-    rx: Option<Receiver<Vec<Check>>>,
+    job: Option<Job<(), Vec<Check>>>,
+    /// Why there is no result (the check's thread could not run).
+    failure: Option<String>,
     pub result: Option<(Summary, Vec<Check>)>,
     /// The release kplace answers as.
     pub scheduler: Scheduler,
@@ -27,46 +29,42 @@ impl TrustCheck {
     pub fn start(timeline: Arc<Timeline>, scheduler: Scheduler) -> TrustCheck {
         let done = Arc::new(AtomicUsize::new(0));
         let total = Arc::new(AtomicUsize::new(0));
-        let (tx, rx) = mpsc::channel();
         let (d, n) = (done.clone(), total.clone());
         let version = scheduler.clone();
-        let spawned = std::thread::Builder::new()
-            .name("kplace-trust".into())
-            .spawn(move || {
-                let checks = checks_with_progress(&timeline, &version, &mut |done, total| {
-                    n.store(total, Ordering::Relaxed);
-                    d.store(done, Ordering::Relaxed);
-                });
-                let _ = tx.send(checks);
+        let job = Job::once("trust", move |ctx: &Ctx<Vec<Check>>| {
+            let checks = checks_with_progress(&timeline, &version, &mut |done, total| {
+                n.store(total, Ordering::Relaxed);
+                d.store(done, Ordering::Relaxed);
             });
+            ctx.send(checks);
+        });
         TrustCheck {
             done,
             total,
-            rx: spawned.ok().map(|_| rx),
+            job: Some(job),
+            failure: None,
             result: None,
             scheduler,
         }
     }
 
     pub fn running(&self) -> bool {
-        self.rx.is_some()
+        self.job.is_some()
     }
 
-    /// Collects the result when it is ready; returns whether it arrived.
+    /// Collects the result (or the failure) when it is ready; returns
+    /// whether it arrived.
     pub fn poll(&mut self) -> bool {
-        let Some(rx) = &self.rx else { return false };
-        match rx.try_recv() {
-            Ok(checks) => {
-                self.result = Some((Summary::of(&checks), checks));
-                self.rx = None;
-                true
-            }
-            Err(TryRecvError::Empty) => false,
-            Err(TryRecvError::Disconnected) => {
-                self.rx = None;
-                true
-            }
+        let Some(job) = &self.job else { return false };
+        if let Some(checks) = job.try_recv() {
+            self.result = Some((Summary::of(&checks), checks));
+        } else if let Some(failure) = job.failure() {
+            self.failure = Some(failure);
+        } else {
+            return false;
         }
+        self.job = None;
+        true
     }
 
     /// The trust check as report lines.
@@ -84,6 +82,10 @@ impl TrustCheck {
             ),
         )];
         let Some((s, checks)) = &self.result else {
+            if let Some(failure) = &self.failure {
+                out.push(line(Tone::Bad, format!("  cannot check: {failure}")));
+                return out;
+            }
             out.push(line(
                 Tone::Warn,
                 format!(

@@ -312,6 +312,7 @@ impl WhatIfWorker {
                         if tx.send(ctx.run(r)).is_err() {
                             return;
                         }
+                        crate::app::job::wake();
                     }
                 }
             });
