@@ -258,6 +258,69 @@ items:
 }
 
 #[test]
+fn a_pod_bound_to_a_node_not_in_the_snapshot_is_not_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("orphan.yaml");
+    std::fs::write(
+        &path,
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: only, labels: {kubernetes.io/hostname: only}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: stray, namespace: web}
+  spec:
+    nodeName: gone-node
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+"#,
+    )
+    .unwrap();
+    // Asked about, it is answered with what it is.
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        path.to_str().unwrap(),
+        "--pod",
+        "web/stray",
+        "-o",
+        "json",
+    ]));
+    let notes = got["notes"].to_string();
+    assert!(
+        notes.contains("the pod is bound to gone-node, which is not in the snapshot"),
+        "{notes}"
+    );
+    assert!(notes.contains("it is not pending"), "{notes}");
+    // Any answer says the snapshot holds such pods (and which).
+    let new_pod = dir.path().join("new.yaml");
+    std::fs::write(
+        &new_pod,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: n, namespace: web}\nspec:\n  containers: [{name: c, image: nginx}]\n",
+    )
+    .unwrap();
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        path.to_str().unwrap(),
+        "--pod",
+        new_pod.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains(
+            "1 pod is bound to nodes not in the snapshot (web/stray on gone-node): not pending"
+        ),
+        "{table}"
+    );
+}
+
+#[test]
 fn directory_of_json_and_yaml_files_loads_like_one_list() {
     // Split the case into a JSON file of nodes and a gzipped YAML of the rest.
     let dir = tempfile::tempdir().unwrap();

@@ -1039,3 +1039,49 @@ fn a_recording_from_a_pipe_opens_as_a_recording() {
         want.state_after(0).nodes.len()
     );
 }
+
+#[test]
+fn a_pod_bound_to_an_absent_node_is_listed_as_such_not_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("orphan.yaml");
+    std::fs::write(
+        &path,
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: only, labels: {kubernetes.io/hostname: only}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: stray, namespace: web}
+  spec:
+    nodeName: gone-node
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: waiting, namespace: web}
+  spec:
+    containers: [{name: c, image: nginx}]
+  status: {phase: Pending}
+"#,
+    )
+    .unwrap();
+    let mut app = App::new(Options {
+        snapshot: Some(path),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "snapshot did not load");
+    let overview = screen(&app, 160, 40);
+    assert!(overview.contains("Pending pods (1)"), "{overview}");
+    assert!(
+        overview.contains("not pending, on nodes not in the snapshot: 1")
+            && overview.contains("  web/stray on gone-node"),
+        "{overview}"
+    );
+    key(&mut app, KeyCode::Char('5'));
+    let pods = screen(&app, 160, 40);
+    assert!(pods.contains("gone-node (not in snapshot)"), "{pods}");
+}

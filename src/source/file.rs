@@ -492,6 +492,37 @@ impl Collector {
     }
 }
 
+/// A note on pods bound to nodes the snapshot does not hold (a partial
+/// `kubectl get`, a node deleted since): they are neither pending nor
+/// counted on any node, which can make answers look better than they are.
+pub fn absent_nodes_note(cluster: &Cluster) -> Option<String> {
+    const SHOWN: usize = 3;
+    let mut found = cluster
+        .pods
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| cluster.absent_node_of(p).map(|n| (i, n)));
+    let first: Vec<String> = found
+        .by_ref()
+        .take(SHOWN)
+        .map(|(i, n)| format!("{} on {n}", cluster.pod_key(i as crate::model::PodId)))
+        .collect();
+    if first.is_empty() {
+        return None;
+    }
+    let total = first.len() + found.count();
+    let more = if total > SHOWN {
+        format!(" and {} more", total - SHOWN)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{total} pod{} bound to nodes not in the snapshot ({}{more}): not pending, and their requests count on no node",
+        if total == 1 { " is" } else { "s are" },
+        first.join(", ")
+    ))
+}
+
 fn io_error(path: &Path, e: impl std::fmt::Display) -> SourceError {
     SourceError::Io {
         file: path.display().to_string(),
@@ -771,9 +802,11 @@ pub fn load_snapshot_with(
         )?;
         ingest_bytes(&mut c, &bytes, &name)?;
     }
-    let notes = std::mem::take(&mut c.notes);
-    c.finish(&path.display().to_string())
-        .map(|(cluster, t)| (cluster, t, notes))
+    let mut notes = std::mem::take(&mut c.notes);
+    c.finish(&path.display().to_string()).map(|(cluster, t)| {
+        notes.extend(absent_nodes_note(&cluster));
+        (cluster, t, notes)
+    })
 }
 
 /// Loads a snapshot already in memory (`name` is used in error messages).
