@@ -381,3 +381,37 @@ fn a_server_without_version_falls_back_to_the_kubelets_and_says_so() {
         "{s}"
     );
 }
+
+/// A wide terminal: the whole status line fits.
+fn wide(app: &App) -> String {
+    common::render(app, 260, 40)
+}
+
+#[test]
+fn stale_kinds_and_unreadable_events_are_on_the_status_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 12));
+    let mut app = open(&server, dir.path());
+    assert!(wait_for(5, || server.open_watches() >= 13));
+    server.send_malformed("Pod");
+    assert!(
+        until(&mut app, 10, |a| wide(a)
+            .contains("1 unreadable watch event on pods dropped")),
+        "{}",
+        wide(&app)
+    );
+    server.forbid("PodDisruptionBudget");
+    server.drop_watches();
+    assert!(
+        until(&mut app, 10, |a| wide(a)
+            .contains("stale: poddisruptionbudgets.policy (since")),
+        "{}",
+        wide(&app)
+    );
+    server.allow("PodDisruptionBudget");
+    assert!(
+        until(&mut app, 20, |a| !wide(a).contains("stale: ")),
+        "{}",
+        wide(&app)
+    );
+}
