@@ -415,3 +415,21 @@ fn stale_kinds_and_unreadable_events_are_on_the_status_line() {
         wide(&app)
     );
 }
+
+#[test]
+fn the_status_line_seconds_tick_without_any_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 12));
+    let mut app = open(&server, dir.path());
+    assert!(until(&mut app, 10, |a| wide(a).contains("s ago)")));
+    // Nothing happens on the server; the clock alone asks for a frame.
+    let first = wide(&app);
+    std::thread::sleep(Duration::from_millis(2100));
+    assert!(app.pump(), "no repaint asked after two quiet seconds");
+    let later = wide(&app);
+    let ago = |s: &str| {
+        let end = s.find(" s ago)").expect("an age");
+        s[..end].rsplit('(').next().unwrap().parse::<u64>().unwrap()
+    };
+    assert!(ago(&later) >= ago(&first) + 2, "{first}\n{later}");
+}
