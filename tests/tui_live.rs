@@ -408,9 +408,21 @@ fn stale_kinds_and_unreadable_events_are_on_the_status_line() {
         "{}",
         wide(&app)
     );
+    // An answer given meanwhile says what it was answered from.
+    key(&mut app, KeyCode::Enter);
+    assert!(
+        until(&mut app, 10, |a| {
+            wide(a).contains(
+            "Answered from stale objects, as last seen: poddisruptionbudgets.policy (unreadable since"
+        )
+        }),
+        "{}",
+        wide(&app)
+    );
     server.allow("PodDisruptionBudget");
     assert!(
-        until(&mut app, 20, |a| !wide(a).contains("stale: ")),
+        until(&mut app, 20, |a| !wide(a).contains("stale: ")
+            && !wide(a).contains("Answered from stale objects")),
         "{}",
         wide(&app)
     );
