@@ -32,6 +32,16 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub tui: TuiArgs,
+    /// Refuse any input (snapshot, directory, recording, pod manifest, pipe) larger than
+    /// SIZE once decompressed, e.g. 512Mi, 2Gi; the limit is enforced while reading.
+    #[arg(
+        long,
+        global = true,
+        value_name = "SIZE",
+        default_value = "1Gi",
+        value_parser = kplace::source::budget::parse_size
+    )]
+    pub max_input: u64,
 }
 
 /// Options of the interactive terminal UI (no subcommand).

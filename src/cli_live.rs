@@ -230,7 +230,12 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
                 "{}",
                 kplace::report::table::scheduler_line(&scheduler.version)
             )?;
-            verify_table(&mut out, &summary, &disagreeing, args.limit)?
+            // Pod and node names come from the recording: their control
+            // characters are shown escaped, never sent to the terminal.
+            let mut table = Vec::new();
+            verify_table(&mut table, &summary, &disagreeing, args.limit)?;
+            let table = String::from_utf8_lossy(&table);
+            out.write_all(kplace::report::escape_controls(&table).as_bytes())?
         }
     }
     Ok(())

@@ -47,6 +47,7 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => e.exit(),
     };
+    kplace::source::budget::set_max_input(args.max_input);
     let result = match &args.command {
         Some(cli::Command::Place(place)) => cli::place(place),
         #[cfg(feature = "synth")]

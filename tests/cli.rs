@@ -258,6 +258,69 @@ items:
 }
 
 #[test]
+fn a_pod_bound_to_a_node_not_in_the_snapshot_is_not_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("orphan.yaml");
+    std::fs::write(
+        &path,
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: only, labels: {kubernetes.io/hostname: only}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: stray, namespace: web}
+  spec:
+    nodeName: gone-node
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+"#,
+    )
+    .unwrap();
+    // Asked about, it is answered with what it is.
+    let got = stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        path.to_str().unwrap(),
+        "--pod",
+        "web/stray",
+        "-o",
+        "json",
+    ]));
+    let notes = got["notes"].to_string();
+    assert!(
+        notes.contains("the pod is bound to gone-node, which is not in the snapshot"),
+        "{notes}"
+    );
+    assert!(notes.contains("it is not pending"), "{notes}");
+    // Any answer says the snapshot holds such pods (and which).
+    let new_pod = dir.path().join("new.yaml");
+    std::fs::write(
+        &new_pod,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: n, namespace: web}\nspec:\n  containers: [{name: c, image: nginx}]\n",
+    )
+    .unwrap();
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        path.to_str().unwrap(),
+        "--pod",
+        new_pod.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains(
+            "1 pod is bound to nodes not in the snapshot (web/stray on gone-node): not pending"
+        ),
+        "{table}"
+    );
+}
+
+#[test]
 fn directory_of_json_and_yaml_files_loads_like_one_list() {
     // Split the case into a JSON file of nodes and a gzipped YAML of the rest.
     let dir = tempfile::tempdir().unwrap();
@@ -501,7 +564,161 @@ fn a_huge_file_is_refused_without_reading_it() {
         "--pod",
         "default/x",
     ]);
-    assert_bad_input(&out, &["huge.json", "larger than the", "MiB kplace reads"]);
+    assert_bad_input(
+        &out,
+        &["huge.json", "too large (limit 1 GiB; use --max-input)"],
+    );
+}
+
+#[test]
+fn dev_zero_is_refused_under_the_input_budget() {
+    let out = kplace(&[
+        "place",
+        "--max-input",
+        "16Mi",
+        "--snapshot",
+        "/dev/zero",
+        "--pod",
+        "default/x",
+    ]);
+    assert_bad_input(
+        &out,
+        &["/dev/zero: too large (limit 16 MiB; use --max-input)"],
+    );
+}
+
+/// 256 MiB of zeros in a 256 KiB gzip file.
+fn gzip_bomb(dir: &Path) -> PathBuf {
+    use std::io::Write;
+    let path = dir.join("bomb.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).unwrap(),
+        flate2::Compression::best(),
+    );
+    let zeros = vec![b' '; 1 << 20];
+    for _ in 0..256 {
+        gz.write_all(&zeros).unwrap();
+    }
+    gz.finish().unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() < 1 << 20);
+    path
+}
+
+#[test]
+fn a_gzip_bomb_is_refused_while_decompressing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = gzip_bomb(dir.path());
+    let out = kplace(&[
+        "--max-input",
+        "64Mi",
+        "place",
+        "--snapshot",
+        bomb.to_str().unwrap(),
+        "--pod",
+        "default/x",
+    ]);
+    assert_bad_input(
+        &out,
+        &["bomb.json.gz: too large (limit 64 MiB; use --max-input)"],
+    );
+    // A pod manifest and a recording are read within the same budget.
+    let snap = snapshot("admission-001");
+    let out = kplace(&[
+        "--max-input",
+        "64Mi",
+        "place",
+        "--snapshot",
+        &snap,
+        "--pod",
+        bomb.to_str().unwrap(),
+    ]);
+    assert_bad_input(&out, &["bomb.json.gz: too large (limit 64 MiB"]);
+    let out = kplace(&["verify", "--max-input", "64Mi", bomb.to_str().unwrap()]);
+    assert_bad_input(&out, &["bomb.json.gz: too large (limit 64 MiB"]);
+}
+
+#[test]
+fn a_directory_shares_one_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = unpacked_snapshot("admission-001");
+    std::fs::write(dir.path().join("a.yaml"), &text).unwrap();
+    std::fs::write(dir.path().join("b.yaml"), &text).unwrap();
+    // Each file fits alone; the two together do not.
+    let limit = (text.len() * 3 / 2).to_string();
+    let out = kplace(&[
+        "place",
+        "--max-input",
+        &limit,
+        "--snapshot",
+        dir.path().to_str().unwrap(),
+        "--pod",
+        "default/x",
+    ]);
+    assert_bad_input(
+        &out,
+        &[
+            "b.yaml: too large (limit",
+            "use --max-input), counted with the files before it in",
+        ],
+    );
+}
+
+/// The peak resident memory of a child, from the kernel's accounting of
+/// that one process (`wait4`), in bytes.
+// The child is reaped by `wait4`, which `Child::wait` cannot stand in for.
+#[allow(clippy::zombie_processes)]
+fn peak_rss_of(mut cmd: Command) -> (std::process::ExitStatus, String, u64) {
+    use std::os::unix::process::ExitStatusExt;
+    let child = cmd
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut stderr = child.stderr.unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).unwrap();
+        s
+    });
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    (
+        std::process::ExitStatus::from_raw(status),
+        reader.join().unwrap(),
+        usage.ru_maxrss as u64 * 1024,
+    )
+}
+
+#[test]
+fn memory_stays_under_the_budget_on_hostile_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = gzip_bomb(dir.path());
+    const BUDGET: u64 = 64 << 20;
+    for input in ["/dev/zero", bomb.to_str().unwrap()] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kplace"));
+        cmd.args([
+            "place",
+            "--max-input",
+            "64Mi",
+            "--snapshot",
+            input,
+            "--pod",
+            "default/x",
+        ]);
+        let (status, err, peak) = peak_rss_of(cmd);
+        assert_eq!(status.code(), Some(2), "{input}: {err}");
+        assert!(err.contains("too large (limit 64 MiB"), "{input}: {err}");
+        assert!(
+            peak < BUDGET + (100 << 20),
+            "{input}: peak RSS {} MiB",
+            peak >> 20
+        );
+        // It did read up to the budget (the measure is of the real work).
+        assert!(peak > BUDGET / 2, "{input}: peak RSS {} MiB", peak >> 20);
+    }
 }
 
 #[test]

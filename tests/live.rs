@@ -1181,3 +1181,157 @@ fn forbidden_resource_slices_are_a_named_limitation() {
     assert!(cluster.dra.slices.is_empty());
     assert!(cluster.dra.class("gpu.example.com").is_some());
 }
+
+/// Every pod of the server and of the live model, as `namespace/name`.
+fn pod_keys(live: &LiveSource, server: &FakeServer) -> (Vec<String>, Vec<String>) {
+    let (cluster, _) = live.cluster();
+    let mut model: Vec<String> = (0..cluster.pods.len() as u32)
+        .map(|id| cluster.pod_key(id))
+        .collect();
+    model.sort();
+    let mut served: Vec<String> = server.list_json()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == "Pod")
+        .map(|o| {
+            format!(
+                "{}/{}",
+                o["metadata"]["namespace"].as_str().unwrap(),
+                o["metadata"]["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    served.sort();
+    (model, served)
+}
+
+#[test]
+fn a_403_that_goes_away_is_retried_and_the_model_catches_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut objects = synth_objects(4, 20);
+    let node = first_node(&objects);
+    objects.push(test_pod("doomed", Some(&node)));
+    let server = FakeServer::start(objects);
+    let live = connect(&server, dir.path());
+    assert!(wait_for(5, || server.open_watches() >= 13));
+    // RBAC on pods is taken away; the watch ends and cannot restart.
+    server.forbid("Pod");
+    server.drop_watches();
+    assert!(
+        wait_for(10, || live.stale().iter().any(|s| s.kind == Kind::Pod)),
+        "pods not marked stale: {:?}",
+        live.state()
+    );
+    let stale = live.stale();
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    assert_eq!(stale[0].error, "list/watch on pods is forbidden (403)");
+    assert!(
+        matches!(live.state(), ConnectionState::Reconnecting { ref error, .. } if error.contains("pods is forbidden (403)")),
+        "{:?}",
+        live.state()
+    );
+    // Changes meanwhile are not seen: the kept pods are the stale ones.
+    server.delete("Pod", Some("default"), "doomed");
+    server.apply(test_pod("newcomer", Some(&node)));
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(pod_node(&live, "default", "doomed").is_some());
+    assert!(live.stale().iter().any(|s| s.kind == Kind::Pod));
+    // RBAC is given back: the retry catches up with the server.
+    server.allow("Pod");
+    assert!(
+        wait_for(20, || {
+            let (model, served) = pod_keys(&live, &server);
+            model == served
+        }),
+        "model and server differ: {:?}",
+        pod_keys(&live, &server)
+    );
+    assert!(pod_node(&live, "default", "doomed").is_none());
+    assert_eq!(
+        pod_node(&live, "default", "newcomer"),
+        Some(Some(node.clone()))
+    );
+    assert!(
+        wait_for(10, || live.stale().is_empty()),
+        "{:?}",
+        live.stale()
+    );
+    assert!(wait_for(10, || live.state() == ConnectionState::Live));
+    assert!(server.requests().iter().all(|r| r.starts_with("GET ")));
+}
+
+#[test]
+fn a_pdb_403_after_listing_keeps_them_marked_stale_not_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(4, 20));
+    let live = connect(&server, dir.path());
+    assert!(wait_for(5, || server.open_watches() >= 13));
+    server.forbid("PodDisruptionBudget");
+    server.drop_watches();
+    assert!(wait_for(10, || live
+        .stale()
+        .iter()
+        .any(|s| s.kind == Kind::PodDisruptionBudget)));
+    // Not the never-listed limitation ("preemption ignores PDBs"): the
+    // PDBs seen are kept, and said to be stale.
+    assert!(live.limitations().is_empty(), "{:?}", live.limitations());
+}
+
+#[test]
+fn a_list_that_never_answers_times_out_naming_the_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(4, 20));
+    server.hang_lists("PersistentVolume");
+    let live = LiveSource::connect(
+        LiveOptions {
+            list_timeout: Duration::from_secs(1),
+            ..options(&server, dir.path())
+        },
+        None,
+    )
+    .expect("connect");
+    assert!(
+        wait_for(10, || matches!(
+            live.state(),
+            ConnectionState::Reconnecting { ref error, .. }
+                if error == "list persistentvolumes: no answer after 1 s; listing again"
+        )),
+        "{:?}",
+        live.state()
+    );
+    // It keeps trying: once the server answers, the source is live.
+    server.answer_lists("PersistentVolume");
+    live.wait_synced(Duration::from_secs(15))
+        .expect("synced after the list answers");
+    let pv_lists = server
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("GET /api/v1/persistentvolumes?") && !r.contains("watch=true"))
+        .count();
+    assert!(pv_lists >= 2, "the list was retried: {pv_lists}");
+}
+
+#[test]
+fn a_malformed_watch_event_is_counted_and_the_watch_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(4, 20));
+    let live = connect(&server, dir.path());
+    assert!(wait_for(5, || server.open_watches() >= 13));
+    assert!(live.malformed().is_empty());
+    server.send_malformed("Pod");
+    assert!(
+        wait_for(5, || live.malformed() == vec![(Kind::Pod, 1)]),
+        "{:?}",
+        live.malformed()
+    );
+    server.apply(test_pod("after-bad-event", None));
+    assert!(wait_for(5, || pod_node(
+        &live,
+        "default",
+        "after-bad-event"
+    )
+    .is_some()));
+    assert_eq!(live.state(), ConnectionState::Live);
+    assert_eq!(live.malformed(), vec![(Kind::Pod, 1)]);
+}

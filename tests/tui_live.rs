@@ -381,3 +381,67 @@ fn a_server_without_version_falls_back_to_the_kubelets_and_says_so() {
         "{s}"
     );
 }
+
+/// A wide terminal: the whole status line fits.
+fn wide(app: &App) -> String {
+    common::render(app, 260, 40)
+}
+
+#[test]
+fn stale_kinds_and_unreadable_events_are_on_the_status_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 12));
+    let mut app = open(&server, dir.path());
+    assert!(wait_for(5, || server.open_watches() >= 13));
+    server.send_malformed("Pod");
+    assert!(
+        until(&mut app, 10, |a| wide(a)
+            .contains("1 unreadable watch event on pods dropped")),
+        "{}",
+        wide(&app)
+    );
+    server.forbid("PodDisruptionBudget");
+    server.drop_watches();
+    assert!(
+        until(&mut app, 10, |a| wide(a)
+            .contains("stale: poddisruptionbudgets.policy (since")),
+        "{}",
+        wide(&app)
+    );
+    // An answer given meanwhile says what it was answered from.
+    key(&mut app, KeyCode::Enter);
+    assert!(
+        until(&mut app, 10, |a| {
+            wide(a).contains(
+            "Answered from stale objects, as last seen: poddisruptionbudgets.policy (unreadable since"
+        )
+        }),
+        "{}",
+        wide(&app)
+    );
+    server.allow("PodDisruptionBudget");
+    assert!(
+        until(&mut app, 20, |a| !wide(a).contains("stale: ")
+            && !wide(a).contains("Answered from stale objects")),
+        "{}",
+        wide(&app)
+    );
+}
+
+#[test]
+fn the_status_line_seconds_tick_without_any_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start(synth_objects(3, 12));
+    let mut app = open(&server, dir.path());
+    assert!(until(&mut app, 10, |a| wide(a).contains("s ago)")));
+    // Nothing happens on the server; the clock alone asks for a frame.
+    let first = wide(&app);
+    std::thread::sleep(Duration::from_millis(2100));
+    assert!(app.pump(), "no repaint asked after two quiet seconds");
+    let later = wide(&app);
+    let ago = |s: &str| {
+        let end = s.find(" s ago)").expect("an age");
+        s[..end].rsplit('(').next().unwrap().parse::<u64>().unwrap()
+    };
+    assert!(ago(&later) >= ago(&first) + 2, "{first}\n{later}");
+}

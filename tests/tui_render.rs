@@ -985,3 +985,103 @@ fn placement_of_a_pod_that_cannot_get_devices_lists_them_per_node() {
     );
     assert!(s.contains("reserved for ml/finetune-small-k2x9d"), "{s}");
 }
+
+/// A FIFO fed once by a writer thread, as `--snapshot <(zcat f)` is: it
+/// can be read only once.
+fn fifo_with(dir: &std::path::Path, bytes: &'static [u8]) -> std::path::PathBuf {
+    use std::io::Write;
+    let path = dir.join("pipe");
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let writer = path.clone();
+    std::thread::spawn(move || {
+        // Opening blocks until the loader opens the other end.
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(writer)
+            .unwrap();
+        let _ = f.write_all(bytes);
+    });
+    path
+}
+
+#[test]
+fn a_snapshot_from_a_pipe_loads_every_node() {
+    use kplace::app::loader::{Loading, Source};
+    let dir = tempfile::tempdir().unwrap();
+    // Gzipped, as `--snapshot <(cat demo.json.gz)`: sniffed after reading.
+    let pipe = fifo_with(dir.path(), kplace::app::demo::DEMO_SNAPSHOT_GZ);
+    let want = kplace::app::demo::load_demo().unwrap();
+    let loading = Loading::start(Source::File(pipe));
+    let opened = loading
+        .wait(SETTLE)
+        .expect("the pipe loads in time")
+        .expect("the pipe loads");
+    assert_eq!(opened.loaded.cluster.nodes.len(), want.nodes.len());
+    assert_eq!(opened.loaded.cluster.pods.len(), want.pods.len());
+    assert!(opened.feed.is_none(), "a snapshot, not a recording");
+}
+
+#[test]
+fn a_recording_from_a_pipe_opens_as_a_recording() {
+    use kplace::app::loader::{Loading, Source};
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = fifo_with(dir.path(), kplace::app::demo::DEMO_TIMELINE_GZ);
+    let want = kplace::app::demo::load_demo_timeline().unwrap();
+    let loading = Loading::start(Source::File(pipe));
+    let opened = loading
+        .wait(SETTLE)
+        .expect("the pipe loads in time")
+        .expect("the pipe loads");
+    assert!(opened.feed.is_some(), "a recording opens with its timeline");
+    assert_eq!(
+        opened.loaded.cluster.nodes.len(),
+        want.state_after(0).nodes.len()
+    );
+}
+
+#[test]
+fn a_pod_bound_to_an_absent_node_is_listed_as_such_not_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("orphan.yaml");
+    std::fs::write(
+        &path,
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: only, labels: {kubernetes.io/hostname: only}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: stray, namespace: web}
+  spec:
+    nodeName: gone-node
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: waiting, namespace: web}
+  spec:
+    containers: [{name: c, image: nginx}]
+  status: {phase: Pending}
+"#,
+    )
+    .unwrap();
+    let mut app = App::new(Options {
+        snapshot: Some(path),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "snapshot did not load");
+    let overview = screen(&app, 160, 40);
+    assert!(overview.contains("Pending pods (1)"), "{overview}");
+    assert!(
+        overview.contains("not pending, on nodes not in the snapshot: 1")
+            && overview.contains("  web/stray on gone-node"),
+        "{overview}"
+    );
+    key(&mut app, KeyCode::Char('5'));
+    let pods = screen(&app, 160, 40);
+    assert!(pods.contains("gone-node (not in snapshot)"), "{pods}");
+}

@@ -471,3 +471,34 @@ fn malformed_timeline_exits_2_naming_the_file() {
     assert_eq!(out.status.code(), Some(2), "stderr: {err}");
     assert!(err.contains("missing.jsonl.gz"), "{err}");
 }
+
+/// A pod and a node whose names carry escape sequences (clear screen, set
+/// window title): the table shows them escaped, never raw.
+#[test]
+fn table_escapes_control_characters_from_the_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let evil_node = "m1\u{1b}]0;pwned\u{7}";
+    let meh = pod("meh\u{1b}[2J", "1", "2Gi", 0);
+    // A label value cannot hold the escape; the name can.
+    let mut evil = node(evil_node, "4", "8Gi");
+    evil["metadata"]["labels"]["kubernetes.io/hostname"] = json!("m1");
+    let mut r = Recording::new(vec![
+        evil,
+        node("m2", "4", "8Gi"),
+        running(&pod("busy", "2", "4Gi", 0), evil_node),
+        meh.clone(),
+    ]);
+    r.event(20_000, "MODIFIED", bound(&meh, evil_node));
+    let path = r.write(dir.path(), "evil.jsonl.gz");
+    let text = verify_table(&path, &[]);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "raw control characters:\n{text:?}"
+    );
+    assert!(
+        text.contains(
+            "default/meh\\x1b[2J: bound to m1\\x1b]0;pwned\\x07, kplace: scheduled best [m2]"
+        ),
+        "{text}"
+    );
+}

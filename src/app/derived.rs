@@ -133,6 +133,9 @@ pub struct Derived {
     /// Zone index of each node.
     pub node_zone: Vec<usize>,
     pub pending: Vec<PodId>,
+    /// Pods bound to a node the snapshot lacks: not pending, counted on no
+    /// node ([`Cluster::absent_node_of`]).
+    pub on_absent_nodes: Vec<PodId>,
     pub scheduled: usize,
     pub node_rows: Vec<NodeRow>,
     pub pod_rows: Vec<PodRow>,
@@ -299,13 +302,19 @@ impl Derived {
         self.pod_rows = Vec::with_capacity(cluster.pods.len());
         for (id, pod) in cluster.pods.iter().enumerate() {
             let id = id as PodId;
+            let absent = cluster.absent_node_of(pod);
             if pod.node.is_some() {
                 self.scheduled += 1;
+            } else if absent.is_some() {
+                self.on_absent_nodes.push(id);
             } else if !pod.phase.is_terminal() {
                 self.pending.push(id);
             }
             let namespace = cluster.interner.resolve(pod.namespace).to_string();
-            let node = pod.node_name.as_deref().unwrap_or("").to_string();
+            let node = match absent {
+                Some(n) => format!("{n} (not in snapshot)"),
+                None => pod.node_name.as_deref().unwrap_or("").to_string(),
+            };
             let owner = pod
                 .controller
                 .as_ref()
@@ -388,7 +397,9 @@ impl Derived {
                 });
             let r = &mut rows[i];
             let Some(node) = pod.node else {
-                r.pending += 1;
+                if cluster.absent_node_of(pod).is_none() {
+                    r.pending += 1;
+                }
                 continue;
             };
             r.pods += 1;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::source::live::{Changes, ConnectionState, Limitation, LiveSource};
+use crate::source::live::{Changes, ConnectionState, Limitation, LiveSource, Stale};
 use crate::source::version::ServerVersion;
 
 use super::loader::Loaded;
@@ -79,6 +79,16 @@ impl LiveFeed {
         self.source.limitations()
     }
 
+    /// Kinds whose objects are as last seen (unreadable now, retried).
+    pub fn stale(&self) -> Vec<Stale> {
+        self.source.stale()
+    }
+
+    /// Watch events dropped as unreadable, per kind.
+    pub fn malformed(&self) -> Vec<(crate::source::live::Kind, u64)> {
+        self.source.malformed()
+    }
+
     /// Whether the connection line would read differently than when last
     /// asked: state, last event, limitations, and the clock it counts
     /// seconds by ("3 s ago", "reconnecting for 12 s").
@@ -88,11 +98,13 @@ impl LiveFeed {
             .map(|d| d.as_secs())
             .unwrap_or(0);
         let now = format!(
-            "{second} {:?} {:?} {:?} {}",
+            "{second} {:?} {:?} {:?} {} {:?} {:?}",
             self.state(),
             self.last_event(),
             self.limitations(),
-            self.skipped.len()
+            self.skipped.len(),
+            self.stale(),
+            self.malformed()
         );
         if self.shown.as_ref() == Some(&now) {
             return false;

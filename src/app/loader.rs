@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::model::Cluster;
-use crate::source::file::load_snapshot;
+use crate::source::file::{load_snapshot, load_snapshot_bytes, read_bytes};
 use crate::source::live::{ConnectionState, Kind, LiveError, LiveOptions, LiveSource, describe};
 use crate::source::timeline::{self, Timeline};
 
@@ -190,17 +190,27 @@ fn open(source: Source, progress: &Mutex<String>) -> Result<Opened, String> {
     match source {
         Source::Demo => load_demo().map(|c| Opened::plain(Loaded::new(c, name, started.elapsed()))),
         Source::DemoTimeline => load_demo_timeline().map(|t| open_timeline(t, name)),
-        Source::File(path) if timeline::is_timeline(&path) => {
-            set(
-                progress,
-                "reading the recording and indexing its events".into(),
-            );
-            let t = Timeline::load(&path).map_err(|e| e.to_string())?;
-            Ok(open_timeline(t, name))
-        }
-        Source::File(path) => load_snapshot(&path)
+        Source::File(path) if path.is_dir() => load_snapshot(&path)
             .map(|(c, _)| Opened::plain(Loaded::new(c, name, started.elapsed())))
             .map_err(|e| e.to_string()),
+        // A file is read once (within the input budget), then sniffed: a
+        // pipe (`--snapshot <(…)`) cannot be opened a second time.
+        Source::File(path) => {
+            let bytes = read_bytes(&path).map_err(|e| e.to_string())?;
+            if timeline::is_timeline_bytes(&bytes) {
+                set(
+                    progress,
+                    "reading the recording and indexing its events".into(),
+                );
+                let t = Timeline::from_bytes(&bytes, &name).map_err(|e| e.to_string())?;
+                drop(bytes);
+                Ok(open_timeline(t, name))
+            } else {
+                load_snapshot_bytes(&bytes, &name)
+                    .map(|(c, _)| Opened::plain(Loaded::new(c, name, started.elapsed())))
+                    .map_err(|e| e.to_string())
+            }
+        }
         Source::Live { options, fallback } => open_live(options, fallback, progress),
     }
 }

@@ -6,7 +6,6 @@
 //! `List` never exists as a tree of `k8s-openapi` objects all at once: each
 //! item is parsed, converted into the model, and dropped.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -26,9 +25,9 @@ use crate::source::convert::object_name;
 
 mod scan;
 
-/// Files larger than this (after decompression) are refused rather than
-/// exhausting memory.
-pub const MAX_FILE_BYTES: u64 = 4 << 30;
+/// The YAML parser's own bound on scalar bytes (the input is already
+/// bounded by the budget, [`super::budget::max_input`], when it is read).
+const MAX_FILE_BYTES: u64 = 4 << 30;
 
 #[derive(Debug, Error)]
 pub enum SourceError {
@@ -54,6 +53,15 @@ pub enum SourceError {
         what: String,
         wanted: String,
         hint: String,
+    },
+    /// Over the input budget (`--max-input`), counted after decompression.
+    #[error("{file}: too large (limit {}; use --max-input){}", super::budget::format_size(*.limit), context)]
+    TooLarge {
+        file: String,
+        limit: u64,
+        /// What else counted against the budget (a directory's earlier
+        /// files), or empty.
+        context: String,
     },
     #[error("{file}: the snapshot holds no Node and no Pod objects")]
     Empty { file: String },
@@ -484,6 +492,37 @@ impl Collector {
     }
 }
 
+/// A note on pods bound to nodes the snapshot does not hold (a partial
+/// `kubectl get`, a node deleted since): they are neither pending nor
+/// counted on any node, which can make answers look better than they are.
+pub fn absent_nodes_note(cluster: &Cluster) -> Option<String> {
+    const SHOWN: usize = 3;
+    let mut found = cluster
+        .pods
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| cluster.absent_node_of(p).map(|n| (i, n)));
+    let first: Vec<String> = found
+        .by_ref()
+        .take(SHOWN)
+        .map(|(i, n)| format!("{} on {n}", cluster.pod_key(i as crate::model::PodId)))
+        .collect();
+    if first.is_empty() {
+        return None;
+    }
+    let total = first.len() + found.count();
+    let more = if total > SHOWN {
+        format!(" and {} more", total - SHOWN)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{total} pod{} bound to nodes not in the snapshot ({}{more}): not pending, and their requests count on no node",
+        if total == 1 { " is" } else { "s are" },
+        first.join(", ")
+    ))
+}
+
 fn io_error(path: &Path, e: impl std::fmt::Display) -> SourceError {
     SourceError::Io {
         file: path.display().to_string(),
@@ -491,40 +530,36 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> SourceError {
     }
 }
 
-/// Reads a file, decompressing `.gz` (by name or by magic bytes), refusing
-/// anything larger than [`MAX_FILE_BYTES`].
+/// Reads a file, a pipe or a device once, decompressing gzip (by its magic
+/// bytes), refusing it as soon as it passes the input budget
+/// ([`super::budget::max_input`], `--max-input`).
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
-    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
-    let meta = file.metadata().map_err(|e| io_error(path, e))?;
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(io_error(
-            path,
-            format!(
-                "file is {} MiB, larger than the {} MiB kplace reads",
-                meta.len() >> 20,
-                MAX_FILE_BYTES >> 20
-            ),
-        ));
-    }
-    let mut raw = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut raw)
-        .map_err(|e| io_error(path, e))?;
-    if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::with_capacity(raw.len() * 8);
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .take(MAX_FILE_BYTES + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| io_error(path, format!("not a valid gzip file: {e}")))?;
-        if out.len() as u64 > MAX_FILE_BYTES {
-            return Err(io_error(
-                path,
-                format!("decompresses to more than {} MiB", MAX_FILE_BYTES >> 20),
-            ));
-        }
-        return Ok(out);
-    }
-    Ok(raw)
+    read_bytes_within(
+        path,
+        super::budget::max_input(),
+        super::budget::max_input(),
+        "",
+    )
+}
+
+/// [`read_bytes`] with `allowed` bytes left of a budget of `limit` (a
+/// directory's files share one); `context` says what used the rest.
+fn read_bytes_within(
+    path: &Path,
+    allowed: u64,
+    limit: u64,
+    context: &str,
+) -> Result<Vec<u8>, SourceError> {
+    use super::budget::{ReadError, read_limited};
+    read_limited(path, allowed).map_err(|e| match e {
+        ReadError::TooLarge { .. } => SourceError::TooLarge {
+            file: path.display().to_string(),
+            limit,
+            context: context.to_string(),
+        },
+        ReadError::Gzip(e) => io_error(path, format!("not a valid gzip file: {e}")),
+        ReadError::Io(e) => io_error(path, e),
+    })
 }
 
 fn line_of(bytes: &[u8], offset: usize) -> usize {
@@ -745,9 +780,18 @@ pub fn load_snapshot_with(
     } else {
         vec![path.to_path_buf()]
     };
+    // A directory's files share one budget.
+    let limit = super::budget::max_input();
+    let mut used = 0u64;
     for f in &files {
         let started = Instant::now();
-        let bytes = read_bytes(f)?;
+        let context = if used > 0 {
+            format!(", counted with the files before it in {}", path.display())
+        } else {
+            String::new()
+        };
+        let bytes = read_bytes_within(f, limit - used, limit, &context)?;
+        used += bytes.len() as u64;
         c.timings.load += started.elapsed();
         let name = f.display().to_string();
         refuse_timeline(
@@ -758,9 +802,11 @@ pub fn load_snapshot_with(
         )?;
         ingest_bytes(&mut c, &bytes, &name)?;
     }
-    let notes = std::mem::take(&mut c.notes);
-    c.finish(&path.display().to_string())
-        .map(|(cluster, t)| (cluster, t, notes))
+    let mut notes = std::mem::take(&mut c.notes);
+    c.finish(&path.display().to_string()).map(|(cluster, t)| {
+        notes.extend(absent_nodes_note(&cluster));
+        (cluster, t, notes)
+    })
 }
 
 /// Loads a snapshot already in memory (`name` is used in error messages).

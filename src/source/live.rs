@@ -31,7 +31,7 @@ use thiserror::Error;
 
 pub use self::config::Target;
 pub use self::kind::Kind;
-pub use self::state::{ConnectionState, Limitation};
+pub use self::state::{ConnectionState, Limitation, Stale};
 pub use self::strip::{Keep, StripMode};
 pub use self::watch::{TapChange, TapEvent};
 
@@ -86,7 +86,13 @@ pub struct LiveOptions {
     pub strip: StripMode,
     /// Fail instead of retrying when a first list fails (one-shot commands).
     pub fail_fast: bool,
+    /// A list that makes no progress (no page) for this long is abandoned
+    /// and retried, naming the kind.
+    pub list_timeout: Duration,
 }
+
+/// The default [`LiveOptions::list_timeout`].
+pub const LIST_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl Default for LiveOptions {
     fn default() -> Self {
@@ -94,6 +100,7 @@ impl Default for LiveOptions {
             target: Target::default(),
             strip: StripMode::Engine,
             fail_fast: false,
+            list_timeout: LIST_TIMEOUT,
         }
     }
 }
@@ -173,6 +180,7 @@ impl LiveSource {
             fail_fast: options.fail_fast,
             tap,
             server: server.clone(),
+            list_timeout: options.list_timeout,
         };
         let store = Arc::new(ModelStore::default());
         let server_version = Arc::new(std::sync::Mutex::new(None));
@@ -258,6 +266,17 @@ impl LiveSource {
     /// Kinds that could not be read and what the answers lose for each.
     pub fn limitations(&self) -> Vec<Limitation> {
         self.shared.limitations()
+    }
+
+    /// Kinds listed once and unreadable now (403, 5xx, a list without an
+    /// answer): their objects in [`LiveSource::cluster`] are as last seen.
+    pub fn stale(&self) -> Vec<Stale> {
+        self.shared.stale()
+    }
+
+    /// Watch events dropped because they could not be read, per kind.
+    pub fn malformed(&self) -> Vec<(Kind, u64)> {
+        self.shared.malformed_counts()
     }
 
     /// Relists after the first sync (410 Gone), for diagnostics and tests.

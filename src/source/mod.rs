@@ -1,3 +1,4 @@
+pub mod budget;
 pub mod build;
 pub mod convert;
 pub mod file;

@@ -480,6 +480,7 @@ pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
             target: options.target.clone(),
             strip: StripMode::Redact(options.keep),
             fail_fast: true,
+            ..Default::default()
         },
         Some(tx),
     )?;

@@ -50,9 +50,17 @@ pub fn is_timeline(path: &Path) -> bool {
         }
     };
     let _ = reader.by_ref().take(256).read_to_end(&mut head);
-    let text = String::from_utf8_lossy(&head);
-    text.trim_start()
-        .starts_with(&format!("{{\"{TIMELINE_MARKER}\""))
+    is_timeline_bytes(&head)
+}
+
+/// Whether bytes already read (and decompressed) start with the timeline
+/// header: a pipe is sniffed this way, after it was read once.
+pub fn is_timeline_bytes(bytes: &[u8]) -> bool {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    bytes[start..].starts_with(format!("{{\"{TIMELINE_MARKER}\"").as_bytes())
 }
 
 /// What a file that is not a timeline is instead, when it is a snapshot

@@ -103,6 +103,28 @@ fn live_line(app: &App, l: &LiveFeed) -> Line<'static> {
             t.fg(t.fg),
         ),
     ];
+    // Warnings first: the line is cut at the terminal's width.
+    let stale = l.stale();
+    if !stale.is_empty() {
+        let kinds: Vec<String> = stale
+            .iter()
+            .map(|s| format!("{} (since {})", s.kind.resource(), when(s.since)))
+            .collect();
+        spans.push(Span::styled(
+            format!("  ⚠ stale: {}", kinds.join(", ")),
+            t.fg(t.warn),
+        ));
+    }
+    for (kind, n) in l.malformed() {
+        spans.push(Span::styled(
+            format!(
+                "  ⚠ {n} unreadable watch event{} on {} dropped",
+                if n == 1 { "" } else { "s" },
+                kind.resource()
+            ),
+            t.fg(t.warn),
+        ));
+    }
     if let Some(at) = l.last_event() {
         spans.push(Span::styled(
             format!("  last event {}", when(at)),

@@ -168,6 +168,28 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             t.fg(t.muted),
         )));
     }
+    if let Some(&first) = d.on_absent_nodes.first() {
+        // Not pending, and counted on no node: said, not hidden.
+        let cluster = s.cluster();
+        let node = cluster
+            .absent_node_of(cluster.pod(first))
+            .unwrap_or_default();
+        let more = match d.on_absent_nodes.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        lines.push(Line::from(Span::styled(
+            format!(
+                "not pending, on nodes not in the snapshot: {}",
+                d.on_absent_nodes.len()
+            ),
+            t.fg(t.warn),
+        )));
+        lines.push(Line::from(Span::styled(
+            format!("  {} on {node}{more}", cluster.pod_key(first)),
+            t.fg(t.warn),
+        )));
+    }
     lines.push(Line::from(""));
     let height = (area.height as usize).saturating_sub(2 + lines.len());
     let range = s.pending_cursor.visible(d.pending.len(), height);

@@ -118,7 +118,31 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         return;
     };
     // Every line wraps to the pane's width now, so nothing is cut off.
-    let header = wrapped(t, &r.header, area.width.saturating_sub(2) as usize);
+    let mut header = wrapped(t, &r.header, area.width.saturating_sub(2) as usize);
+    // A live kind unreadable now: the answer used its objects as last seen.
+    if let Some(crate::app::feed::Feed::Live(l)) = &app.feed {
+        let stale = l.stale();
+        if !stale.is_empty() {
+            let kinds: Vec<String> = stale
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} (unreadable since {})",
+                        s.kind.resource(),
+                        super::feed::when(s.since)
+                    )
+                })
+                .collect();
+            let note = report::Line {
+                tone: Tone::Warn,
+                text: format!(
+                    "Answered from stale objects, as last seen: {}; retrying.",
+                    kinds.join(", ")
+                ),
+            };
+            header.extend(wrapped(t, &[note], area.width.saturating_sub(2) as usize));
+        }
+    }
     // "How to make it fit" sits under the verdict, at most a third of
     // the pane (it scrolls with the selection when longer).
     let inner = area.width.saturating_sub(2) as usize;

@@ -102,6 +102,8 @@ struct State {
     /// Every change: (resourceVersion, list path, type, object).
     log: Vec<(u64, &'static str, &'static str, Value)>,
     forbidden: BTreeSet<&'static str>,
+    /// Lists (not watches) of these never answer.
+    hanging: BTreeSet<&'static str>,
     /// Watches from a resourceVersion older than this get 410 Gone.
     compacted: u64,
     token_ok: bool,
@@ -246,6 +248,37 @@ impl FakeServer {
         self.state.lock().unwrap().forbidden.insert(path);
     }
 
+    /// Serves this kind again after [`FakeServer::forbid`].
+    pub fn allow(&self, kind: &str) {
+        let path = resource_of_kind(kind).expect("known kind");
+        self.state.lock().unwrap().forbidden.remove(path);
+    }
+
+    /// Lists of this kind are accepted and never answered (watches still are).
+    pub fn hang_lists(&self, kind: &str) {
+        let path = resource_of_kind(kind).expect("known kind");
+        self.state.lock().unwrap().hanging.insert(path);
+    }
+
+    /// Lists of this kind answer again.
+    pub fn answer_lists(&self, kind: &str) {
+        let path = resource_of_kind(kind).expect("known kind");
+        self.state.lock().unwrap().hanging.remove(path);
+    }
+
+    /// Sends watchers of this kind an event whose object cannot be read
+    /// (its `metadata` is a number).
+    pub fn send_malformed(&self, kind: &str) {
+        let path = resource_of_kind(kind).expect("known kind");
+        let mut st = self.state.lock().unwrap();
+        st.rv += 1;
+        let rv = st.rv;
+        let obj = json!({"kind": kind, "apiVersion": "v1", "metadata": 42});
+        st.log.push((rv, path, "MODIFIED", obj));
+        drop(st);
+        self.wake();
+    }
+
     /// Makes the token invalid: every request gets 401.
     pub fn reject_token(&self) {
         self.state.lock().unwrap().token_ok = false;
@@ -378,12 +411,17 @@ async fn serve(
     let Some(req) = read_request(&mut socket).await? else {
         return Ok(());
     };
-    let (forbidden, token_ok, version) = {
+    let (forbidden, hanging, token_ok, version) = {
         let mut st = state.lock().unwrap();
         let q: Vec<String> = req.query.iter().map(|(k, v)| format!("{k}={v}")).collect();
         st.requests
             .push(format!("{} {}?{}", req.method, req.path, q.join("&")));
-        (st.forbidden.clone(), st.token_ok, st.version.clone())
+        (
+            st.forbidden.clone(),
+            st.hanging.clone(),
+            st.token_ok,
+            st.version.clone(),
+        )
     };
     if req.method != "GET" {
         return respond(
@@ -440,6 +478,12 @@ async fn serve(
             "{kind} is forbidden: User \"tester\" cannot list resource at the cluster scope"
         );
         return respond(&mut socket, 403, &status_json(403, "Forbidden", &msg)).await;
+    }
+    if hanging.contains(path) && req.query.get("watch").map(String::as_str) != Some("true") {
+        // Holds the connection without a byte until the client gives up.
+        let mut byte = [0u8; 1];
+        let _ = socket.read(&mut byte).await;
+        return Ok(());
     }
     if req.query.get("watch").map(String::as_str) != Some("true") {
         // Paginated as the API server does: `limit` items a page, and a

@@ -32,8 +32,23 @@ pub struct Limitation {
 #[derive(Clone, Debug, Default)]
 struct KindStatus {
     synced: bool,
+    /// Never listed: 403 on its first list (retried with backoff).
     forbidden: bool,
+    /// Failing since, and why (5xx, 403 after it was listed, a list that
+    /// does not answer); retried with backoff.
     error: Option<(SystemTime, String)>,
+    /// Watch events that could not be read, dropped.
+    malformed: u64,
+}
+
+/// A kind whose objects are as last seen: it was listed, then became
+/// unreadable (a 403, 5xx, a list that does not answer); retried with
+/// backoff, and current again once a list or watch succeeds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stale {
+    pub kind: Kind,
+    pub since: SystemTime,
+    pub error: String,
 }
 
 #[derive(Debug, Default)]
@@ -87,6 +102,7 @@ impl Shared {
     pub fn event(&self, kind: Kind, list_done: bool) {
         self.update(kind, |s, inner| {
             s.error = None;
+            s.forbidden = false;
             if list_done {
                 if s.synced {
                     inner.relists += 1;
@@ -109,14 +125,58 @@ impl Shared {
         });
     }
 
+    /// A 403. Before the kind's first list it is a limitation (and for
+    /// nodes and pods a failure); after, the kind's objects are kept as
+    /// last seen, marked stale, while the list is retried.
     pub fn forbidden(&self, kind: Kind) {
         self.update(kind, |s, inner| {
+            if s.synced {
+                let since = s.error.as_ref().map_or_else(SystemTime::now, |e| e.0);
+                s.error = Some((
+                    since,
+                    format!("list/watch on {} is forbidden (403)", kind.resource()),
+                ));
+                return;
+            }
             s.forbidden = true;
             s.error = None;
             if kind.essential() && inner.failed.is_none() {
                 inner.failed = Some(limitation_text(kind));
             }
         });
+    }
+
+    /// A watch event that could not be read was dropped.
+    pub fn malformed(&self, kind: Kind) {
+        self.update(kind, |s, _| s.malformed += 1);
+    }
+
+    /// Watch events dropped as unreadable, per kind (kinds with none left out).
+    pub fn malformed_counts(&self) -> Vec<(Kind, u64)> {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner
+            .kinds
+            .iter()
+            .filter(|(_, s)| s.malformed > 0)
+            .map(|(k, s)| (*k, s.malformed))
+            .collect()
+    }
+
+    /// Kinds listed once and unreadable now: their objects are stale.
+    pub fn stale(&self) -> Vec<Stale> {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner
+            .kinds
+            .iter()
+            .filter(|(_, s)| s.synced)
+            .filter_map(|(k, s)| {
+                s.error.as_ref().map(|(since, error)| Stale {
+                    kind: *k,
+                    since: *since,
+                    error: error.clone(),
+                })
+            })
+            .collect()
     }
 
     pub fn fail(&self, kind: Kind, message: String) {

@@ -54,6 +54,9 @@ pub struct KindCtx {
     pub fail_fast: bool,
     pub tap: Option<Sender<TapEvent>>,
     pub server: String,
+    /// A list that makes no progress for this long is abandoned and
+    /// started again (the error names the kind).
+    pub list_timeout: Duration,
 }
 
 /// Retry delays: 250 ms doubling to 30 s, reset by any success.
@@ -83,6 +86,9 @@ enum Verdict {
     NotServed,
     Fatal(String),
     Retry(String),
+    /// A watch event that could not be read: dropped and counted, the
+    /// watch goes on.
+    Malformed,
 }
 
 fn api_status(e: &watcher::Error) -> Option<&kube::core::Status> {
@@ -96,6 +102,16 @@ fn api_status(e: &watcher::Error) -> Option<&kube::core::Status> {
 }
 
 fn classify(e: &watcher::Error, kind: Kind, server: &str) -> Verdict {
+    // A watch line that is not an event: kube reports a JSON error, or,
+    // when the line happens to read as a `Status` (every field of which is
+    // optional), a status without an HTTP code.
+    match e {
+        watcher::Error::WatchFailed(kube::Error::SerdeError(_)) => return Verdict::Malformed,
+        watcher::Error::WatchFailed(kube::Error::Api(s)) if s.code == 0 => {
+            return Verdict::Malformed;
+        }
+        _ => {}
+    }
     match api_status(e).map(|s| s.code) {
         Some(410) => Verdict::Relist,
         Some(403) => Verdict::Forbidden,
@@ -154,12 +170,17 @@ where
 {
     let kind = K::KIND;
     let mode = ctx.mode;
-    let mut stream = watcher::watcher(api, watcher::Config::default())
-        .modify(move |o: &mut K| o.strip(mode))
-        .boxed();
+    let start = move || {
+        watcher::watcher(api.clone(), watcher::Config::default())
+            .modify(move |o: &mut K| o.strip(mode))
+            .boxed()
+    };
+    let mut stream = start();
     let mut backoff = Backoff(Backoff::FIRST);
     let mut synced = false;
     let mut quiet_deadline: Option<tokio::time::Instant> = None;
+    // Set while a list is in progress; moved on by each page's objects.
+    let mut list_deadline = Some(tokio::time::Instant::now() + ctx.list_timeout);
     let tap = |change: TapChange| {
         if let Some(tx) = &ctx.tap {
             let _ = tx.send(TapEvent {
@@ -170,12 +191,33 @@ where
         }
     };
     loop {
-        let item = match quiet_deadline {
+        let wake = [quiet_deadline, list_deadline].into_iter().flatten().min();
+        let item = match wake {
             Some(deadline) => tokio::select! {
                 item = stream.next() => item,
                 _ = tokio::time::sleep_until(deadline) => {
-                    quiet_deadline = None;
-                    ctx.shared.recovered(kind);
+                    let now = tokio::time::Instant::now();
+                    if list_deadline.is_some_and(|d| d <= now) {
+                        let message = format!(
+                            "list {}: no answer after {} s",
+                            kind.resource(),
+                            ctx.list_timeout.as_secs_f32()
+                        );
+                        if ctx.fail_fast && !synced {
+                            ctx.shared.fail(kind, message.clone());
+                            tap(TapChange::Failed(message));
+                            return;
+                        }
+                        ctx.shared.error(kind, format!("{message}; listing again"));
+                        // Dropping the stream abandons the request.
+                        stream = start();
+                        list_deadline = Some(now + ctx.list_timeout);
+                        quiet_deadline = None;
+                    }
+                    if quiet_deadline.is_some_and(|d| d <= now) {
+                        quiet_deadline = None;
+                        ctx.shared.recovered(kind);
+                    }
                     continue;
                 }
             },
@@ -186,6 +228,13 @@ where
             Ok(event) => {
                 quiet_deadline = None;
                 backoff = Backoff(Backoff::FIRST);
+                match &event {
+                    Event::Init | Event::InitApply(_) => {
+                        list_deadline = Some(tokio::time::Instant::now() + ctx.list_timeout);
+                    }
+                    Event::InitDone => list_deadline = None,
+                    Event::Apply(_) | Event::Delete(_) => {}
+                }
                 if ctx.tap.is_some() {
                     tap(match &event {
                         Event::Init => TapChange::Init,
@@ -215,6 +264,17 @@ where
                     tap(TapChange::InitDone);
                     ctx.shared.event(kind, true);
                     return;
+                }
+                Verdict::Malformed => ctx.shared.malformed(kind),
+                // A live view retries a 403 (RBAC fixed, a token
+                // refreshed) and marks the kind's objects stale meanwhile;
+                // a recording (or nodes and pods never listed) stops.
+                Verdict::Forbidden
+                    if ctx.tap.is_none() && !ctx.fail_fast && (synced || !kind.essential()) =>
+                {
+                    ctx.shared.forbidden(kind);
+                    tokio::time::sleep(backoff.next()).await;
+                    quiet_deadline = Some(tokio::time::Instant::now() + QUIET_MEANS_CONNECTED);
                 }
                 Verdict::Forbidden => {
                     ctx.shared.forbidden(kind);

@@ -543,7 +543,8 @@ impl<'a> ExistingQuestion<'a> {
         if pod.node.is_none() {
             let mut p = pod.clone();
             // A pod naming a node without a Node object is invisible to the
-            // scheduler; ask as if it named none.
+            // scheduler; ask as if it named none, and say so.
+            let note = cluster.absent_node_of(pod).map(absent_node_note);
             if p.node_name
                 .as_deref()
                 .is_some_and(|n| cluster.node_id(n).is_none())
@@ -553,7 +554,7 @@ impl<'a> ExistingQuestion<'a> {
             return ExistingQuestion {
                 cluster: std::borrow::Cow::Borrowed(cluster),
                 pod: p,
-                note: None,
+                note,
             };
         }
         let mut without = cluster.clone();
@@ -572,6 +573,13 @@ impl<'a> ExistingQuestion<'a> {
             note: Some(rescheduled_note(pod, renewed)),
         }
     }
+}
+
+/// What an answer for a pod bound to a node the snapshot lacks means.
+pub fn absent_node_note(node: &str) -> String {
+    format!(
+        "the pod is bound to {node}, which is not in the snapshot (no Node object): it is not pending, and its requests count on no node; this is where it would go if it were scheduled now"
+    )
 }
 
 /// What an answer for a bound pod taken off its node means; `renewed`:

@@ -452,6 +452,18 @@ impl Cluster {
         pod.node_name.as_deref().and_then(|n| self.node_id(n))
     }
 
+    /// The node a pod is bound to (`spec.nodeName`) when the snapshot holds
+    /// no Node of that name: the scheduler counts the pod nowhere, yet it
+    /// is not pending. `None` for other pods (and terminal ones).
+    pub fn absent_node_of<'p>(&self, pod: &'p Pod) -> Option<&'p str> {
+        if pod.node.is_some() || pod.phase.is_terminal() {
+            return None;
+        }
+        pod.node_name
+            .as_deref()
+            .filter(|n| self.node_id(n).is_none())
+    }
+
     /// Adds a pod (bound or not) and, if bound to a known node, accounts for it there.
     pub fn add_pod(&mut self, mut pod: Pod) -> PodId {
         let id = self.pods.len() as PodId;
