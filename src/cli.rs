@@ -319,8 +319,19 @@ struct FromWorkload {
 
 fn new_pod(
     m: kplace::source::file::Manifest,
+    cluster: &mut Cluster,
     from: &mut Option<FromWorkload>,
 ) -> Result<Question, CliError> {
+    // The manifest's selector owners (a workload's controller, the
+    // Services beside the pod) join the snapshot in memory, in place of
+    // any of the same kind and name, so default spreading and StatefulSet
+    // ordinals see them as the cluster would.
+    for owner in &m.owners {
+        cluster.owners.retain(|o| {
+            !(o.kind == owner.kind && o.namespace == owner.namespace && o.name == owner.name)
+        });
+        cluster.owners.push(owner.clone());
+    }
     if let Some(workload) = m.workload {
         *from = Some(FromWorkload {
             workload,
@@ -349,7 +360,7 @@ fn resolve_pod(
             ));
         }
         let m = load_manifest_bytes(&bytes, "<stdin>", &mut cluster.interner, select)?;
-        return new_pod(m, from);
+        return new_pod(m, cluster, from);
     }
     let path = Path::new(arg);
     if path.is_file() {
@@ -360,7 +371,7 @@ fn resolve_pod(
             &mut cluster.interner,
             select,
         )?;
-        return new_pod(m, from);
+        return new_pod(m, cluster, from);
     }
     if select.is_some() {
         return Err(CliError::BadInput(format!(
@@ -424,19 +435,11 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         &mut from_workload,
     )?;
     timings.load += pod_started.elapsed();
-    // The workload's controller (a Deployment's new ReplicaSet, the
-    // ReplicaSet or StatefulSet itself) joins the snapshot in memory, so
-    // default spreading and StatefulSet ordinals see it as the cluster would.
+    // The manifest's selector owners joined the snapshot in `new_pod`.
     let mut workload_notes = Vec::new();
     let mut replicas = args.replicas;
     if let Some(f) = &from_workload {
         workload_notes.push(workload_note(&cluster, f));
-        for owner in &f.owners {
-            cluster.owners.retain(|o| {
-                !(o.kind == owner.kind && o.namespace == owner.namespace && o.name == owner.name)
-            });
-            cluster.owners.push(owner.clone());
-        }
         if replicas.is_none() {
             match f.workload.replicas {
                 Replicas::Count(n) if n > 1 => replicas = Some(ReplicaCount::N(n)),
@@ -460,6 +463,18 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         && !claims.is_empty()
     {
         manifest_claims_note = Some(manifest_claims(&mut cluster, claims.clone()));
+    }
+    if let (Some(f), Question::NewPod(pod, _)) = (&from_workload, &question)
+        && f.workload.replicas == Replicas::PerNode
+    {
+        if args.replicas.is_some() {
+            return Err(CliError::BadInput(format!(
+                "{}: a DaemonSet runs one pod per eligible node; --replicas does not apply",
+                f.workload.key()
+            ))
+            .into());
+        }
+        return place_daemon(args, &cluster, pod, &scheduler, &f.workload);
     }
     if let Some(count) = replicas {
         let workload = from_workload.as_ref().map(|f| &f.workload);
@@ -727,6 +742,58 @@ fn place_replicas(
     Ok(())
 }
 
+/// `place --pod ds.yaml`: the DaemonSet's pod pinned to every node its
+/// controller would run one on, each asked about in turn on one fork.
+fn place_daemon(
+    args: &PlaceArgs,
+    cluster: &Cluster,
+    template: &kplace::model::Pod,
+    scheduler: &engine::Scheduler,
+    workload: &kplace::source::workload::Workload,
+) -> Result<()> {
+    let daemon = engine::daemonset::place_daemon_pods(cluster, template, scheduler);
+    let mut stdout = std::io::stdout().lock();
+    let json = || {
+        let mut v = report::json::daemon_plan(cluster, &daemon);
+        v["workload"] = workload_json(workload);
+        v
+    };
+    match args.output {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut stdout, &json())?;
+            writeln!(stdout)?;
+        }
+        Format::Yaml => {
+            let text = serde_saphyr::to_string(&json()).context("rendering YAML")?;
+            writeln!(stdout, "{}", text.trim_end())?;
+        }
+        Format::Table => {
+            writeln!(
+                stdout,
+                "Workload: {}, {} pods (one pod per eligible node, each pinned to its node)",
+                workload.key(),
+                daemon.eligibility.eligible.len()
+            )?;
+            write!(
+                stdout,
+                "{}",
+                report::table::render_daemon(cluster, &daemon, args.limit)
+            )?;
+        }
+    }
+    stdout.flush()?;
+    if let Some(fail_on) = args.fail_on
+        && let Some(why) = daemon
+            .plan
+            .steps
+            .iter()
+            .find_map(|s| fail_on_reason(fail_on, &s.placement))
+    {
+        return Err(CliError::FailOn(why).into());
+    }
+    Ok(())
+}
+
 /// `place --replicas max`: replicas placed until the first failure, with
 /// and without preemption. Progress goes to standard error on a terminal.
 fn place_capacity(
@@ -794,7 +861,7 @@ fn workload_note(cluster: &Cluster, f: &FromWorkload) -> String {
             // The DaemonSet controller makes one pod per node its pods may
             // run on, each bound there by node affinity; this asks for one.
             format!(
-                "it runs one pod per eligible node (of the snapshot's {}), each pinned to its node; this answer is for one such pod before pinning: its feasible nodes are where a daemon pod fits now",
+                "it runs one pod per eligible node (of the snapshot's {}), each pinned to its node",
                 cluster.nodes.len()
             )
         }
@@ -807,6 +874,7 @@ fn workload_note(cluster: &Cluster, f: &FromWorkload) -> String {
     let owners: Vec<String> = f
         .owners
         .iter()
+        .filter(|o| o.kind != kplace::model::policy::SelectorOwnerKind::Service)
         .map(|o| format!("{:?} {}", o.kind, o.name))
         .collect();
     let via = if owners.is_empty() {

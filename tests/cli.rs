@@ -2288,3 +2288,102 @@ fn a_helm_template_output_yields_its_one_workload_or_names_the_candidates() {
         &["Deployment default/web: spec.template.spec.containers[0].resources.requests"],
     );
 }
+
+/// Three nodes in three zones; two `app: web` pods of an older rollout on
+/// `z1`.
+const SPREAD_SNAPSHOT: &str = "apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: z1, labels: {kubernetes.io/hostname: z1, topology.kubernetes.io/zone: a}}, status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}}
+- {apiVersion: v1, kind: Node, metadata: {name: z2, labels: {kubernetes.io/hostname: z2, topology.kubernetes.io/zone: b}}, status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}}
+- {apiVersion: v1, kind: Node, metadata: {name: z3, labels: {kubernetes.io/hostname: z3, topology.kubernetes.io/zone: c}}, status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web-old-1, namespace: default, uid: o1, labels: {app: web}}, spec: {nodeName: z1, containers: [{name: web, resources: {requests: {cpu: 100m, memory: 64Mi}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web-old-2, namespace: default, uid: o2, labels: {app: web}}, spec: {nodeName: z1, containers: [{name: web, resources: {requests: {cpu: 100m, memory: 64Mi}}}]}, status: {phase: Running}}
+";
+
+/// The snapshot with `service` (YAML) as one more item.
+fn spread_snapshot_with(dir: &Path, name: &str, service: &str) -> String {
+    let item: Value = serde_saphyr::from_str(service).unwrap();
+    bad_pod(
+        dir,
+        name,
+        &format!(
+            "{SPREAD_SNAPSHOT}- {}\n",
+            serde_json::to_string(&item).unwrap()
+        ),
+    )
+}
+
+fn placed_json(snap: &str, pod: &str) -> Value {
+    stdout_json(&kplace(&[
+        "place",
+        "--snapshot",
+        snap,
+        "--pod",
+        pod,
+        "-o",
+        "json",
+    ]))
+}
+
+const SCORED: [&str; 5] = ["outcome", "feasibleNodes", "scores", "bestNodes", "node"];
+
+#[test]
+fn services_beside_a_workload_spread_it_as_the_same_services_in_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    // Default spreading ANDs every selector that selects the pod: the
+    // ReplicaSet's (app: web) matches the older pods on z1, and the
+    // Service's (app: web, tier: fe) narrows that to none of them.
+    let service = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web, tier: fe}, ports: [{port: 80}]}\n";
+    let rs = "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web, tier: fe}}\n    spec:\n      containers: [{name: web, resources: {requests: {cpu: 100m, memory: 64Mi}}}]\n";
+    let bare = bad_pod(dir.path(), "bare.yaml", SPREAD_SNAPSHOT);
+    let with_service = spread_snapshot_with(dir.path(), "with-service.yaml", service);
+    let helm = bad_pod(
+        dir.path(),
+        "helm.yaml",
+        &format!("---\n# Source: web/templates/service.yaml\n{service}---\n{rs}"),
+    );
+    let alone = bad_pod(dir.path(), "rs.yaml", rs);
+    let from_file = placed_json(&bare, &helm);
+    let from_snapshot = placed_json(&with_service, &alone);
+    for field in SCORED {
+        assert_eq!(from_file[field], from_snapshot[field], "{field}");
+    }
+    // Without the Service the older pods count and z1 is scored down.
+    let without = placed_json(&bare, &alone);
+    let spread = |a: &Value, n: &str| a["scores"][n]["plugins"]["PodTopologySpread"].as_i64();
+    assert!(spread(&without, "z1") < spread(&without, "z2"), "{without}");
+    assert_eq!(
+        spread(&from_file, "z1"),
+        spread(&from_file, "z2"),
+        "{from_file}"
+    );
+}
+
+#[test]
+fn services_beside_a_pod_spread_it_as_the_same_services_in_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80}]}\n";
+    let pod_text = "apiVersion: v1\nkind: Pod\nmetadata: {name: web-x, labels: {app: web}}\nspec: {containers: [{name: web, resources: {requests: {cpu: 100m, memory: 64Mi}}}]}\n";
+    let bare = bad_pod(dir.path(), "bare.yaml", SPREAD_SNAPSHOT);
+    let with_service = spread_snapshot_with(dir.path(), "with-service.yaml", service);
+    let both = bad_pod(
+        dir.path(),
+        "pod-svc.yaml",
+        &format!("{pod_text}---\n{service}"),
+    );
+    let alone = bad_pod(dir.path(), "pod.yaml", pod_text);
+    let from_file = placed_json(&bare, &both);
+    let from_snapshot = placed_json(&with_service, &alone);
+    for field in SCORED {
+        assert_eq!(from_file[field], from_snapshot[field], "{field}");
+    }
+    // Without the Service nothing selects the pod: no default spreading,
+    // and z1 scores as the others.
+    let without = placed_json(&bare, &alone);
+    assert_ne!(from_file["scores"], without["scores"]);
+    assert!(
+        !from_file["bestNodes"].to_string().contains("z1"),
+        "{from_file}"
+    );
+}

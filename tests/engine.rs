@@ -7,6 +7,8 @@
 #[path = "engine/support.rs"]
 mod support;
 
+#[path = "engine/daemonset.rs"]
+mod daemonset;
 #[path = "engine/disruption.rs"]
 mod disruption;
 #[path = "engine/dynamicresources.rs"]
@@ -17,6 +19,8 @@ mod nodevolumelimits;
 mod preemption;
 #[path = "engine/remedies.rs"]
 mod remedies;
+#[path = "engine/replicas.rs"]
+mod replicas;
 #[path = "engine/termination.rs"]
 mod termination;
 #[path = "engine/volumebinding.rs"]

@@ -210,3 +210,56 @@ fn drain_plan_shows_where_every_displaced_pod_goes_at_80x24() {
         );
     }
 }
+
+#[test]
+fn overview_counts_and_zone_bars_fit_at_80x24() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('1'));
+    let s = common::render(&app, 80, 24);
+    let session = app.session().expect("ready");
+    let c = session.counts();
+    assert_eq!(c.computing, 0, "settled");
+    // The Overview's panes: zones and nodes on the left 60%, pending pods
+    // on the right; each read on its own, borders dropped.
+    let pane = |from: usize, to: usize| {
+        let cols: String = s
+            .lines()
+            .map(|l| l.chars().skip(from).take(to - from).collect::<String>() + "\n")
+            .collect();
+        words(&cols.replace(['│', '┌', '┐', '└', '┘', '─'], " ")).join(" ")
+    };
+    let (left, right) = (pane(0, 48), pane(48, 80));
+    for phrase in [
+        format!("would schedule {}", c.scheduled),
+        format!("preempt {}", c.preempt),
+        format!("unschedulable {}", c.unschedulable),
+    ] {
+        assert!(right.contains(&phrase), "{phrase:?} missing:\n{s}");
+    }
+    for z in &session.loaded.derived.zones {
+        let heading = format!("{} ({} nodes)", z.name, z.nodes.len());
+        assert!(left.contains(&heading), "{heading:?} missing:\n{s}");
+        if z.cordoned > 0 {
+            assert!(left.contains(&format!("{} cordoned", z.cordoned)), "{s}");
+        }
+        if z.tainted > 0 {
+            assert!(left.contains(&format!("{} tainted", z.tainted)), "{s}");
+        }
+        // The zone's bars: both percentages on the row after its heading.
+        let row = s
+            .lines()
+            .skip_while(|l| !l.contains(&z.name))
+            .find(|l| l.contains("cpu ") && l.contains("mem "))
+            .unwrap_or_else(|| panic!("no bars for {}:\n{s}", z.name));
+        let cpu = format!("{:>3}%", z.cpu.percent());
+        let mem = format!("{:>3}%", z.memory.percent());
+        let after_cpu = row.split("cpu ").nth(1).unwrap();
+        assert!(after_cpu.contains(&cpu), "cpu {cpu} in {row:?}");
+        let after_mem = row.split("mem ").nth(1).unwrap();
+        assert!(after_mem.contains(&mem), "mem {mem} in {row:?}");
+    }
+    // No line runs past the right border of its pane.
+    for l in s.lines().skip(2).take(20) {
+        assert!(l.chars().count() <= 80, "{l}");
+    }
+}

@@ -236,15 +236,34 @@ fn replicas_show_each_landing_and_domain_counts() {
         s.contains("3 replica(s) of shop/cart-7c9f8d6b5-new01 asked"),
         "{s}"
     );
-    for n in 1..=3 {
+    // The first replica is the draft; the others are named as the
+    // ReplicaSet names its pods: `<rs>-<5 characters>`, each its own.
+    assert!(
+        s.lines().any(|l| l.contains("  1  cart-7c9f8d6b5-new01 ")),
+        "row 1:\n{s}"
+    );
+    let mut names = std::collections::BTreeSet::new();
+    for n in 2..=3 {
+        let row = s
+            .lines()
+            .find(|l| l.contains(&format!("  {n}  cart-7c9f8d6b5-")))
+            .unwrap_or_else(|| panic!("row {n}:\n{s}"));
+        let name = row
+            .split_whitespace()
+            .find(|w| w.starts_with("cart-7c9f8d6b5-"))
+            .unwrap();
+        let suffix = &name["cart-7c9f8d6b5-".len()..];
+        assert_eq!(suffix.len(), 5, "{row}");
         assert!(
-            s.lines()
-                .any(|l| l.contains(&format!("  {n}  cart-7c9f8d6b5-new01"))),
-            "row {n}:\n{s}"
+            suffix
+                .bytes()
+                .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b)),
+            "{row}"
         );
+        assert!(suffix != "new01" && names.insert(name.to_string()), "{row}");
     }
     assert!(
-        !s.lines().any(|l| l.contains("  4  cart-7c9f8d6b5-new01")),
+        !s.lines().any(|l| l.contains("  4  cart-7c9f8d6b5-")),
         "{s}"
     );
     assert!(
@@ -694,7 +713,7 @@ fn load_takes_every_workload_kind_as_its_controllers_pod() {
         (
             "DaemonSet",
             "web-",
-            "DaemonSet shop/web's pod (one pod per eligible node)",
+            "DaemonSet shop/web's pod (one pod per eligible node, r places them)",
         ),
         ("Job", "web-", "Job shop/web's pod (2 replica(s)"),
         ("CronJob", "web-", "CronJob shop/web's pod (2 replica(s)"),
@@ -761,4 +780,47 @@ fn load_picks_the_workload_of_a_helm_output_and_a_bad_file_keeps_the_draft() {
     let d = whatif(&app).draft.as_ref().unwrap();
     assert_eq!(d.key(), "shop/db-0");
     assert!(s.contains("SCHEDULED"), "{s}");
+}
+
+#[test]
+fn a_loaded_daemonset_places_one_pinned_pod_per_eligible_node() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('7'));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("ds.yaml");
+    std::fs::write(&path, workload_manifest("DaemonSet")).unwrap();
+    load(&mut app, &path.display().to_string());
+    key(&mut app, KeyCode::Char('r'));
+    let s = screen(&app);
+    let nodes = kplace::app::demo::load_demo().unwrap().nodes.len();
+    let heading = s
+        .lines()
+        .find(|l| l.contains("DaemonSet pods of shop/web-"))
+        .unwrap_or_else(|| panic!("no DaemonSet heading:\n{s}"));
+    assert!(heading.contains(&format!(" of {nodes} nodes")), "{heading}");
+    assert!(s.contains("PINNED TO"), "{s}");
+    // Every row is a pod named as the controller names it, `web-<5>`,
+    // each pinned to another node.
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains(" web-") && !l.contains("DaemonSet pods"))
+        .collect();
+    assert!(rows.len() >= 2, "{s}");
+    let mut pinned = std::collections::BTreeSet::new();
+    for r in &rows {
+        let words: Vec<&str> = r.split_whitespace().collect();
+        let i = words.iter().position(|w| w.starts_with("web-")).unwrap();
+        let suffix = &words[i]["web-".len()..];
+        assert_eq!(suffix.len(), 5, "{r}");
+        assert!(
+            suffix
+                .bytes()
+                .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b)),
+            "{r}"
+        );
+        assert!(
+            pinned.insert(words[i + 2].to_string()),
+            "one pod per node: {r}"
+        );
+    }
 }

@@ -307,3 +307,24 @@ pub fn capacity(runs: &[crate::engine::replicas::Capacity]) -> Value {
     }
     json!({ "capacity": out })
 }
+
+/// `place --pod ds.yaml -o json`: the daemon pods (each a replica step
+/// with the node it is pinned to) and the nodes the controller skips.
+pub fn daemon_plan(original: &Cluster, daemon: &crate::engine::daemonset::DaemonPlan) -> Value {
+    let mut v = replica_plan(&daemon.plan);
+    if let Some(Value::Array(steps)) = v.get_mut("replicas") {
+        for (step, &node) in steps.iter_mut().zip(&daemon.eligibility.eligible) {
+            step["pinnedTo"] = json!(original.node(node).name.as_ref());
+        }
+    }
+    let pods = v.as_object_mut().and_then(|m| m.remove("replicas"));
+    v["pods"] = pods.unwrap_or(json!([]));
+    v["eligibleNodes"] = json!(daemon.eligibility.eligible.len());
+    v["notEligible"] = daemon
+        .eligibility
+        .not_eligible
+        .iter()
+        .map(|(n, why)| json!({"node": original.node(*n).name.as_ref(), "reason": why}))
+        .collect();
+    v
+}

@@ -583,3 +583,104 @@ pub fn render_capacity(
     }
     super::escape_controls(&out).into_owned()
 }
+
+/// `place --pod ds.yaml`: one row per daemon pod (the node it is pinned
+/// to, placed or why not, whom it evicts), then the nodes the DaemonSet
+/// controller would not run a pod on, and why.
+pub fn render_daemon(
+    original: &Cluster,
+    daemon: &crate::engine::daemonset::DaemonPlan,
+    limit: usize,
+) -> String {
+    let plan = &daemon.plan;
+    let cluster = &plan.cluster;
+    let mut out = String::new();
+    if let Some(first) = plan.steps.first() {
+        out.push_str(&scheduler_line(&first.placement.scheduler));
+        out.push('\n');
+    }
+    let rows = if limit == 0 {
+        plan.steps.len()
+    } else {
+        plan.steps.len().min(limit)
+    };
+    let _ = writeln!(
+        out,
+        "{:<32}  {:<32}  {:<13}  EVICTS / WHY NOT",
+        "POD", "PINNED TO", "OUTCOME"
+    );
+    for (step, &node) in plan
+        .steps
+        .iter()
+        .zip(&daemon.eligibility.eligible)
+        .take(rows)
+    {
+        let p = &step.placement;
+        let victims: Vec<String> = p
+            .preemption
+            .iter()
+            .flat_map(|pr| pr.victims.iter().map(|&v| cluster.pod_key(v)))
+            .collect();
+        let detail = match p.outcome {
+            Outcome::Scheduled => "-".to_string(),
+            Outcome::Preempt => capped_list(&victims, limit, ", "),
+            _ if !p.message.is_empty() => p.message.clone(),
+            _ => p.rejection.clone().unwrap_or_else(|| "-".into()),
+        };
+        let _ = writeln!(
+            out,
+            "{:<32}  {:<32}  {:<13}  {}",
+            step.name,
+            original.node(node).name,
+            p.outcome.as_str(),
+            super::escape_controls(&detail)
+        );
+    }
+    if rows < plan.steps.len() {
+        let _ = writeln!(
+            out,
+            "… and {} more (use --limit 0 for all)",
+            plan.steps.len() - rows
+        );
+    }
+    if !daemon.eligibility.not_eligible.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNo daemon pod (the DaemonSet controller skips the node):"
+        );
+        let shown = if limit == 0 {
+            daemon.eligibility.not_eligible.len()
+        } else {
+            daemon.eligibility.not_eligible.len().min(limit)
+        };
+        for (node, why) in daemon.eligibility.not_eligible.iter().take(shown) {
+            let _ = writeln!(out, "  {}: {}", original.node(*node).name, why);
+        }
+        if shown < daemon.eligibility.not_eligible.len() {
+            let _ = writeln!(
+                out,
+                "  … and {} more (use --limit 0 for all)",
+                daemon.eligibility.not_eligible.len() - shown
+            );
+        }
+    }
+    let lands = |o: Outcome| matches!(o, Outcome::Scheduled | Outcome::Preempt);
+    let placed = plan
+        .steps
+        .iter()
+        .filter(|s| lands(s.placement.outcome))
+        .count();
+    let preempting = plan
+        .steps
+        .iter()
+        .filter(|s| s.placement.outcome == Outcome::Preempt)
+        .count();
+    let _ = writeln!(
+        out,
+        "\n{placed} of {} daemon pods placed ({preempting} by preemption); {} of {} nodes eligible.",
+        plan.steps.len(),
+        daemon.eligibility.eligible.len(),
+        original.nodes.len()
+    );
+    out
+}

@@ -842,7 +842,8 @@ pub fn load_pod_with_claims_bytes(
 
 /// What a pod manifest holds: the pod, the ResourceClaims beside it, and
 /// for a workload the controllers its pod's `ownerReference` names (as
-/// selector owners, for default spreading and StatefulSet replicas) and the
+/// selector owners, for default spreading and StatefulSet replicas, and the
+/// Services and ReplicationControllers beside the pod) and the
 /// workload itself.
 #[derive(Debug)]
 pub struct Manifest {
@@ -923,7 +924,12 @@ pub fn load_manifest_bytes(
     *interner = std::mem::take(&mut c.builder.interner);
     result?;
     let claims = c.builder.take_resource_claims();
-    let owners = c.builder.take_owners();
+    let owners = match &expanded.workload {
+        Some(_) => c.builder.take_owners(),
+        // A plain pod: only the Services and ReplicationControllers beside
+        // it, in its namespace when they name none.
+        None => load_owner_values(&expanded.controllers, name, interner)?,
+    };
     let mut pods = c.builder.take_pods();
     // A plain pod chosen among several (`select`): the one named.
     let wanted_name = expanded
@@ -938,11 +944,7 @@ pub fn load_manifest_bytes(
         Some(pod) if pods.is_empty() => Ok(Manifest {
             pod,
             claims,
-            owners: if expanded.workload.is_some() {
-                owners
-            } else {
-                Vec::new()
-            },
+            owners,
             workload: expanded.workload,
         }),
         _ => Err(SourceError::Io {

@@ -173,9 +173,13 @@ pub fn expand(docs: Vec<Value>, select: Option<&str>) -> Result<Expanded, Expand
     }
     let mut claims = Vec::new();
     let mut candidates = Vec::new();
+    // Services and ReplicationControllers beside the pod select pods for
+    // default spreading (`helper.DefaultSelector`) as in the cluster.
+    let mut selectors = Vec::new();
     for o in objects {
         match kind_of(&o) {
             "ResourceClaim" => claims.push(o),
+            "Service" | "ReplicationController" => selectors.push(o),
             "Pod" => candidates.push(o),
             k if WORKLOAD_KINDS.iter().any(|(w, _)| *w == k) => candidates.push(o),
             _ => {}
@@ -213,15 +217,24 @@ pub fn expand(docs: Vec<Value>, select: Option<&str>) -> Result<Expanded, Expand
             }
         },
     };
+    // Without a namespace of their own they go where the pod goes, as
+    // `kubectl apply -n NS` of `helm template` output would put them.
+    let namespace = namespace_of(&chosen);
+    for o in &mut selectors {
+        if str_at(o, "/metadata/namespace").is_none_or(str::is_empty) && o["metadata"].is_object() {
+            o["metadata"]["namespace"] = json!(namespace);
+        }
+    }
     if kind_of(&chosen) == "Pod" {
         return Ok(Expanded {
             pod: chosen,
             claims,
-            controllers: Vec::new(),
+            controllers: selectors,
             workload: None,
         });
     }
-    let (pod, controllers, workload) = pod_of_workload(&chosen)?;
+    let (pod, mut controllers, workload) = pod_of_workload(&chosen)?;
+    controllers.extend(selectors);
     Ok(Expanded {
         pod,
         claims,
@@ -242,7 +255,7 @@ fn fnv32a(bytes: &[u8]) -> u32 {
 
 /// `rand.SafeEncodeString`: the alphabet names and hashes are made of
 /// (no vowels, no look-alike digits).
-const SAFE: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+use crate::engine::replicas::{NAME_ALPHABET as SAFE, name_suffix};
 
 fn safe_encode(s: &str) -> String {
     s.bytes()
@@ -255,19 +268,6 @@ fn safe_encode(s: &str) -> String {
 /// hashes Go's in-memory form; only its shape matters here).
 fn template_hash(template: &Value) -> String {
     safe_encode(&fnv32a(template.to_string().as_bytes()).to_string())
-}
-
-/// The five-character suffix of `generateName`, chosen from the template
-/// hash so the same manifest gives the same name.
-fn name_suffix(seed: &str) -> String {
-    let mut h = fnv32a(seed.as_bytes());
-    (0..5)
-        .map(|_| {
-            let c = SAFE[(h % SAFE.len() as u32) as usize] as char;
-            h = h / SAFE.len() as u32 + fnv32a(&[h as u8]);
-            c
-        })
-        .collect()
 }
 
 fn owner_ref(api_version: &str, kind: &str, name: &str, uid: &str) -> Value {
@@ -575,12 +575,27 @@ fn add_daemon_tolerations(spec: &mut Value) {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    // `AddOrUpdateTolerationInPodSpec`: a toleration with the same key,
+    // effect, operator and value is replaced (a `tolerationSeconds` goes);
+    // otherwise the new one is appended.
     for (key, effect) in wanted {
-        let present = tolerations
-            .iter()
-            .any(|t| str_at(t, "/key") == Some(key) && str_at(t, "/effect") == Some(effect));
-        if !present {
-            tolerations.push(json!({"key": key, "operator": "Exists", "effect": effect}));
+        let wanted = json!({"key": key, "operator": "Exists", "effect": effect});
+        let same = |t: &Value| {
+            str_at(t, "/key").unwrap_or("") == key
+                && str_at(t, "/effect").unwrap_or("") == effect
+                && str_at(t, "/operator").unwrap_or("") == "Exists"
+                && str_at(t, "/value").unwrap_or("").is_empty()
+        };
+        if tolerations.iter().any(|t| same(t) && *t == wanted) {
+            continue;
+        }
+        let mut updated = false;
+        for t in tolerations.iter_mut().filter(|t| same(t)) {
+            *t = wanted.clone();
+            updated = true;
+        }
+        if !updated {
+            tolerations.push(wanted);
         }
     }
     spec["tolerations"] = Value::Array(tolerations);
@@ -646,6 +661,10 @@ mod tests {
                 .contains("choose one with --workload KIND/NAME")
         );
         let job = expand(docs(&text), Some("job/migrate")).unwrap();
+        // The Service comes along, in the chosen workload's namespace.
+        assert_eq!(job.controllers.len(), 1);
+        assert_eq!(job.controllers[0]["kind"], "Service");
+        assert_eq!(job.controllers[0]["metadata"]["namespace"], "shop");
         let w = job.workload.unwrap();
         assert_eq!(
             w.replicas,
@@ -654,7 +673,6 @@ mod tests {
         );
         assert_eq!(job.pod["metadata"]["labels"]["job-name"], "migrate");
         assert_eq!(job.pod["metadata"]["ownerReferences"][0]["kind"], "Job");
-        assert!(job.controllers.is_empty());
         let deploy = expand(docs(&text), Some("deploy/web")).unwrap();
         assert_eq!(deploy.workload.unwrap().kind, "Deployment");
         let err = expand(docs(&text), Some("sts/web")).unwrap_err();
@@ -690,6 +708,32 @@ mod tests {
             tol.iter()
                 .any(|t| t["key"] == "node.kubernetes.io/unschedulable")
         );
+        // A template's own not-ready toleration with tolerationSeconds is
+        // replaced by the controller's (no seconds), not kept beside it.
+        let own = text.replace(
+            "spec: {containers: [{name: a}]}",
+            "spec: {containers: [{name: a}], tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}, {key: node.kubernetes.io/unreachable, effect: NoExecute}]}",
+        );
+        let e = expand(docs(&own), None).unwrap();
+        let tol = e.pod["spec"]["tolerations"].as_array().unwrap();
+        let not_ready: Vec<&Value> = tol
+            .iter()
+            .filter(|t| t["key"] == "node.kubernetes.io/not-ready")
+            .collect();
+        assert_eq!(
+            not_ready,
+            [
+                &json!({"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"})
+            ]
+        );
+        // Without `operator: Exists` it is another toleration: both stay.
+        assert_eq!(
+            tol.iter()
+                .filter(|t| t["key"] == "node.kubernetes.io/unreachable")
+                .count(),
+            2
+        );
+        assert_eq!(tol.len(), 7);
     }
 
     #[test]

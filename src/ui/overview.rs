@@ -20,13 +20,17 @@ const BAR: usize = 16;
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
-    let zones_height = s.loaded.derived.zones.len() as u16 + 2;
+    let zone_lines = zone_lines(app, s, left.width.saturating_sub(2) as usize);
+    let zones_height = zone_lines.len() as u16 + 2;
     let [zones, nodes] = Layout::vertical([
         Constraint::Length(zones_height.min(left.height / 2).max(3)),
         Constraint::Min(3),
     ])
     .areas(left);
-    draw_zones(frame, app, s, zones);
+    frame.render_widget(
+        Paragraph::new(zone_lines).block(panel(app, "Zones: requested / allocatable")),
+        zones,
+    );
     draw_nodes(frame, app, s, nodes);
     draw_pending(frame, app, s, right);
 }
@@ -45,44 +49,58 @@ fn usage_spans(
     spans
 }
 
-fn draw_zones(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+fn spans_width(spans: &[Span]) -> usize {
+    spans.iter().map(|s| super::text::width(&s.content)).sum()
+}
+
+/// The zones' rows for a pane `width` columns wide: one line per zone when
+/// it fits; otherwise the name, node count and flags (wrapped if need be)
+/// and then the bars, narrowed to fit, so nothing is cut.
+fn zone_lines(app: &App, s: &Session, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let lines: Vec<Line> = s
-        .loaded
-        .derived
-        .zones
-        .iter()
-        .map(|z| {
-            let mut spans = vec![
-                Span::styled(
-                    format!("{:<16}", format::truncate(&z.name, 16)),
-                    Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
-                ),
-                Span::styled(format!("{:>4} nodes ", z.nodes.len()), t.fg(t.fg)),
-            ];
-            spans.extend(usage_spans(app, "cpu", z.cpu, t.bar_cpu, BAR * 3 / 4));
+    let mut out = Vec::new();
+    for z in &s.loaded.derived.zones {
+        let mut flags = Vec::new();
+        if z.cordoned > 0 {
+            flags.push(format!("{} cordoned", z.cordoned));
+        }
+        if z.tainted > 0 {
+            flags.push(format!("{} tainted", z.tainted));
+        }
+        let flags = (!flags.is_empty()).then(|| format!("  ({})", flags.join(", ")));
+        let bars = |bar_width: usize| {
+            let mut spans = usage_spans(app, "cpu", z.cpu, t.bar_cpu, bar_width);
             spans.push(Span::raw(" "));
-            spans.extend(usage_spans(app, "mem", z.memory, t.bar_memory, BAR * 3 / 4));
-            let mut flags = Vec::new();
-            if z.cordoned > 0 {
-                flags.push(format!("{} cordoned", z.cordoned));
-            }
-            if z.tainted > 0 {
-                flags.push(format!("{} tainted", z.tainted));
-            }
-            if !flags.is_empty() {
-                spans.push(Span::styled(
-                    format!("  ({})", flags.join(", ")),
-                    t.fg(t.warn),
-                ));
-            }
-            Line::from(spans)
-        })
-        .collect();
-    frame.render_widget(
-        Paragraph::new(lines).block(panel(app, "Zones: requested / allocatable")),
-        area,
-    );
+            spans.extend(usage_spans(app, "mem", z.memory, t.bar_memory, bar_width));
+            spans
+        };
+        let name_style = Style::new().fg(t.accent).add_modifier(Modifier::BOLD);
+        let mut one = vec![
+            Span::styled(format!("{:<16}", format::truncate(&z.name, 16)), name_style),
+            Span::styled(format!("{:>4} nodes ", z.nodes.len()), t.fg(t.fg)),
+        ];
+        one.extend(bars(BAR * 3 / 4));
+        if let Some(f) = &flags {
+            one.push(Span::styled(f.clone(), t.fg(t.warn)));
+        }
+        if spans_width(&one) <= width {
+            out.push(Line::from(one));
+            continue;
+        }
+        let mut heading = format!("{} ({} nodes)", z.name, z.nodes.len());
+        if let Some(f) = &flags {
+            heading.push_str(f);
+        }
+        for l in super::text::wrap(&heading, width.max(1)) {
+            out.push(Line::from(Span::styled(l, name_style)));
+        }
+        // "  " then "cpu " + bar + " 100%", a space, "mem " + bar + " 100%".
+        let bar_width = width.saturating_sub(2 + 2 * 9 + 1) / 2;
+        let mut two = vec![Span::raw("  ")];
+        two.extend(bars(bar_width.clamp(1, BAR)));
+        out.push(Line::from(two));
+    }
+    out
 }
 
 /// One row of the node list: a zone heading or a node.
@@ -146,13 +164,26 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let t = &app.theme;
     let d = &s.loaded.derived;
     let c = s.counts();
-    let mut lines = vec![Line::from(vec![
+    let counts = [
         Span::styled(format!("would schedule {}", c.scheduled), t.fg(t.good)),
-        Span::styled(" · ", t.fg(t.muted)),
         Span::styled(format!("preempt {}", c.preempt), t.fg(t.warn)),
-        Span::styled(" · ", t.fg(t.muted)),
         Span::styled(format!("unschedulable {}", c.unschedulable), t.fg(t.bad)),
-    ])];
+    ];
+    let one_line = spans_width(&counts) + 2 * 3;
+    // On one line when it fits the pane, else one count per line.
+    let mut lines = if one_line <= (area.width as usize).saturating_sub(2) {
+        let mut spans = Vec::new();
+        for (i, c) in counts.into_iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(" · ", t.fg(t.muted)));
+            }
+            spans.push(c);
+        }
+        vec![Line::from(spans)]
+    } else {
+        counts.into_iter().map(Line::from).collect()
+    };
+
     if c.computing > 0 {
         lines.push(Line::from(Span::styled(
             format!(

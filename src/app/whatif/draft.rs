@@ -152,8 +152,9 @@ impl Draft {
             ExpandError::Nothing => DRAFT_SHAPE.to_string(),
             e => e.message("`:load FILE KIND/NAME`"),
         })?;
-        if e.workload.is_some() {
-            // Checked here, converted again for each answer.
+        if e.workload.is_some() || !e.controllers.is_empty() {
+            // Checked here, converted again for each answer (a workload's
+            // controllers, the Services beside the pod).
             load_owner_values(&e.controllers, DRAFT_FILE, interner)
                 .map_err(|e| clean_error(&e.to_string()))?;
             self.controllers = e.controllers;

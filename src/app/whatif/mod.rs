@@ -318,6 +318,10 @@ impl WhatIf {
             fresh,
             cluster_edit: self.cluster_edit.clone(),
             controllers: d.controllers.clone(),
+            daemon: d
+                .workload
+                .as_ref()
+                .is_some_and(|w| w.replicas == crate::source::workload::Replicas::PerNode),
         })
     }
 
@@ -884,7 +888,7 @@ impl WhatIf {
                         format!("{n} replica(s), r places them")
                     }
                     crate::source::workload::Replicas::PerNode => {
-                        "one pod per eligible node".to_string()
+                        "one pod per eligible node, r places them".to_string()
                     }
                 };
                 format!("{}'s pod ({count})", w.key())

@@ -167,6 +167,93 @@ pub fn capacity_lines(
         .collect()
 }
 
+/// A DaemonSet draft's replicas: one row per daemon pod (pinned to its
+/// node: placed, or why not, and its victims), then the nodes the
+/// controller skips.
+pub fn daemon_lines(
+    cluster: &Cluster,
+    pod: &Pod,
+    daemon: &crate::engine::daemonset::DaemonPlan,
+) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut push = |tone, text: String| out.push(Line { tone, text });
+    let plan = &daemon.plan;
+    let eligible = &daemon.eligibility.eligible;
+    let placed = plan
+        .steps
+        .iter()
+        .filter(|s| matches!(s.placement.outcome, Outcome::Scheduled | Outcome::Preempt))
+        .count();
+    push(
+        Tone::Heading,
+        format!(
+            "DaemonSet pods of {}/{}: one per eligible node, {} of {} nodes; {placed} placed (on a fork; the snapshot is unchanged)",
+            cluster.interner.resolve(pod.namespace),
+            pod.name,
+            eligible.len(),
+            cluster.nodes.len()
+        ),
+    );
+    push(
+        Tone::TableHeader,
+        format!(
+            "  {:>3}  {:<36} {:<14} {:<24} {}",
+            "#", "POD", "OUTCOME", "PINNED TO", "VICTIMS / WHY NOT"
+        ),
+    );
+    for (s, &node) in plan.steps.iter().zip(eligible) {
+        let p = &s.placement;
+        let detail = match p.outcome {
+            Outcome::Scheduled => "-".to_string(),
+            Outcome::Preempt => p
+                .preemption
+                .as_ref()
+                .map(|pre| {
+                    pre.victims
+                        .iter()
+                        .map(|&v| plan.cluster.pod_key(v))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default(),
+            _ => first_line(&why_not(p), 160),
+        };
+        push(
+            outcome_tone(p.outcome),
+            format!(
+                "  {:>3}  {:<36} {:<14} {:<24} {detail}",
+                s.replica,
+                crate::app::format::truncate(&s.name, 36),
+                outcome_word(p.outcome),
+                cluster.node(node).name
+            ),
+        );
+    }
+    push(Tone::Text, String::new());
+    if placed == plan.steps.len() {
+        push(Tone::Good, format!("All {placed} daemon pod(s) placed."));
+    } else {
+        push(
+            Tone::Bad,
+            format!(
+                "{placed} of {} daemon pods placed; {} cannot be placed",
+                plan.steps.len(),
+                plan.steps.len() - placed
+            ),
+        );
+    }
+    if !daemon.eligibility.not_eligible.is_empty() {
+        push(
+            Tone::Heading,
+            "No daemon pod (the DaemonSet controller skips the node):".into(),
+        );
+        for (node, why) in &daemon.eligibility.not_eligible {
+            push(Tone::Text, format!("  {}: {why}", cluster.node(*node).name));
+        }
+    }
+    out
+}
+
 pub fn replica_lines(cluster: &Cluster, pod: &Pod, n: usize, plan: &ReplicaPlan) -> Vec<Line> {
     let mut out = Vec::new();
     let mut push = |tone, text: String| out.push(Line { tone, text });

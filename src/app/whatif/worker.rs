@@ -43,6 +43,9 @@ pub struct DraftPod {
     /// A workload draft's controllers (they join the cluster's owners, in
     /// place of any of the same kind and name).
     pub controllers: Vec<serde_json::Value>,
+    /// A DaemonSet's pod: its replicas are the pod pinned to every node
+    /// the controller would run one on.
+    pub daemon: bool,
 }
 
 pub enum Job {
@@ -233,6 +236,17 @@ impl Ctx {
         let started = Instant::now();
         match r.job {
             Job::Place(d) => self.place(d, seq, &scheduler, started),
+            Job::Replicas(d, _) if d.daemon => match self.resolve(d) {
+                Ok((cluster, pod, _)) => {
+                    let daemon =
+                        crate::engine::daemonset::place_daemon_pods(cluster, &pod, &scheduler);
+                    Answer::Replicas {
+                        seq,
+                        lines: plans::daemon_lines(cluster, &pod, &daemon),
+                    }
+                }
+                Err(error) => Answer::Failed { seq, error },
+            },
             Job::Replicas(d, n) => match self.resolve(d) {
                 Ok((cluster, pod, _)) => {
                     let plan = place_replicas(cluster, &pod, n, &scheduler);

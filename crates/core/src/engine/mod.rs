@@ -7,6 +7,7 @@
 
 mod admission;
 mod answer;
+pub mod daemonset;
 pub mod disruption;
 mod fit_error;
 mod framework;

@@ -50,13 +50,55 @@ pub struct ReplicaPlan {
     pub cluster: Cluster,
 }
 
-/// The name of replica `i` (1-based): the first keeps the pod's own name.
+/// The name of replica `i` (1-based) as its controller would name it: the
+/// first keeps the pod's own name; a ReplicaSet's, ReplicationController's,
+/// Job's or DaemonSet's
+/// pods are `<owner>-<5 characters>` (`generateName`), a StatefulSet's
+/// `<set>-<ordinal>` counting on from the pod's; a pod without such a
+/// controller gets `<name>-<i>`.
 pub fn replica_name(pod: &Pod, i: usize) -> String {
     if i == 1 {
-        pod.name.to_string()
-    } else {
-        format!("{}-{i}", pod.name)
+        return pod.name.to_string();
     }
+    match pod.controller.as_ref().map(|c| (&*c.kind, &*c.name)) {
+        Some(("ReplicaSet" | "ReplicationController" | "Job" | "DaemonSet", owner)) => {
+            generated_name(owner, &format!("{}/{i}", pod.name))
+        }
+        Some(("StatefulSet", set)) => match statefulset::ordinal_of(set, &pod.name) {
+            Some(first) => format!("{set}-{}", first + i as i64 - 1),
+            None => format!("{}-{i}", pod.name),
+        },
+        _ => format!("{}-{i}", pod.name),
+    }
+}
+
+/// `rand.SafeEncodeString`'s alphabet, which `generateName` suffixes are
+/// drawn from (no vowels, no look-alike digits).
+pub const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// `<prefix>-<5 characters>` as the API server's `generateName` makes it,
+/// the characters chosen from `seed` (FNV-1a) instead of at random, so the
+/// same question gives the same names.
+pub fn generated_name(prefix: &str, seed: &str) -> String {
+    format!("{prefix}-{}", name_suffix(seed))
+}
+
+/// Five characters of [`NAME_ALPHABET`] drawn from `seed`.
+pub fn name_suffix(seed: &str) -> String {
+    let fnv = |bytes: &[u8]| {
+        bytes.iter().fold(0x811c_9dc5_u32, |h, b| {
+            (h ^ u32::from(*b)).wrapping_mul(0x0100_0193)
+        })
+    };
+    let n = NAME_ALPHABET.len() as u32;
+    let mut h = fnv(seed.as_bytes());
+    (0..5)
+        .map(|_| {
+            let c = NAME_ALPHABET[(h % n) as usize] as char;
+            h = (h / n).wrapping_add(fnv(&[h as u8]));
+            c
+        })
+        .collect()
 }
 
 /// Asks for `n` replicas of `pod` one after another. Stops asking after the
