@@ -548,6 +548,12 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         }
         doc
     };
+    // A pod of the snapshot is introduced as bound or pending, as the
+    // Placement view introduces it.
+    let bound = match &question {
+        Question::Existing(id) => Some(cluster.pod(*id).node.is_some()),
+        Question::NewPod(..) => None,
+    };
     let mut stdout = std::io::stdout().lock();
     match args.output {
         Format::Json => {
@@ -565,7 +571,7 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
             write!(
                 stdout,
                 "{}",
-                report::table::render(&cluster, &answer, args.limit)
+                report::table::render(&cluster, &answer, bound, args.limit)
             )?;
             if let Some((found, _, _)) = &remedies {
                 let section = report::remedies::table_section(found);

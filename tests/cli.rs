@@ -125,7 +125,7 @@ fn table_shows_outcome_victims_and_message() {
     let want = expected("preemption-001");
     let chosen = want["preemption"]["chosenNodes"][0].as_str().unwrap();
     assert!(
-        text.contains(&format!("Outcome: PREEMPT on {chosen}")),
+        text.contains(&format!("PREEMPT → {chosen} after evicting")),
         "{text}"
     );
     for victim in want["preemption"]["candidates"][chosen]["victims"]
@@ -1082,8 +1082,11 @@ fn gated_pod_says_so_and_where_it_would_go_once_ungated() {
 
     let table = kplace(&["place", "--snapshot", &snapshot(name), "--pod", &pod(name)]);
     let text = String::from_utf8_lossy(&table.stdout);
-    assert!(text.contains("Outcome: GATED"), "{text}");
-    assert!(text.contains("Once ungated:"), "{text}");
+    assert!(text.contains("GATED: "), "{text}");
+    assert!(
+        text.contains("Once its scheduling gates are removed"),
+        "{text}"
+    );
 }
 
 // ---- --scheduler-config: the profiles of a KubeSchedulerConfiguration.

@@ -345,7 +345,7 @@ fn answers_as_the_live_servers_release_clamped_when_it_is_too_old() {
     let s = screen(&app);
     assert!(
         s.contains(
-            "Answered as kube-scheduler v1.30 rules: the API server reports v1.29.2; kplace supports 1.30–1.34 and uses the nearest, 1.30"
+            "kube-scheduler v1.30 rules (the API server reports v1.29.2; kplace supports 1.30–1.34 and uses the nearest, 1.30)"
         ),
         "{s}"
     );

@@ -605,7 +605,7 @@ fn the_header_names_the_release_and_version_switches_it() {
     let s = screen(&app, 160, 48);
     assert!(
         s.contains(
-            "Answered as kube-scheduler v1.34 rules: the snapshot has no server version but holds resource.k8s.io/v1 objects, which API servers serve from 1.34;"
+            "kube-scheduler v1.34 rules (the snapshot has no server version but holds resource.k8s.io/v1 objects, which API servers serve from 1.34)"
         ),
         "{s}"
     );
@@ -619,9 +619,7 @@ fn the_header_names_the_release_and_version_switches_it() {
     );
     assert!(!s.contains("v1.34 rules"), "{s}");
     assert!(
-        s.contains(
-            "Answered as kube-scheduler v1.32 rules: chosen with --scheduler-version or :version"
-        ),
+        s.contains("kube-scheduler v1.32 rules (chosen with --scheduler-version or :version)"),
         "{s}"
     );
     // What the switch changed for the pod on screen.

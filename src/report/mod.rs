@@ -1,7 +1,9 @@
 //! Renders engine answers for people and scripts: the JSON contract (also
 //! used for YAML) and the human table.
 
+pub mod answer;
 pub mod devices;
+pub mod document;
 pub mod groups;
 pub mod json;
 pub mod remedies;

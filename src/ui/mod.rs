@@ -10,6 +10,7 @@ mod loading;
 mod overview;
 mod palette;
 mod placement;
+pub use placement::screen_rows as placement_screen_rows;
 mod replay;
 mod skew;
 mod tables;

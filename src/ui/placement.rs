@@ -75,6 +75,19 @@ pub(super) fn scrolled_wrapped(
     (out, top..end)
 }
 
+/// Every screen row the Placement view shows for `report` in a pane of
+/// `width` columns when scrolled from top to bottom: the header, then the
+/// body, wrapped exactly as drawn.
+pub fn screen_rows(report: &report::PlacementReport, width: u16) -> Vec<String> {
+    let t = crate::app::theme::Theme::default_theme();
+    let inner = width.saturating_sub(2) as usize;
+    wrapped(&t, &report.header, inner)
+        .into_iter()
+        .chain(wrapped(&t, &report.lines, inner))
+        .map(|line| line.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect()
+}
+
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let t = &app.theme;
     let Some(pod) = s.placement_pod else {

@@ -12,9 +12,10 @@ pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
 }
 
-/// `text` wrapped to `width` columns: breaks only at spaces (a word longer
-/// than a whole line is the one exception), continuation lines indented
-/// as the first line's text starts (after its leading spaces and a `•`).
+/// `text` wrapped to `width` columns: breaks only at spaces, never at a
+/// hyphen (a word longer than a whole line is the one exception),
+/// continuation lines indented as the first line's text starts (after its
+/// leading spaces and a `•`).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     if self::width(text) <= width {
@@ -34,6 +35,9 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         .word_separator(textwrap::WordSeparator::AsciiSpace)
         .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
         .subsequent_indent(&indent)
+        // Names (`worker-b03`, `node.kubernetes.io/not-ready`) stay whole:
+        // a line never ends in the middle of one at a hyphen.
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
         .break_words(true);
     textwrap::wrap(text, options)
         .into_iter()
