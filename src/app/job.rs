@@ -82,7 +82,18 @@ pub struct Job<R, E> {
 impl<R: Send + 'static, E: Send + 'static> Job<R, E> {
     /// Starts a thread running `work` for each request; of requests queued
     /// while it worked, only the newest is run.
-    pub fn spawn(name: &'static str, mut work: impl FnMut(R, &Ctx<E>) + Send + 'static) -> Self {
+    pub fn spawn(name: &'static str, work: impl FnMut(R, &Ctx<E>) + Send + 'static) -> Self {
+        Job::spawn_by_kind(name, |_| 0, work)
+    }
+
+    /// Like [`Job::spawn`], with the latest request of each kind kept
+    /// (`kind` numbers them from 0): a newer placement does not drop the
+    /// disruption plan queued before it. Queued requests run in kind order.
+    pub fn spawn_by_kind(
+        name: &'static str,
+        kind: fn(&R) -> usize,
+        mut work: impl FnMut(R, &Ctx<E>) + Send + 'static,
+    ) -> Self {
         let (requests, request_rx) = mpsc::channel::<R>();
         let (events_tx, events) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
@@ -98,12 +109,19 @@ impl<R: Send + 'static, E: Send + 'static> Job<R, E> {
             .name(format!("kplace-{name}"))
             .spawn(move || {
                 let _exit = SetOnDrop(gone);
-                while let Ok(mut request) = request_rx.recv() {
-                    while let Ok(newer) = request_rx.try_recv() {
-                        request = newer;
+                let mut latest: Vec<Option<R>> = Vec::new();
+                while let Ok(first) = request_rx.recv() {
+                    for request in std::iter::once(first).chain(request_rx.try_iter()) {
+                        let k = kind(&request);
+                        if latest.len() <= k {
+                            latest.resize_with(k + 1, || None);
+                        }
+                        latest[k] = Some(request);
                     }
                     ctx.cancel.store(false, Ordering::Relaxed);
-                    work(request, &ctx);
+                    for request in latest.iter_mut().filter_map(Option::take) {
+                        work(request, &ctx);
+                    }
                 }
                 done.store(true, Ordering::Relaxed);
             });
@@ -234,6 +252,33 @@ mod tests {
         assert_eq!(second, (3, false), "2 was superseded by 3 before it ran");
         assert!(job.recv_timeout(Duration::from_millis(100)).is_none());
         assert_eq!(job.failure(), None);
+    }
+
+    #[test]
+    fn the_latest_request_of_each_kind_runs_in_kind_order() {
+        let (gate_tx, gate_rx) = mpsc::channel::<()>();
+        let gate = std::sync::Mutex::new(gate_rx);
+        let job: Job<(usize, u32), (usize, u32)> = Job::spawn_by_kind(
+            "kinds",
+            |r| r.0,
+            move |r, ctx| {
+                if r.1 == 0 {
+                    gate.lock().unwrap().recv().unwrap();
+                }
+                ctx.send(r);
+            },
+        );
+        job.request((0, 0));
+        std::thread::sleep(Duration::from_millis(50));
+        for r in [(2, 1), (0, 2), (2, 3), (1, 4)] {
+            job.request(r);
+        }
+        gate_tx.send(()).unwrap();
+        let got: Vec<(usize, u32)> = (0..4)
+            .map(|_| job.recv_timeout(Duration::from_secs(5)).unwrap())
+            .collect();
+        assert_eq!(got, [(0, 0), (0, 2), (1, 4), (2, 3)]);
+        assert!(job.recv_timeout(Duration::from_millis(100)).is_none());
     }
 
     #[test]

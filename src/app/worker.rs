@@ -48,7 +48,7 @@ impl Workers {
             let asked = crate::engine::ExistingQuestion::new(&c, pod);
             let mut answer = crate::engine::schedule(&asked.cluster, &asked.pod, &version);
             answer.notes.extend(asked.note.clone());
-            let report = Arc::new(report::build(&c, &answer, c.pod(pod).node.is_some()));
+            let report = Arc::new(report::build(&c, &answer, Some(c.pod(pod).node.is_some())));
             if ctx.send(WorkerEvent::Placement { pod, report })
                 && crate::engine::remedies::applies_to(&answer)
             {

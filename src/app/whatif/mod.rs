@@ -107,13 +107,16 @@ pub fn palette_commands(zones: &[String]) -> Vec<String> {
     c
 }
 
+/// Requests of one kind sent to the worker and the newest answered: an
+/// answer older than the last request is dropped, and the view shows
+/// "computing…" while `done < sent`.
 #[derive(Default)]
-struct Seq {
+struct RequestCount {
     sent: u64,
     done: u64,
 }
 
-impl Seq {
+impl RequestCount {
     fn next(&mut self) -> u64 {
         self.sent += 1;
         self.sent
@@ -179,9 +182,9 @@ pub struct WhatIf {
     pub scheduler: crate::engine::Scheduler,
     /// The last disruption asked for, to ask again when the release changes.
     last_disruption: Option<Disruption>,
-    place_seq: Seq,
-    replicas_seq: Seq,
-    disrupt_seq: Seq,
+    place_seq: RequestCount,
+    replicas_seq: RequestCount,
+    disrupt_seq: RequestCount,
     /// The running disruption's progress; esc sets its `cancel`.
     progress: Arc<crate::engine::disruption::Progress>,
     /// A remedy opened from Placement that changes the cluster: made (in
@@ -302,6 +305,23 @@ impl WhatIf {
                     }
                 }
             }
+        }
+        // A worker that cannot start or died answers nothing: say so
+        // rather than show "computing…" for ever.
+        if self.busy()
+            && let Some(failure) = self.worker.as_ref().and_then(WhatIfWorker::failure)
+        {
+            for s in [
+                &mut self.place_seq,
+                &mut self.replicas_seq,
+                &mut self.disrupt_seq,
+            ] {
+                s.done = s.sent;
+            }
+            if let Some(d) = &mut self.draft {
+                d.error = Some(format!("cannot answer: {failure}"));
+            }
+            changed = true;
         }
         changed
     }

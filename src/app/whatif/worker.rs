@@ -8,7 +8,6 @@
 //! interned where the engine resolves them. The snapshot is never changed.
 
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use crate::engine::disruption::{Disruption, simulate_with};
@@ -85,8 +84,7 @@ pub enum Answer {
 }
 
 pub struct WhatIfWorker {
-    requests: Sender<Request>,
-    answers: Receiver<Answer>,
+    job: crate::app::job::Job<Request, Answer>,
 }
 
 struct Ctx {
@@ -221,7 +219,7 @@ impl Ctx {
         answer.notes.extend(rescheduled);
         let took = started.elapsed();
         let summary = plans::summary(cluster, &answer);
-        let report = Arc::new(report::build(cluster, &answer, false));
+        let report = Arc::new(report::build(cluster, &answer, None));
         Answer::Place {
             seq,
             report,
@@ -295,49 +293,36 @@ impl Ctx {
 
 impl WhatIfWorker {
     pub fn start(cluster: Arc<Cluster>) -> WhatIfWorker {
-        let (requests, rx) = mpsc::channel::<Request>();
-        let (tx, answers) = mpsc::channel();
-        let _ = std::thread::Builder::new()
-            .name("kplace-whatif".into())
-            .spawn(move || {
-                let mut ctx = Ctx {
-                    shared: cluster,
-                    owned: None,
-                    owned_dra_changed: false,
-                    owned_owners_changed: false,
-                    unbound: None,
-                    applied: None,
-                };
-                while let Ok(first) = rx.recv() {
-                    // Only the latest request of each kind matters.
-                    let mut latest: [Option<Request>; 3] = [None, None, None];
-                    let slot = |r: &Request| match r.job {
-                        Job::Place(_) => 0,
-                        Job::Replicas(..) | Job::Capacity(_) => 1,
-                        Job::Disrupt(..) => 2,
-                    };
-                    let i = slot(&first);
-                    latest[i] = Some(first);
-                    while let Ok(newer) = rx.try_recv() {
-                        let i = slot(&newer);
-                        latest[i] = Some(newer);
-                    }
-                    for r in latest.into_iter().flatten() {
-                        if tx.send(ctx.run(r)).is_err() {
-                            return;
-                        }
-                        crate::app::job::wake();
-                    }
-                }
-            });
-        WhatIfWorker { requests, answers }
+        let mut ctx = Ctx {
+            shared: cluster,
+            owned: None,
+            owned_dra_changed: false,
+            owned_owners_changed: false,
+            unbound: None,
+            applied: None,
+        };
+        // Only the latest request of each kind matters.
+        let kind = |r: &Request| match r.job {
+            Job::Place(_) => 0,
+            Job::Replicas(..) | Job::Capacity(_) => 1,
+            Job::Disrupt(..) => 2,
+        };
+        let job = crate::app::job::Job::spawn_by_kind("whatif", kind, move |r, out| {
+            out.send(ctx.run(r));
+        });
+        WhatIfWorker { job }
     }
 
     pub fn send(&self, r: Request) {
-        let _ = self.requests.send(r);
+        self.job.request(r);
     }
 
     pub fn try_recv(&self) -> Option<Answer> {
-        self.answers.try_recv().ok()
+        self.job.try_recv()
+    }
+
+    /// Why no answer will come: the worker could not start or died.
+    pub fn failure(&self) -> Option<String> {
+        self.job.failure()
     }
 }
