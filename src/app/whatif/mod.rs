@@ -171,7 +171,7 @@ pub struct WhatIf {
     pub replicas_max: bool,
     pub replicas: Option<Vec<Line>>,
     pub disruption_title: String,
-    pub disruption: Option<Vec<Line>>,
+    pub disruption: Option<plans::DisruptionTable>,
     /// `E` was pressed: the event loop runs `$EDITOR` and hands the text back.
     pub external_requested: bool,
     worker: Option<WhatIfWorker>,
@@ -281,9 +281,9 @@ impl WhatIf {
                         self.replicas = Some(lines);
                     }
                 }
-                Answer::Disrupt { seq, lines } => {
+                Answer::Disrupt { seq, table } => {
                     if self.disrupt_seq.accept(seq) {
-                        self.disruption = Some(lines);
+                        self.disruption = Some(table);
                     }
                 }
                 Answer::Failed { seq, error } => {
