@@ -189,25 +189,106 @@ fn long_node_names_end_with_their_suffix_or_an_ellipsis() {
     }
 }
 
-#[test]
-fn drain_plan_shows_where_every_displaced_pod_goes_at_80x24() {
-    let mut app = demo_app();
-    key(&mut app, KeyCode::Char('4'));
-    key(&mut app, KeyCode::Char('r'));
-    assert_eq!(app.view, View::WhatIf);
-    let s = common::render(&app, 80, 24);
-    let arrows: Vec<&str> = s.lines().filter(|l| l.contains("→ ")).collect();
-    assert!(!arrows.is_empty(), "{s}");
-    for l in arrows {
-        let dest = l
-            .split("→ ")
-            .nth(1)
-            .unwrap_or("")
-            .trim_end_matches(['│', ' ']);
+/// The drain plan's table on screen: its rows below the column headings
+/// (POD, FROM, → TO), one per displaced pod, borders dropped.
+fn drain_rows(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .skip_while(|l| !(l.contains("POD") && l.contains("FROM") && l.contains("→ TO")))
+        .skip(1)
+        .map(|l| {
+            // The panel is the right-hand pane when a draft is open.
+            let inner = l.rsplit_once("││").map_or(l, |(_, r)| r);
+            let inner = match inner.find('│') {
+                Some(i) if i < 2 => &inner[i + '│'.len_utf8()..],
+                _ => inner,
+            };
+            inner.trim_end_matches(['│', ' ']).to_string()
+        })
+        .take_while(|l| !l.is_empty() && !l.starts_with('└') && !l.contains("──"))
+        .collect()
+}
+
+/// Checks the drain table at `w`×`h`: one row per displaced pod, in the
+/// plan's order, each with its destination node whole, and its pod name
+/// whole or cut in the middle keeping its distinguishing end.
+fn check_drain_table(app: &kplace::app::App, w: u16, h: u16) {
+    let s = common::render(app, w, h);
+    let table = app
+        .session()
+        .and_then(|s| s.whatif.disruption.clone())
+        .expect("a drain plan");
+    assert!(
+        table.rows.len() >= 3 && table.rows.iter().any(|r| r.node.is_some()),
+        "a drain with pods to move: {table:?}"
+    );
+    let shown = drain_rows(&s);
+    assert!(!shown.is_empty(), "{w}x{h}: no table rows:\n{s}");
+    let fit = shown.len().min(table.rows.len());
+    assert!(
+        fit >= (h as usize / 3).min(table.rows.len()),
+        "{w}x{h}: only {} rows shown:\n{s}",
+        shown.len()
+    );
+    for (row, line) in table.rows.iter().zip(&shown) {
+        match &row.node {
+            Some(node) => assert!(
+                line.contains(&format!("→ {node}")),
+                "{w}x{h}: destination {node} not whole in {line:?}\n{s}"
+            ),
+            None => assert!(
+                line.contains(&row.outcome),
+                "{w}x{h}: outcome {} not in {line:?}",
+                row.outcome
+            ),
+        }
+        let tail = row.pod.rsplit('-').next().unwrap();
         assert!(
-            dest.starts_with("worker-") && dest.len() >= "worker-a01".len(),
-            "destination cut: {l:?}\n{s}"
+            line.contains(&row.pod) || (line.contains('…') && line.contains(&format!("-{tail}"))),
+            "{w}x{h}: pod {} neither whole nor cut keeping its end in {line:?}",
+            row.pod
         );
+        if w >= 200 {
+            assert!(line.contains(&row.pod), "{w}x{h}: {line:?}");
+            assert!(line.contains(&row.from), "{w}x{h}: {line:?}");
+        }
+    }
+}
+
+/// `r` on the first general worker node in Nodes: a drain with pods to move.
+fn drain_a_worker(app: &mut kplace::app::App) {
+    key(app, KeyCode::Char('4'));
+    key(app, KeyCode::Char('/'));
+    keys(app, "worker-");
+    key(app, KeyCode::Enter);
+    key(app, KeyCode::Char('r'));
+    assert_eq!(app.view, View::WhatIf);
+}
+
+#[test]
+fn drain_plan_is_a_table_with_every_destination_readable_at_80x24_and_200x60() {
+    let mut app = demo_app();
+    drain_a_worker(&mut app);
+    for (w, h) in [(80u16, 24u16), (200, 60)] {
+        check_drain_table(&app, w, h);
+    }
+    // The rows scroll under headings that stay.
+    key(&mut app, KeyCode::PageDown);
+    let s = common::render(&app, 80, 24);
+    assert!(
+        s.contains("POD") && s.contains("→ TO"),
+        "the headings stay when scrolled:\n{s}"
+    );
+
+    // With a draft open the plan has 60% of the width: still whole.
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(app.view, View::WhatIf);
+    drain_a_worker(&mut app);
+    assert!(app.session().unwrap().whatif.draft.is_some());
+    for (w, h) in [(80u16, 24u16), (200, 60)] {
+        check_drain_table(&app, w, h);
     }
 }
 

@@ -153,7 +153,8 @@ fn help_lists_the_new_keys() {
     for k in [
         "shift-letter",
         "ctrl-w",
-        "ctrl-u / ctrl-k",
+        "ctrl-u",
+        "ctrl-k",
         "Describe / YAML",
         "what draining",
     ] {
@@ -229,10 +230,60 @@ fn inverse_label_and_phase_filters() {
 }
 
 #[test]
-fn ns_command_filters_pods_by_namespace_and_ctx_says_it_is_unavailable() {
+fn ns_command_filters_every_namespaced_list_and_stays_in_the_view() {
     let mut app = demo_app();
+    let pending_all = app.session().unwrap().loaded.derived.pending.len();
+    // From the Overview: the view stays; the title bar says the namespace.
     command(&mut app, "ns ml");
-    assert_eq!(app.view, View::Pods);
+    assert_eq!(
+        app.view,
+        View::Overview,
+        ":ns does not jump to another view"
+    );
+    let s = screen(&app);
+    assert!(s.lines().next().unwrap().contains("ns:ml"), "{s}");
+    {
+        let session = app.session().unwrap();
+        let cluster = session.cluster();
+        let shown: Vec<String> = session
+            .pending_rows
+            .iter()
+            .map(|&p| cluster.pod_key(p))
+            .collect();
+        assert!(!shown.is_empty(), "the demo has pending pods in ml");
+        assert!(shown.len() < pending_all, "and in other namespaces");
+        assert!(shown.iter().all(|k| k.starts_with("ml/")), "{shown:?}");
+        let title = format!("Pending pods [ml] ({} of {pending_all})", shown.len());
+        assert!(s.contains(&title), "{title}\n{s}");
+    }
+    // The pending list's enter opens an ml pod.
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Placement);
+    let pod = app.session().unwrap().placement_pod.unwrap();
+    assert!(
+        app.session()
+            .unwrap()
+            .cluster()
+            .pod_key(pod)
+            .starts_with("ml/")
+    );
+
+    // Skew: workloads and pending pods of ml only.
+    key(&mut app, KeyCode::Char('2'));
+    let s = screen(&app);
+    assert!(s.contains("Workloads [ml]"), "{s}");
+    {
+        let session = app.session().unwrap();
+        let labels = &session.loaded.derived.skew_labels;
+        assert!(!session.skew_rows.is_empty());
+        assert!(session.skew_rows.len() < labels.len());
+        for &i in &session.skew_rows {
+            assert!(labels[i].starts_with("ml/"), "{}", labels[i]);
+        }
+    }
+
+    // Pods: the rows of ml only.
+    key(&mut app, KeyCode::Char('5'));
     let s = screen(&app);
     assert!(s.contains("Pods [ml]"), "{s}");
     for r in rows(&s, 4)
@@ -241,14 +292,40 @@ fn ns_command_filters_pods_by_namespace_and_ctx_says_it_is_unavailable() {
     {
         assert!(r.starts_with("│ml "), "{r}\n{s}");
     }
+    // Nodes are cluster-wide: every node, as before.
+    key(&mut app, KeyCode::Char('4'));
+    let nodes = app.session().unwrap().cluster().nodes.len();
+    assert!(screen(&app).contains(&format!("Nodes ({nodes})")));
+    key(&mut app, KeyCode::Char('5'));
+
+    // :ns -A and :ns all clear it, in the view shown.
+    command(&mut app, "ns -A");
+    assert_eq!(app.view, View::Pods);
+    let s = screen(&app);
+    assert!(s.contains("Pods (404)"), "{s}");
+    assert!(!s.lines().next().unwrap().contains("ns:"), "{s}");
+    key(&mut app, KeyCode::Char('1'));
+    command(&mut app, "namespace shop");
+    assert_eq!(app.view, View::Overview);
+    assert!(screen(&app).lines().next().unwrap().contains("ns:shop"));
     command(&mut app, "ns all");
-    assert!(screen(&app).contains("Pods (404)"));
+    assert_eq!(
+        app.session().unwrap().pending_rows.len(),
+        pending_all,
+        "every pending pod again"
+    );
+    assert!(screen(&app).contains(&format!("Pending pods ({pending_all})")));
+    key(&mut app, KeyCode::Char('5'));
     command(&mut app, "namespace shop");
     assert!(screen(&app).contains("Pods [shop]"));
     command(&mut app, "ns");
     assert!(screen(&app).contains("Pods (404)"));
     command(&mut app, "ns nowhere");
-    assert!(screen(&app).contains("no pods in namespace \"nowhere\""));
+    assert!(
+        screen(&app).contains("no pods or workloads in namespace \"nowhere\""),
+        "{}",
+        screen(&app)
+    );
 
     command(&mut app, "ctx");
     let s = screen(&app);
@@ -408,4 +485,309 @@ fn slash_in_placement_searches_and_never_runs_commands() {
     assert_eq!(app.view, View::Placement);
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.view, View::Pods);
+}
+
+/// The key event a key-table key stands for.
+fn event_of(k: kplace::app::keys::K) -> crossterm::event::KeyEvent {
+    use crossterm::event::KeyEvent;
+    use kplace::app::keys::K;
+    match k {
+        K::Ch(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE),
+        K::Ctrl(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
+        K::Code(KeyCode::BackTab) => KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT),
+        K::Code(c) => KeyEvent::new(c, KeyModifiers::NONE),
+        K::Digit => KeyEvent::new(KeyCode::Char('3'), KeyModifiers::NONE),
+        K::SortLetter => KeyEvent::new(KeyCode::Char('C'), KeyModifiers::SHIFT),
+    }
+}
+
+fn hit(app: &mut App, ev: crossterm::event::KeyEvent) {
+    press(app, ev.code, ev.modifiers);
+}
+
+/// Back to the What-if answer with nothing open (editor, field, chooser).
+fn what_if_reset(app: &mut App) {
+    let w = &app.session().unwrap().whatif;
+    if w.editor.is_some() || w.input.is_some() || w.chooser.is_some() {
+        key(app, KeyCode::Esc);
+    }
+    if app.view != View::WhatIf {
+        key(app, KeyCode::Char('7'));
+    }
+    key(app, KeyCode::Char('a'));
+    let w = &app.session().unwrap().whatif;
+    assert!(w.editor.is_none() && w.input.is_none() && w.chooser.is_none());
+}
+
+fn w(app: &App) -> &kplace::app::whatif::WhatIf {
+    &app.session().unwrap().whatif
+}
+
+/// Moves the What-if form's cursor to the first row `want` accepts.
+fn to_row(app: &mut App, want: impl Fn(&kplace::app::whatif::form::Row) -> bool) {
+    let w = |app: &App| -> (usize, Vec<kplace::app::whatif::form::Row>) {
+        let w = &app.session().unwrap().whatif;
+        (w.cursor, w.rows.clone())
+    };
+    loop {
+        let before = w(app).0;
+        key(app, KeyCode::Up);
+        if w(app).0 == before {
+            break;
+        }
+    }
+    loop {
+        let (at, rows) = w(app);
+        if want(&rows[at]) {
+            return;
+        }
+        key(app, KeyCode::Down);
+        assert_ne!(w(app).0, at, "no such row in the form");
+    }
+}
+
+/// Every What-if key help lists does what its row says: the rows are
+/// iterated from the table, so a row added without its behaviour fails
+/// here (the match has no catch-all for What-if actions).
+#[test]
+fn every_what_if_key_in_help_does_what_it_says() {
+    use kplace::app::keys::{Action, BINDINGS, Scope};
+    use kplace::app::whatif::Panel;
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    keys(&mut app, "/trainer-xl");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(app.view, View::WhatIf);
+    let mut checked = 0;
+    for b in BINDINGS.iter().filter(|b| b.scope == Scope::WhatIf) {
+        let Some(action) = b.action else { continue };
+        for &k in b.on {
+            what_if_reset(&mut app);
+            let ev = event_of(k);
+            let what = format!("{} ({:?})", b.keys, action);
+            match action {
+                Action::Up => {
+                    key(&mut app, KeyCode::Down);
+                    key(&mut app, KeyCode::Down);
+                    let before = w(&app).cursor;
+                    hit(&mut app, ev);
+                    assert!(w(&app).cursor < before, "{what}");
+                }
+                Action::Down => {
+                    let before = w(&app).cursor;
+                    hit(&mut app, ev);
+                    assert!(w(&app).cursor > before, "{what}");
+                }
+                Action::EditField => {
+                    // A request row: enter starts typing into it.
+                    to_row(&mut app, |r| r.label == "cpu request");
+                    hit(&mut app, ev);
+                    assert!(w(&app).input.is_some(), "{what}");
+                }
+                Action::RemoveField => {
+                    to_row(&mut app, |r| r.target.removable());
+                    let before = w(&app).draft.as_ref().unwrap().yaml.clone();
+                    hit(&mut app, ev);
+                    assert_ne!(w(&app).draft.as_ref().unwrap().yaml, before, "{what}");
+                }
+                Action::ToggleCopy => {
+                    let before = w(&app).as_copy;
+                    hit(&mut app, ev);
+                    assert_ne!(w(&app).as_copy, before, "{what}");
+                }
+                Action::EditYaml => {
+                    hit(&mut app, ev);
+                    assert!(w(&app).editor.is_some(), "{what}");
+                }
+                Action::EditExternal => {
+                    hit(&mut app, ev);
+                    assert!(app.take_external_edit().is_some(), "{what}");
+                }
+                Action::PlaceReplicas => {
+                    hit(&mut app, ev);
+                    assert_eq!(w(&app).panel, Panel::Replicas, "{what}");
+                    assert!(w(&app).replicas.is_some(), "{what}");
+                }
+                Action::MoreReplicas | Action::FewerReplicas => {
+                    key(&mut app, KeyCode::Char('r'));
+                    let before = w(&app).replicas_n;
+                    hit(&mut app, ev);
+                    let delta = if action == Action::MoreReplicas {
+                        1
+                    } else {
+                        -1
+                    };
+                    assert_eq!(
+                        w(&app).replicas_n as isize,
+                        before as isize + delta,
+                        "{what}"
+                    );
+                }
+                Action::ShowAnswer | Action::Back => {
+                    key(&mut app, KeyCode::Char('r'));
+                    hit(&mut app, ev);
+                    assert_eq!(w(&app).panel, Panel::Answer, "{what}");
+                    assert_eq!(app.view, View::WhatIf, "{what}");
+                }
+                Action::PageDown => {
+                    hit(&mut app, ev);
+                    assert!(w(&app).scroll > 0, "{what}");
+                }
+                Action::PageUp => {
+                    key(&mut app, KeyCode::PageDown);
+                    key(&mut app, KeyCode::PageDown);
+                    let before = w(&app).scroll;
+                    hit(&mut app, ev);
+                    assert!(w(&app).scroll < before, "{what}");
+                }
+                Action::SaveDraft => {
+                    // Without a draft (a drain plan alone) the key says so;
+                    // with one it writes a file, which this test does not.
+                    let mut bare = demo_app();
+                    key(&mut bare, KeyCode::Char('4'));
+                    key(&mut bare, KeyCode::Char('r'));
+                    hit(&mut bare, ev);
+                    let status = bare.status.clone().expect("a status");
+                    assert!(status.text.contains("no draft to save"), "{what}");
+                }
+                other => panic!("What-if row {what} has no check for {other:?}"),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 16, "{checked}");
+}
+
+/// A What-if key that help does not list does nothing: every printable
+/// key, control letter and named key not bound in the What-if, replay,
+/// list or global rows leaves the view, the draft and the panels alone.
+#[test]
+fn no_key_acts_in_what_if_without_a_row_in_help() {
+    use crossterm::event::KeyEvent;
+    use kplace::app::keys::{self, Scope};
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(app.view, View::WhatIf);
+    let state = |app: &App| {
+        let w = &app.session().unwrap().whatif;
+        format!(
+            "{:?} {:?} {} {} {} {} {} {} {:?} {} {} {:?}",
+            app.view,
+            w.panel,
+            w.cursor,
+            w.scroll,
+            w.replicas_n,
+            w.input.is_some(),
+            w.editor.is_some(),
+            w.as_copy,
+            w.chooser,
+            w.draft.as_ref().map_or(String::new(), |d| d.yaml.clone()),
+            app.should_quit,
+            std::mem::discriminant(&app.overlay),
+        )
+    };
+    let mut candidates: Vec<KeyEvent> = (b' '..=b'~')
+        .map(|c| KeyEvent::new(KeyCode::Char(c as char), KeyModifiers::NONE))
+        .collect();
+    for c in b'a'..=b'z' {
+        candidates.push(KeyEvent::new(
+            KeyCode::Char(c as char),
+            KeyModifiers::CONTROL,
+        ));
+    }
+    for code in [
+        KeyCode::Left,
+        KeyCode::Right,
+        KeyCode::Backspace,
+        KeyCode::Delete,
+        KeyCode::Insert,
+        KeyCode::F(2),
+    ] {
+        candidates.push(KeyEvent::new(code, KeyModifiers::NONE));
+    }
+    let scopes = [Scope::WhatIf, Scope::Replay, Scope::Lists, Scope::Global];
+    let mut tried = 0;
+    for ev in candidates {
+        if keys::action(&scopes, &ev).is_some() {
+            continue;
+        }
+        let before = state(&app);
+        press(&mut app, ev.code, ev.modifiers);
+        assert_eq!(state(&app), before, "{ev:?} acted without a row in help");
+        tried += 1;
+    }
+    assert!(tried > 50, "{tried}");
+}
+
+/// Every replay key help lists does what its row says, on the demo
+/// recording.
+#[test]
+fn every_replay_key_in_help_does_what_it_says() {
+    use kplace::app::keys::{Action, BINDINGS, Scope};
+    let mut app = App::new(kplace::app::Options {
+        demo_replay: true,
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(common::SETTLE));
+    key(&mut app, KeyCode::Char('8'));
+    // Start in the middle, paused, a little faster than 1x, so every
+    // step and speed has room both ways.
+    for _ in 0..5 {
+        app.handle_key(event_of(kplace::app::keys::K::Ch(']')));
+    }
+    app.handle_key(event_of(kplace::app::keys::K::Ch('+')));
+    let r = |app: &App| {
+        let r = app.replay().expect("a recording");
+        (
+            r.playing,
+            r.speed(),
+            r.position,
+            r.clock_ms,
+            r.mark.is_some(),
+        )
+    };
+    let mut checked = 0;
+    for b in BINDINGS.iter().filter(|b| b.scope == Scope::Replay) {
+        let Some(action) = b.action else { continue };
+        for &k in b.on {
+            let before = r(&app);
+            // Not waiting: playing keeps the app busy until the end.
+            app.handle_key(event_of(k));
+            let after = r(&app);
+            let what = format!("{} ({action:?})", b.keys);
+            match action {
+                Action::PlayPause => {
+                    assert_ne!(after.0, before.0, "{what}");
+                    app.handle_key(event_of(k));
+                    assert!(!r(&app).0);
+                }
+                Action::Faster => assert!(after.1 > before.1, "{what}"),
+                Action::Slower => assert!(after.1 < before.1, "{what}"),
+                Action::StepForward => assert_eq!(after.2, before.2 + 1, "{what}"),
+                Action::StepBack => assert_eq!(after.2 + 1, before.2, "{what}"),
+                Action::TimeForward => assert!(after.3 > before.3, "{what}"),
+                Action::TimeBack => assert!(after.3 < before.3, "{what}"),
+                Action::Mark => assert_ne!(after.4, before.4, "{what}"),
+                Action::NextDisagreement => {
+                    let text = app.status.clone().expect("a status").text;
+                    assert!(
+                        text.contains("trust check is still running")
+                            || text.contains("agrees with every binding")
+                            || text.contains("was bound at"),
+                        "{what}: {text}"
+                    );
+                }
+                other => panic!("replay row {what} has no check for {other:?}"),
+            }
+            // Faster before slower in the table: undo so the next has room.
+            if action == Action::Faster {
+                app.handle_key(event_of(kplace::app::keys::K::Ch('-')));
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 9, "{checked}");
+    assert!(app.wait_until_idle(common::SETTLE));
 }

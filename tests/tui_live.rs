@@ -10,10 +10,10 @@ mod support;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kplace::app::{App, Options, Phase, View};
+use kplace::app::{App, Options, Overlay, Phase, View};
 use kplace::source::live::Target;
 use serde_json::{Value, json};
-use support::{FakeServer, synth_objects, wait_for};
+use support::{FakeServer, kubeconfig_with_contexts, synth_objects, wait_for};
 
 const SETTLE: Duration = Duration::from_secs(30);
 
@@ -444,4 +444,104 @@ fn the_status_line_seconds_tick_without_any_event() {
         s[..end].rsplit('(').next().unwrap().parse::<u64>().unwrap()
     };
     assert!(ago(&later) >= ago(&first) + 2, "{first}\n{later}");
+}
+
+fn command(app: &mut App, text: &str) {
+    key(app, KeyCode::Char(':'));
+    type_text(app, text);
+    key(app, KeyCode::Enter);
+}
+
+/// The status line (the last row of the screen).
+fn status(app: &App) -> String {
+    let s = common::render(app, 200, 40);
+    s.lines().last().unwrap_or("").trim().to_string()
+}
+
+#[test]
+fn ctx_lists_the_contexts_and_switches_to_another_keeping_the_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let alpha = FakeServer::start(synth_objects(3, 12));
+    let beta = FakeServer::start(synth_objects(5, 20));
+    // A context whose server is gone: nothing listens on its port.
+    let gone = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
+    };
+    let path = kubeconfig_with_contexts(
+        dir.path(),
+        &[("alpha", alpha.url()), ("beta", beta.url()), ("gone", gone)],
+    );
+    let mut app = App::new(Options {
+        live: Some(Target {
+            kubeconfig: Some(path),
+            context: None,
+        }),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "live cluster did not open");
+    assert_eq!(app.session().unwrap().cluster().nodes.len(), 3);
+    key(&mut app, KeyCode::Char('4'));
+    assert_eq!(app.view, View::Nodes);
+
+    // :ctx lists the kubeconfig's contexts, the one shown starred.
+    command(&mut app, "ctx");
+    let line = status(&app);
+    assert!(line.contains("contexts: *alpha, beta, gone"), "{line}");
+    // The palette offers each context to switch to.
+    key(&mut app, KeyCode::Char(':'));
+    type_text(&mut app, "ctx b");
+    let Overlay::Palette(p) = &app.overlay else {
+        panic!("no palette")
+    };
+    assert_eq!(p.matches.first().map(String::as_str), Some("ctx beta"));
+    key(&mut app, KeyCode::Esc);
+
+    // :ctx beta: the other server's cluster, in the same view.
+    command(&mut app, "ctx beta");
+    assert!(app.wait_until_idle(SETTLE));
+    assert_eq!(app.session().unwrap().cluster().nodes.len(), 5);
+    assert_eq!(app.view, View::Nodes, "the view stays");
+    let line = status(&app);
+    assert!(line.contains("context beta: 5 nodes,"), "{line}");
+    let s = screen(&app);
+    assert!(
+        s.contains(&format!("context beta ({}", beta.url())),
+        "the live line names the new context:\n{s}"
+    );
+    command(&mut app, "ctx");
+    assert!(status(&app).contains("contexts: alpha, *beta, gone"));
+    // The new context follows its server's events.
+    beta.apply(test_pod("after-switch", None));
+    assert!(until(&mut app, 10, |a| pod_node(a, "after-switch") == Some(None)));
+
+    // An unknown context or one that cannot be reached: said, and the
+    // cluster shown stays.
+    command(&mut app, "ctx nowhere");
+    let line = status(&app);
+    assert!(
+        line.contains(":ctx nowhere: no such context; contexts: alpha, beta, gone"),
+        "{line}"
+    );
+    command(&mut app, "ctx gone");
+    assert!(app.wait_until_idle(SETTLE));
+    assert!(status(&app).starts_with(":ctx gone: gone (http://127.0.0.1:"));
+    let said = app.status.clone().expect("a status");
+    assert!(said.is_error, "{said:?}");
+    assert!(
+        said.text.contains("is unreachable") && said.text.ends_with("the cluster shown stays"),
+        "{said:?}"
+    );
+    assert_eq!(app.session().unwrap().cluster().nodes.len(), 5);
+    command(&mut app, "ctx beta");
+    assert!(status(&app).contains("already showing context beta"));
+    // Read-only: neither server was asked to change anything.
+    for server in [&alpha, &beta] {
+        let writes: Vec<String> = server
+            .requests()
+            .into_iter()
+            .filter(|r| !r.starts_with("GET"))
+            .collect();
+        assert!(writes.is_empty(), "{writes:?}");
+    }
 }

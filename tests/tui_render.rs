@@ -396,8 +396,9 @@ fn help_overlay_lists_the_keys() {
     assert!(s.contains("Help: keys"), "{s}");
     for k in [
         "1-8",
-        "q / ctrl-c",
-        "space  + / -",
+        "ctrl-c / ctrl-q",
+        "space",
+        "+ / =",
         ":at TIME",
         "pgup",
         "shift-letter",
@@ -572,12 +573,18 @@ fn help_scrolls_on_a_short_terminal() {
     let s = screen(&app, 100, 30);
     assert!(s.contains("↑↓ pgup pgdn scroll"), "{s}");
     assert!(s.contains("General"), "{s}");
-    assert!(!s.contains("Filter, palette and form fields"), "{s}");
+    assert!(
+        !s.contains("Filter, palette, searches, form fields and the YAML editor"),
+        "{s}"
+    );
     for _ in 0..10 {
         key(&mut app, KeyCode::PageDown);
     }
     let s = screen(&app, 100, 30);
-    assert!(s.contains("Filter, palette and form fields"), "{s}");
+    assert!(
+        s.contains("Filter, palette, searches, form fields and the YAML editor"),
+        "{s}"
+    );
     assert!(!s.contains("General"), "{s}");
     assert!(s.contains("esc, q or ? closes this help"), "{s}");
     // Closing and reopening starts at the top again.

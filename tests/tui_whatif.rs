@@ -633,16 +633,24 @@ fn losing_a_zone_names_the_victims_and_places_them_in_turn() {
     key(&mut app, KeyCode::Char(':'));
     keys(&mut app, "lose eu-west-1a");
     key(&mut app, KeyCode::Enter);
+    // The victim's own row of the drain table says who evicted it.
+    let victim = &landing.victims[0];
+    let evicted = format!("evicted for {}", preempting.pod);
+    let row = |s: &str| {
+        s.lines()
+            .find(|l| l.contains(victim.as_str()) && l.contains(&evicted))
+            .map(str::to_string)
+    };
     for _ in 0..200 {
-        if screen(&app).contains(&format!("(evicted for {})", preempting.pod)) {
+        if row(&screen(&app)).is_some() {
             break;
         }
         key(&mut app, KeyCode::PageDown);
     }
     let s = screen(&app);
     assert!(
-        s.contains(&format!("(evicted for {})", preempting.pod)),
-        "{s}"
+        row(&s).is_some(),
+        "no row for {victim} with {evicted:?}:\n{s}"
     );
 }
 

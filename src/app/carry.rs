@@ -20,8 +20,8 @@ impl Session {
             (p.namespace.clone(), p.name.clone())
         };
         let pod_sel = old.pods.selected_row().map(|r| pod_key(&od.pod_rows, r));
-        let pending_sel = od
-            .pending
+        let pending_sel = old
+            .pending_rows
             .get(old.pending_cursor.selected)
             .map(|&id| old.loaded.cluster.pod_key(id));
         let subject = old
@@ -71,16 +71,17 @@ impl Session {
                     .min(self.pods.rows.len().saturating_sub(1)),
             );
 
+        self.refresh_pending();
         self.pending_cursor.selected = pending_sel
             .and_then(|k| {
-                d.pending
+                self.pending_rows
                     .iter()
                     .position(|&id| self.loaded.cluster.pod_key(id) == k)
             })
             .unwrap_or(
                 old.pending_cursor
                     .selected
-                    .min(d.pending.len().saturating_sub(1)),
+                    .min(self.pending_rows.len().saturating_sub(1)),
             );
         self.node_bars.selected = old.node_bars.selected;
 

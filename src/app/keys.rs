@@ -1,8 +1,8 @@
-//! The key bindings, as one table: the help overlay lists it and the key
-//! handler looks keys up in it (`action`), so the two cannot drift apart.
-//! The What-if form, the replay controls and the input fields handle their
-//! own keys; their rows here are what help shows for them, kept next to
-//! the rest.
+//! The key bindings, as one table: the help overlay lists it and every key
+//! handler (the views, the What-if form and its YAML editor, the replay
+//! controls, the input fields) looks keys up in it (`action`), so the two
+//! cannot drift apart. Only what is typed into a field or the YAML editor
+//! (a plain character) is not a binding.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -18,6 +18,7 @@ pub enum Scope {
     Tiers,
     Inspect,
     WhatIf,
+    Editor,
     Replay,
     Input,
 }
@@ -34,8 +35,9 @@ impl Scope {
             Scope::Tiers => "Tiers",
             Scope::Inspect => "Describe / YAML (d / y)",
             Scope::WhatIf => "What-if (7)",
+            Scope::Editor => "What-if YAML editor (y)",
             Scope::Replay => "Replay (recordings; view 8)",
-            Scope::Input => "Filter, palette and form fields",
+            Scope::Input => "Filter, palette, searches, form fields and the YAML editor",
         }
     }
 }
@@ -90,6 +92,10 @@ impl K {
             K::Code(KeyCode::Esc) => "esc".into(),
             K::Code(KeyCode::Enter) => "enter".into(),
             K::Code(KeyCode::Tab) => "tab".into(),
+            K::Code(KeyCode::Left) => "left".into(),
+            K::Code(KeyCode::Right) => "right".into(),
+            K::Code(KeyCode::Backspace) => "backspace".into(),
+            K::Code(KeyCode::Delete) => "delete".into(),
             K::Code(KeyCode::BackTab) => "shift-tab".into(),
             K::Code(c) => format!("{c:?}").to_lowercase(),
             K::Digit => "1-8".into(),
@@ -135,6 +141,44 @@ pub enum Action {
     PrevRemedy,
     NextRemedy,
     OpenRemedy,
+    // What-if.
+    EditField,
+    RemoveField,
+    ToggleCopy,
+    EditYaml,
+    EditExternal,
+    PlaceReplicas,
+    MoreReplicas,
+    FewerReplicas,
+    ShowAnswer,
+    SaveDraft,
+    // The YAML editor.
+    ApplyYaml,
+    NewLine,
+    Indent,
+    // Replay.
+    PlayPause,
+    Faster,
+    Slower,
+    StepBack,
+    StepForward,
+    TimeBack,
+    TimeForward,
+    NextDisagreement,
+    Mark,
+    // Input fields.
+    Accept,
+    Cancel,
+    Complete,
+    LineStart,
+    LineEnd,
+    CharLeft,
+    CharRight,
+    DeleteToStart,
+    DeleteToEnd,
+    DeleteWord,
+    DeleteBack,
+    DeleteForward,
 }
 
 pub struct Binding {
@@ -227,9 +271,16 @@ pub const BINDINGS: &[Binding] = &[
     ),
     act(
         Scope::Global,
-        "q / ctrl-c",
+        "q",
         "close the overlay, else quit",
-        &[K::Ch('q'), K::Ctrl('c')],
+        &[K::Ch('q')],
+        Action::Quit,
+    ),
+    act(
+        Scope::Global,
+        "ctrl-c / ctrl-q",
+        "quit, from anywhere (an overlay, a field, the editor)",
+        &[K::Ctrl('c'), K::Ctrl('q')],
         Action::Quit,
     ),
     act(
@@ -387,84 +438,324 @@ pub const BINDINGS: &[Binding] = &[
         "j/k, pgup/pgdn",
         "scroll (g / G: top / end); / searches, n / N: next / previous match",
     ),
-    doc(
+    act(
         Scope::WhatIf,
-        "up/down, enter",
-        "pick a form field, edit or toggle it",
+        "up / k",
+        "the previous form field",
+        &[K::Code(Up), K::Ch('k')],
+        Action::Up,
     ),
-    doc(
+    act(
         Scope::WhatIf,
-        "x",
+        "down / j",
+        "the next form field",
+        &[K::Code(Down), K::Ch('j')],
+        Action::Down,
+    ),
+    act(
+        Scope::WhatIf,
+        "enter",
+        "edit or toggle the field (priority class: choose from a list)",
+        &[K::Code(Enter)],
+        Action::EditField,
+    ),
+    act(
+        Scope::WhatIf,
+        "x / delete",
         "remove the label, toleration, constraint or device claim",
+        &[K::Ch('x'), K::Code(Delete)],
+        Action::RemoveField,
     ),
-    doc(
+    act(
         Scope::WhatIf,
         "c",
-        "a draft of a snapshot pod: answer as that pod rescheduled (default) or as one more copy",
+        "answer as the snapshot pod rescheduled (default) or as one more copy",
+        &[K::Ch('c')],
+        Action::ToggleCopy,
     ),
-    doc(
+    act(
         Scope::WhatIf,
-        "y / E",
-        "edit the YAML in the app (ctrl-s applies) / in $EDITOR",
+        "y",
+        "edit the YAML in the app (ctrl-s applies)",
+        &[K::Ch('y')],
+        Action::EditYaml,
     ),
-    doc(
+    act(
         Scope::WhatIf,
-        "r, + / -",
-        "place N replicas (default 5), change N; :replicas max counts how many fit",
+        "E",
+        "edit the YAML in $EDITOR",
+        &[K::Ch('E')],
+        Action::EditExternal,
     ),
-    doc(
+    act(
         Scope::WhatIf,
-        "a, pgup/pgdn",
-        "back to the answer, scroll it",
+        "r",
+        "place N replicas (5, or the workload's count); :replicas max counts",
+        &[K::Ch('r')],
+        Action::PlaceReplicas,
     ),
-    doc(Scope::WhatIf, "w", "save the draft as NAME.yaml here"),
+    act(
+        Scope::WhatIf,
+        "+ / =",
+        "replicas shown: one more",
+        &[K::Ch('+'), K::Ch('=')],
+        Action::MoreReplicas,
+    ),
+    act(
+        Scope::WhatIf,
+        "-",
+        "replicas shown: one fewer",
+        &[K::Ch('-')],
+        Action::FewerReplicas,
+    ),
+    act(
+        Scope::WhatIf,
+        "a",
+        "back to the answer",
+        &[K::Ch('a')],
+        Action::ShowAnswer,
+    ),
+    act(
+        Scope::WhatIf,
+        "pgup",
+        "scroll the answer, replicas or drain plan up",
+        &[K::Code(PageUp)],
+        Action::PageUp,
+    ),
+    act(
+        Scope::WhatIf,
+        "pgdn",
+        "scroll the answer, replicas or drain plan down",
+        &[K::Code(PageDown)],
+        Action::PageDown,
+    ),
+    act(
+        Scope::WhatIf,
+        "w",
+        "save the draft as NAME.yaml here",
+        &[K::Ch('w')],
+        Action::SaveDraft,
+    ),
+    act(
+        Scope::WhatIf,
+        "esc",
+        "cancel a drain or zone plan being computed, else back to the answer",
+        &[K::Code(Esc)],
+        Action::Back,
+    ),
     doc(
         Scope::WhatIf,
         ":draft [new]",
-        ":cordon ZONE  :lose ZONE  :save [PATH]  :save! PATH  :load PATH  :replicas",
+        ":cordon ZONE :lose ZONE :save [PATH] :save! PATH :load PATH :replicas",
     ),
-    doc(
+    act(
+        Scope::Editor,
+        "ctrl-s",
+        "apply to the draft (a syntax error shows, the editor stays)",
+        &[K::Ctrl('s')],
+        Action::ApplyYaml,
+    ),
+    act(
+        Scope::Editor,
+        "esc",
+        "close the editor, the draft unchanged",
+        &[K::Code(Esc)],
+        Action::Cancel,
+    ),
+    act(
+        Scope::Editor,
+        "enter",
+        "a new line, keeping the indentation",
+        &[K::Code(Enter)],
+        Action::NewLine,
+    ),
+    act(
+        Scope::Editor,
+        "tab",
+        "insert two spaces",
+        &[K::Code(Tab)],
+        Action::Indent,
+    ),
+    act(
+        Scope::Editor,
+        "pgup",
+        "20 lines up (arrows and the field keys below work too)",
+        &[K::Code(PageUp)],
+        Action::PageUp,
+    ),
+    act(
+        Scope::Editor,
+        "pgdn",
+        "20 lines down",
+        &[K::Code(PageDown)],
+        Action::PageDown,
+    ),
+    act(
         Scope::Replay,
-        "space  + / -",
-        "play or pause; faster / slower (1x to 600x)",
+        "space",
+        "play or pause",
+        &[K::Ch(' ')],
+        Action::PlayPause,
     ),
-    doc(
+    act(
         Scope::Replay,
-        "[ ]  { }",
-        "step one event back / forward; 10 s back / forward",
+        "+ / =",
+        "faster (up to 600x)",
+        &[K::Ch('+'), K::Ch('=')],
+        Action::Faster,
     ),
-    doc(
+    act(
+        Scope::Replay,
+        "-",
+        "slower (down to 1x)",
+        &[K::Ch('-')],
+        Action::Slower,
+    ),
+    act(
+        Scope::Replay,
+        "[",
+        "one event back",
+        &[K::Ch('[')],
+        Action::StepBack,
+    ),
+    act(
+        Scope::Replay,
+        "]",
+        "one event forward",
+        &[K::Ch(']')],
+        Action::StepForward,
+    ),
+    act(
+        Scope::Replay,
+        "{",
+        "10 s back",
+        &[K::Ch('{')],
+        Action::TimeBack,
+    ),
+    act(
+        Scope::Replay,
+        "}",
+        "10 s forward",
+        &[K::Ch('}')],
+        Action::TimeForward,
+    ),
+    act(
         Scope::Replay,
         "n",
-        "next binding the trust check disagrees with: its moment and Placement",
+        "the next binding the trust check disputes, and its Placement",
+        &[K::Ch('n')],
+        Action::NextDisagreement,
+    ),
+    act(
+        Scope::Replay,
+        "m",
+        "mark this moment to compare with (view 8); again: clear the mark",
+        &[K::Ch('m')],
+        Action::Mark,
     ),
     doc(
         Scope::Replay,
-        "m  :at TIME",
-        "mark this moment to compare with (view 8); jump to 1:30, +30s, end",
+        ":at TIME",
+        "jump to 1:30, +30s, -10s, start or end",
     ),
-    doc(
+    act(
         Scope::Input,
         "enter",
         "accept (palette: run the highlighted command)",
+        &[K::Code(Enter)],
+        Action::Accept,
     ),
-    doc(
+    act(
         Scope::Input,
-        "ctrl-a / ctrl-e",
-        "start / end of the line (also home / end, left / right)",
+        "esc",
+        "cancel",
+        &[K::Code(Esc)],
+        Action::Cancel,
     ),
-    doc(
+    act(
         Scope::Input,
-        "ctrl-u / ctrl-k",
-        "delete to the start / to the end of the line",
+        "tab",
+        "palette: complete to the highlighted command",
+        &[K::Code(Tab)],
+        Action::Complete,
     ),
-    doc(Scope::Input, "ctrl-w", "delete the word before the cursor"),
-    doc(
+    act(
         Scope::Input,
-        "tab, up/down",
-        "palette: complete to / highlight another command",
+        "up",
+        "the previous palette command, list row or editor line",
+        &[K::Code(Up)],
+        Action::Up,
     ),
-    doc(Scope::Input, "esc", "cancel"),
+    act(
+        Scope::Input,
+        "down",
+        "the next palette command, list row or editor line",
+        &[K::Code(Down)],
+        Action::Down,
+    ),
+    act(
+        Scope::Input,
+        "ctrl-a / home",
+        "start of the line",
+        &[K::Ctrl('a'), K::Code(Home)],
+        Action::LineStart,
+    ),
+    act(
+        Scope::Input,
+        "ctrl-e / end",
+        "end of the line",
+        &[K::Ctrl('e'), K::Code(End)],
+        Action::LineEnd,
+    ),
+    act(
+        Scope::Input,
+        "left",
+        "one character left",
+        &[K::Code(Left)],
+        Action::CharLeft,
+    ),
+    act(
+        Scope::Input,
+        "right",
+        "one character right",
+        &[K::Code(Right)],
+        Action::CharRight,
+    ),
+    act(
+        Scope::Input,
+        "ctrl-u",
+        "delete to the start of the line",
+        &[K::Ctrl('u')],
+        Action::DeleteToStart,
+    ),
+    act(
+        Scope::Input,
+        "ctrl-k",
+        "delete to the end of the line",
+        &[K::Ctrl('k')],
+        Action::DeleteToEnd,
+    ),
+    act(
+        Scope::Input,
+        "ctrl-w",
+        "delete the word before the cursor",
+        &[K::Ctrl('w')],
+        Action::DeleteWord,
+    ),
+    act(
+        Scope::Input,
+        "backspace",
+        "delete the character before the cursor",
+        &[K::Code(Backspace)],
+        Action::DeleteBack,
+    ),
+    act(
+        Scope::Input,
+        "delete",
+        "delete the character under the cursor",
+        &[K::Code(Delete)],
+        Action::DeleteForward,
+    ),
 ];
 
 /// The action bound to `key` in the first of `scopes` that binds it.
@@ -481,6 +772,58 @@ pub fn action(scopes: &[Scope], key: &KeyEvent) -> Option<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key event a table key stands for.
+    fn event(k: K) -> KeyEvent {
+        match k {
+            K::Ch(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE),
+            K::Ctrl(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
+            K::Code(BackTab) => KeyEvent::new(BackTab, KeyModifiers::SHIFT),
+            K::Code(c) => KeyEvent::new(c, KeyModifiers::NONE),
+            K::Digit => KeyEvent::new(KeyCode::Char('3'), KeyModifiers::NONE),
+            K::SortLetter => KeyEvent::new(KeyCode::Char('C'), KeyModifiers::SHIFT),
+        }
+    }
+
+    /// What-if, its YAML editor, replay and the input fields are driven by
+    /// the table: every key their help rows show is dispatched to the row's
+    /// action (no earlier row of the scope takes it). The only rows without
+    /// keys are palette commands, and the palette runs each one named.
+    #[test]
+    fn what_if_editor_replay_and_input_rows_are_all_dispatched() {
+        let scopes = [Scope::WhatIf, Scope::Editor, Scope::Replay, Scope::Input];
+        for scope in scopes {
+            let rows: Vec<&Binding> = BINDINGS.iter().filter(|b| b.scope == scope).collect();
+            assert!(rows.iter().filter(|b| b.action.is_some()).count() >= 4);
+            for b in rows {
+                if b.action.is_none() {
+                    assert!(
+                        b.keys.starts_with(':'),
+                        "{scope:?} {:?} is documentation only",
+                        b.keys
+                    );
+                    let words = b.keys.split_whitespace().chain(b.does.split_whitespace());
+                    for word in words.filter_map(|w| w.strip_prefix(':')) {
+                        let runs = ["", " x", " 1:30"].iter().any(|arg| {
+                            crate::app::palette::parse(&format!("{word}{arg}")).is_some()
+                        });
+                        assert!(runs, ":{word} in help is no palette command");
+                    }
+                    continue;
+                }
+                assert!(!b.on.is_empty(), "{scope:?} {:?}", b.keys);
+                for &k in b.on {
+                    assert_eq!(
+                        action(&[scope], &event(k)),
+                        b.action,
+                        "{scope:?}: {} is not dispatched to {:?}",
+                        k.label(),
+                        b.action
+                    );
+                }
+            }
+        }
+    }
 
     /// Help shows every key the handler matches, as it matches it.
     #[test]

@@ -1,13 +1,15 @@
 //! One-line input fields (the filter, the command palette, What-if form
-//! fields) with the readline keys a shell has: ctrl-a / ctrl-e (start /
-//! end), ctrl-u (delete to the start), ctrl-w (delete back to a space),
-//! ctrl-k (delete to the end), left / right, home / end, delete. The
-//! editing itself is `tui-input`'s; a field is a `String` and a cursor
-//! (in characters), so every field keeps its own type.
+//! fields, searches) with the readline keys a shell has: ctrl-a / ctrl-e
+//! (start / end), ctrl-u (delete to the start), ctrl-w (delete back to a
+//! space), ctrl-k (delete to the end), left / right, home / end, delete.
+//! Which key does what is the key table's (`keys`, scope Input), the same
+//! table help lists; the editing itself is `tui-input`'s. A field is a
+//! `String` and a cursor (in characters), so every field keeps its own type.
 
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use tui_input::backend::crossterm::to_input_request;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_input::{Input, InputRequest};
+
+use super::keys::{self, Action, Scope};
 
 /// What a key did to a field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,10 +28,10 @@ pub enum Edit {
 pub fn edit(text: &mut String, cursor: &mut usize, key: KeyEvent) -> Edit {
     let len = text.chars().count();
     *cursor = (*cursor).min(len);
-    // ctrl-u deletes to the start of the line, as in bash and readline
-    // (tui-input's DeleteLine would also delete what follows the cursor).
-    let request = match (key.code, key.modifiers) {
-        (KeyCode::Char('u'), KeyModifiers::CONTROL) => {
+    let request = match keys::action(&[Scope::Input], &key) {
+        // ctrl-u deletes to the start of the line, as in bash and readline
+        // (tui-input's DeleteLine would also delete what follows the cursor).
+        Some(Action::DeleteToStart) => {
             let at = byte_at(text, *cursor);
             if at == 0 {
                 return Edit::Moved;
@@ -40,7 +42,7 @@ pub fn edit(text: &mut String, cursor: &mut usize, key: KeyEvent) -> Edit {
         }
         // ctrl-w deletes back to the previous space, as readline's
         // unix-word-rubout (`app=web` is one word).
-        (KeyCode::Char('w'), KeyModifiers::CONTROL) => {
+        Some(Action::DeleteWord) => {
             let at = byte_at(text, *cursor);
             let before = text[..at].trim_end_matches(' ');
             let start = before.rfind(' ').map_or(0, |i| i + 1);
@@ -51,21 +53,31 @@ pub fn edit(text: &mut String, cursor: &mut usize, key: KeyEvent) -> Edit {
             text.replace_range(start..at, "");
             return Edit::Changed;
         }
-        _ => to_input_request(&Event::Key(key)),
-    };
-    let Some(request) = request else {
-        return if key.modifiers.contains(KeyModifiers::CONTROL) {
-            Edit::Moved
-        } else {
-            Edit::Ignored
-        };
+        Some(Action::LineStart) => InputRequest::GoToStart,
+        Some(Action::LineEnd) => InputRequest::GoToEnd,
+        Some(Action::CharLeft) => InputRequest::GoToPrevChar,
+        Some(Action::CharRight) => InputRequest::GoToNextChar,
+        Some(Action::DeleteToEnd) => InputRequest::DeleteTillEnd,
+        Some(Action::DeleteBack) => InputRequest::DeletePrevChar,
+        Some(Action::DeleteForward) => InputRequest::DeleteNextChar,
+        // Enter, esc, tab, up and down: the field's owner decides.
+        Some(_) => return Edit::Ignored,
+        None => match key.code {
+            KeyCode::Char(c)
+                if !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                InputRequest::InsertChar(c)
+            }
+            _ if key.modifiers.contains(KeyModifiers::CONTROL) => return Edit::Moved,
+            _ => return Edit::Ignored,
+        },
     };
     let edits_text = !matches!(
         request,
         InputRequest::GoToPrevChar
             | InputRequest::GoToNextChar
-            | InputRequest::GoToPrevWord
-            | InputRequest::GoToNextWord
             | InputRequest::GoToStart
             | InputRequest::GoToEnd
     );
@@ -132,5 +144,83 @@ mod tests {
             edit(&mut s, &mut at, KeyEvent::from(KeyCode::Enter)),
             Edit::Ignored
         );
+    }
+
+    /// Every key the field reacts to is a row of the key table's Input
+    /// scope (which help lists), or a plain character typed: any other key
+    /// leaves the text and the cursor as they were.
+    #[test]
+    fn only_the_key_tables_input_keys_and_typing_change_a_field() {
+        use crate::app::keys::{BINDINGS, K};
+        let mut candidates: Vec<KeyEvent> = Vec::new();
+        for c in (b'a'..=b'z').map(char::from) {
+            candidates.push(ctrl(c));
+            candidates.push(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT));
+        }
+        for code in [
+            KeyCode::Enter,
+            KeyCode::Esc,
+            KeyCode::Tab,
+            KeyCode::BackTab,
+            KeyCode::Up,
+            KeyCode::Down,
+            KeyCode::Left,
+            KeyCode::Right,
+            KeyCode::Home,
+            KeyCode::End,
+            KeyCode::PageUp,
+            KeyCode::PageDown,
+            KeyCode::Backspace,
+            KeyCode::Delete,
+            KeyCode::Insert,
+            KeyCode::F(1),
+        ] {
+            candidates.push(KeyEvent::from(code));
+            candidates.push(KeyEvent::new(code, KeyModifiers::CONTROL));
+        }
+        let input_rows: Vec<_> = BINDINGS
+            .iter()
+            .filter(|b| b.scope == Scope::Input)
+            .collect();
+        for key in candidates {
+            let bound = keys::action(&[Scope::Input], &key).is_some();
+            let (mut s, mut at) = typed("app=web tier");
+            at -= 3;
+            let before = (s.clone(), at);
+            let result = edit(&mut s, &mut at, key);
+            if !bound {
+                assert_eq!(
+                    (s.clone(), at),
+                    before,
+                    "{key:?} changed a field without a row in the key table"
+                );
+                assert_ne!(result, Edit::Changed, "{key:?}");
+            }
+        }
+        // And every Input row that edits does so: each moves the cursor or
+        // changes the text from the middle of a line.
+        for b in input_rows {
+            let Some(action) = b.action else { continue };
+            for k in b.on {
+                let key = match *k {
+                    K::Ctrl(c) => ctrl(c),
+                    K::Code(c) => KeyEvent::from(c),
+                    K::Ch(c) => KeyEvent::from(KeyCode::Char(c)),
+                    _ => continue,
+                };
+                let (mut s, mut at) = typed("app=web tier");
+                at -= 3;
+                let before = (s.clone(), at);
+                let result = edit(&mut s, &mut at, key);
+                match action {
+                    Action::Accept
+                    | Action::Cancel
+                    | Action::Complete
+                    | Action::Up
+                    | Action::Down => assert_eq!(result, Edit::Ignored, "{}", b.keys),
+                    _ => assert_ne!((s, at), before, "{} does nothing", b.keys),
+                }
+            }
+        }
     }
 }

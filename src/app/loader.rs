@@ -32,6 +32,9 @@ pub enum Source {
         options: LiveOptions,
         fallback: bool,
     },
+    /// Another context of a live session (`:ctx NAME`): a server that
+    /// refuses or does not answer is an error, and the cluster shown stays.
+    LiveContext(LiveOptions),
 }
 
 impl Source {
@@ -40,7 +43,7 @@ impl Source {
             Source::Demo => DEMO_NAME.to_string(),
             Source::DemoTimeline => DEMO_TIMELINE_NAME.to_string(),
             Source::File(p) => p.display().to_string(),
-            Source::Live { options, .. } => {
+            Source::Live { options, .. } | Source::LiveContext(options) => {
                 let context = match &options.target.context {
                     Some(c) => format!("context {c}"),
                     None => "the current context".to_string(),
@@ -110,7 +113,7 @@ pub struct Loading {
 impl Loading {
     pub fn start(source: Source) -> Loading {
         let name = source.name();
-        let live = matches!(source, Source::Live { .. });
+        let live = matches!(source, Source::Live { .. } | Source::LiveContext(_));
         let size = match &source {
             Source::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
             _ => None,
@@ -173,7 +176,7 @@ impl Loading {
 
 fn initial_progress(source: &Source) -> String {
     match source {
-        Source::Live { .. } => "reading the kubeconfig".into(),
+        Source::Live { .. } | Source::LiveContext(_) => "reading the kubeconfig".into(),
         _ => "reading, parsing and indexing the snapshot".into(),
     }
 }
@@ -211,7 +214,8 @@ fn open(source: Source, progress: &Mutex<String>) -> Result<Opened, String> {
                     .map_err(|e| e.to_string())
             }
         }
-        Source::Live { options, fallback } => open_live(options, fallback, progress),
+        Source::Live { options, fallback } => open_live(options, fallback, false, progress),
+        Source::LiveContext(options) => open_live(options, false, true, progress),
     }
 }
 
@@ -243,9 +247,12 @@ fn demo_instead(why: String) -> Result<Opened, String> {
 /// How long plain `kplace` waits for a server before showing the demo.
 const REACH_TIMEOUT: Duration = Duration::from_secs(8);
 
+/// Opens a live cluster. `fallback`: an unreachable server opens the demo
+/// instead; `give_up`: it is an error; neither: it is waited for.
 fn open_live(
     options: LiveOptions,
     fallback: bool,
+    give_up: bool,
     progress: &Mutex<String>,
 ) -> Result<Opened, String> {
     let started = Instant::now();
@@ -280,6 +287,15 @@ fn open_live(
             // Plain `kplace` with a server that does not answer: the demo.
             ConnectionState::Reconnecting { error, .. } if fallback => {
                 return demo_instead(format!("{label} is unreachable: {error}"));
+            }
+            ConnectionState::Reconnecting { error, .. } if give_up && !answered => {
+                return Err(format!("{label} is unreachable: {error}"));
+            }
+            _ if give_up && !answered && started.elapsed() > REACH_TIMEOUT => {
+                return Err(format!(
+                    "{label} did not answer within {} s",
+                    REACH_TIMEOUT.as_secs()
+                ));
             }
             _ if fallback && !answered && started.elapsed() > REACH_TIMEOUT => {
                 return demo_instead(format!(

@@ -27,6 +27,8 @@ pub enum Command {
     Namespace(Option<String>),
     /// `ctx`: the kubeconfig's contexts (live only).
     Contexts,
+    /// `ctx NAME`: the live session follows that context from now on.
+    UseContext(String),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -127,7 +129,7 @@ pub fn unknown(typed: &str) -> String {
         .map(|(i, v)| format!("{} ({})", v.command(), i + 1))
         .collect();
     format!(
-        "unknown view {:?}; views are: {}; commands: ns NAME, ctx, theme, version, config, help, quit",
+        "unknown view {:?}; views are: {}; commands: ns NAME, ctx [NAME], theme, version, config, help, quit",
         typed.split_whitespace().next().unwrap_or(typed),
         views.join(", ")
     )
@@ -163,6 +165,14 @@ pub fn parse(s: &str) -> Option<Command> {
     }
     if matches!(s, "ctx" | "context" | "contexts") {
         return Some(Command::Contexts);
+    }
+    if let Some(name) = s
+        .strip_prefix("ctx ")
+        .or_else(|| s.strip_prefix("context "))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        return Some(Command::UseContext(name.to_string()));
     }
     if let Some(t) = s.strip_prefix("at ") {
         return Some(Command::At(t.trim().to_string()));
@@ -225,6 +235,11 @@ mod tests {
         assert_eq!(parse("ns"), Some(Command::Namespace(None)));
         assert_eq!(parse("ns all"), Some(Command::Namespace(None)));
         assert_eq!(parse("ctx"), Some(Command::Contexts));
+        assert_eq!(
+            parse("ctx staging"),
+            Some(Command::UseContext("staging".into()))
+        );
+        assert_eq!(parse("ns -A"), Some(Command::Namespace(None)));
         for typed in ["deploy", "svc"] {
             let mut p = Palette::open(&[]);
             for c in typed.chars() {

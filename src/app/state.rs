@@ -79,7 +79,9 @@ pub struct Session {
     /// start or died): shown in place of a "computing…" that would never end.
     pub worker_failure: Option<String>,
     pub outcomes: FxHashMap<PodId, PendingOutcome>,
-    /// Selection in the Overview's pending list.
+    /// The pending pods the Overview lists: all, or those of `namespace`.
+    pub pending_rows: Vec<PodId>,
+    /// Selection in the Overview's pending list (an index into `pending_rows`).
     pub pending_cursor: Cursor,
     /// Scroll of the Overview's node bars.
     pub node_bars: Cursor,
@@ -98,7 +100,8 @@ pub struct Session {
     pub headroom: Option<Headroom>,
     pub nodes: TableView,
     pub pods: TableView,
-    /// `:ns NAME`: the Pods table shows only this namespace.
+    /// `:ns NAME`: the namespaced lists (Overview's pending pods, Skew's
+    /// workloads, Pods) show only this namespace; `None`: every namespace.
     pub namespace: Option<String>,
     pub placement_pod: Option<PodId>,
     /// `/` in Placement: a search of the answer's text.
@@ -139,6 +142,7 @@ impl Session {
             workers,
             worker_failure: None,
             outcomes: FxHashMap::default(),
+            pending_rows: loaded.derived.pending.clone(),
             pending_cursor: Cursor::default(),
             node_bars: Cursor::default(),
             skew_filter: String::new(),
@@ -250,9 +254,34 @@ impl Session {
         );
     }
 
+    /// Whether `key` (`namespace/name`) is in the namespace shown.
+    pub fn in_namespace(&self, key: &str) -> bool {
+        self.namespace
+            .as_deref()
+            .is_none_or(|ns| key.split_once('/').is_some_and(|(n, _)| n == ns))
+    }
+
+    pub(super) fn refresh_pending(&mut self) {
+        let cluster = &self.loaded.cluster;
+        let ns = self.namespace.as_deref();
+        self.pending_rows = self
+            .loaded
+            .derived
+            .pending
+            .iter()
+            .copied()
+            .filter(|&id| {
+                ns.is_none_or(|ns| cluster.interner.resolve(cluster.pod(id).namespace) == ns)
+            })
+            .collect();
+        self.pending_cursor.clamp(self.pending_rows.len());
+    }
+
     pub(super) fn refresh_skew_rows(&mut self) {
-        self.skew_rows =
+        let mut rows =
             table::fuzzy_rank_indices(&self.loaded.derived.skew_labels, &self.skew_filter);
+        rows.retain(|&i| self.in_namespace(&self.loaded.derived.skew_labels[i]));
+        self.skew_rows = rows;
         self.skew_cursor.clamp(self.skew_rows.len());
         self.refresh_skew();
     }
@@ -451,12 +480,7 @@ impl Session {
                 skew::Subject::Pending(id) => Some(*id),
                 skew::Subject::Workload(_) => None,
             },
-            View::Overview => self
-                .loaded
-                .derived
-                .pending
-                .get(self.pending_cursor.selected)
-                .copied(),
+            View::Overview => self.pending_rows.get(self.pending_cursor.selected).copied(),
             _ => None,
         }
     }
@@ -537,6 +561,9 @@ pub struct App {
     pub help_scroll: u16,
     /// `--kubeconfig`, for `:ctx`.
     pub(crate) kubeconfig: Option<std::path::PathBuf>,
+    /// `:ctx NAME` connecting: the context and its load. The cluster shown
+    /// stays until it is ready; a failure leaves it.
+    pub(crate) context_switch: Option<(String, Loading)>,
     /// The kube-scheduler release every answer is asked of, and why. Chosen
     /// from the source when it opens (or changes) unless `scheduler_flag`.
     pub scheduler: VersionChoice,
@@ -626,6 +653,7 @@ impl App {
             feed: None,
             help_scroll: 0,
             kubeconfig: options.live.as_ref().and_then(|t| t.kubeconfig.clone()),
+            context_switch: None,
             scheduler: match options.scheduler_version {
                 Some(v) => VersionChoice::flag(v),
                 None => VersionChoice::default_newest(),
@@ -784,7 +812,8 @@ impl App {
                 }
             };
         }
-        let mut changed = self.pump_feed();
+        let mut changed = self.pump_context_switch(None);
+        changed |= self.pump_feed();
         changed |= self.feed.as_mut().is_some_and(Feed::take_repaint);
         changed |= self.session_mut().is_some_and(|s| s.pump());
         self.take_version_note();
@@ -860,6 +889,35 @@ impl App {
         }
     }
 
+    /// Takes the `:ctx NAME` connection once it is done (waiting up to
+    /// `wait` for it): its cluster replaces the one shown, or its error is
+    /// said and the cluster shown stays. Returns whether it finished.
+    fn pump_context_switch(&mut self, wait: Option<Duration>) -> bool {
+        let Some((_, loading)) = &self.context_switch else {
+            return false;
+        };
+        let result = match wait {
+            Some(w) => loading.wait(w),
+            None => loading.poll(),
+        };
+        let Some(result) = result else { return false };
+        let Some((name, _)) = self.context_switch.take() else {
+            return false;
+        };
+        match result {
+            Ok(opened) => {
+                let nodes = opened.loaded.cluster.nodes.len();
+                let pods = opened.loaded.cluster.pods.len();
+                self.become_ready(opened);
+                self.set_info(format!(
+                    "context {name}: {nodes} nodes, {pods} pods (:ctx lists the contexts)"
+                ));
+            }
+            Err(e) => self.set_error(format!(":ctx {name}: {e}; the cluster shown stays")),
+        }
+        true
+    }
+
     /// Swaps in a newer cluster from the live cluster or the recording.
     fn pump_feed(&mut self) -> bool {
         let Some(next) = self.feed.as_mut().and_then(Feed::poll) else {
@@ -918,7 +976,11 @@ impl App {
         match &self.phase {
             Phase::Loading(_) => true,
             Phase::Failed { .. } => false,
-            Phase::Ready(s) => s.busy() || self.feed.as_ref().is_some_and(Feed::busy),
+            Phase::Ready(s) => {
+                s.busy()
+                    || self.feed.as_ref().is_some_and(Feed::busy)
+                    || self.context_switch.is_some()
+            }
         }
     }
 
@@ -932,6 +994,12 @@ impl App {
                 if let Some(result) = loading.wait(left) {
                     self.finish_loading(result);
                 }
+            }
+            if self.context_switch.is_some() {
+                let left = deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(20));
+                self.pump_context_switch(Some(left));
             }
             if self.pump_feed() {
                 continue;

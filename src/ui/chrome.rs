@@ -17,6 +17,13 @@ pub fn title_bar(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(s) = app.session() {
         let d = &s.loaded.derived;
         spans.push(Span::styled(format!(" {} ", s.loaded.name), t.fg(t.title)));
+        // `:ns NAME`, as k9s shows the namespace in force.
+        if let Some(ns) = &s.namespace {
+            spans.push(Span::styled(
+                format!(" ns:{ns} "),
+                Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
+            ));
+        }
         spans.push(Span::styled(
             format!(
                 " {} nodes · {} zones · {} pods ({} pending) ",

@@ -20,7 +20,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     // The text wraps to the column: on an 80-column terminal every
     // binding's words are still there.
     let inner = COLUMN.min(area.width.saturating_sub(2)).saturating_sub(1) as usize;
-    let keys_width = 18;
+    // As wide as the widest keys (and two spaces on either side).
+    let keys_width = BINDINGS
+        .iter()
+        .map(|b| super::text::width(b.keys))
+        .max()
+        .unwrap_or(16)
+        + 3;
     // One block of lines per scope, so a column break never splits one.
     let mut blocks: Vec<Vec<Line>> = Vec::new();
     let mut scope = None;
@@ -38,7 +44,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 let keys = if i == 0 { b.keys } else { "" };
                 block.push(Line::from(vec![
                     Span::styled(
-                        format!("  {keys:<16}"),
+                        format!("  {keys:<w$}", w = keys_width - 2),
                         Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
                     ),
                     Span::styled(row, t.fg(t.fg)),
@@ -48,15 +54,16 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     }
     let total: usize = blocks.iter().map(|b| b.len() + 1).sum();
     let two = total as u16 + 3 > area.height && area.width >= 2 * COLUMN + 2;
+    // The split that makes the taller column the shortest.
     let split = if two {
-        let mut rows = 0;
-        blocks
-            .iter()
-            .position(|b| {
-                rows += b.len() + 1;
-                rows >= total / 2
+        let mut left = 0;
+        (1..blocks.len())
+            .map(|i| {
+                left += blocks[i - 1].len() + 1;
+                (left.max(total - left), i)
             })
-            .map_or(blocks.len(), |i| i + 1)
+            .min()
+            .map_or(blocks.len(), |(_, i)| i)
     } else {
         blocks.len()
     };

@@ -223,10 +223,10 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     }
     lines.push(Line::from(""));
     let height = (area.height as usize).saturating_sub(2 + lines.len());
-    let range = s.pending_cursor.visible(d.pending.len(), height);
+    let range = s.pending_cursor.visible(s.pending_rows.len(), height);
     let width = (area.width as usize).saturating_sub(4);
     for i in range {
-        let id = d.pending[i];
+        let id = s.pending_rows[i];
         let key = s.cluster().pod_key(id);
         let (text, color) = match s.outcomes.get(&id) {
             None => ("computing…".to_string(), t.muted),
@@ -264,11 +264,20 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             Span::styled(text, Style::new().fg(color)),
         ]));
     }
-    if d.pending.is_empty() {
-        lines.push(Line::from(Span::styled("no pending pods", t.fg(t.muted))));
+    let title = match &s.namespace {
+        None => format!("Pending pods ({})", d.pending.len()),
+        Some(ns) => format!(
+            "Pending pods [{ns}] ({} of {})",
+            s.pending_rows.len(),
+            d.pending.len()
+        ),
+    };
+    if s.pending_rows.is_empty() {
+        let none = match &s.namespace {
+            Some(ns) if !d.pending.is_empty() => format!("no pending pods in {ns} (:ns all)"),
+            _ => "no pending pods".to_string(),
+        };
+        lines.push(Line::from(Span::styled(none, t.fg(t.muted))));
     }
-    frame.render_widget(
-        Paragraph::new(lines).block(panel(app, format!("Pending pods ({})", d.pending.len()))),
-        area,
-    );
+    frame.render_widget(Paragraph::new(lines).block(panel(app, title)), area);
 }

@@ -68,16 +68,18 @@ fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             Line::from(Span::styled(text, style))
         })
         .collect();
-    let title = if s.skew_filter.is_empty() {
-        format!("Workloads ({})", s.skew_rows.len())
-    } else {
-        format!(
-            "Workloads ({}/{}) /{}",
-            s.skew_rows.len(),
-            d.skew_subjects.len(),
-            s.skew_filter
-        )
+    let name = match &s.namespace {
+        Some(ns) => format!("Workloads [{ns}]"),
+        None => "Workloads".to_string(),
     };
+    let mut title = if s.skew_filter.is_empty() && s.namespace.is_none() {
+        format!("{name} ({})", s.skew_rows.len())
+    } else {
+        format!("{name} ({}/{})", s.skew_rows.len(), d.skew_subjects.len())
+    };
+    if !s.skew_filter.is_empty() {
+        title.push_str(&format!(" /{}", s.skew_filter));
+    }
     frame.render_widget(Paragraph::new(lines).block(panel(app, title)), area);
 }
 
@@ -85,7 +87,19 @@ fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
 /// replica away from it.
 fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let t = &app.theme;
-    let alerts = &s.loaded.derived.skew_alerts;
+    let alerts: Vec<_> = s
+        .loaded
+        .derived
+        .skew_alerts
+        .iter()
+        .filter(|a| {
+            s.loaded
+                .derived
+                .workloads
+                .get(a.workload)
+                .is_none_or(|w| s.in_namespace(&w.label))
+        })
+        .collect();
     let at = alerts.iter().filter(|a| a.at_max()).count();
     let width = (area.width as usize).saturating_sub(2);
     let mut lines = Vec::new();
@@ -95,7 +109,7 @@ fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             t.fg(t.muted),
         )));
     }
-    for a in alerts {
+    for a in &alerts {
         let (mark, color) = if a.at_max() {
             ("✗ at max", t.bad)
         } else {

@@ -43,7 +43,7 @@ fn title(
 
 /// How a column gives way when the pane is narrow.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Fit {
+pub(super) enum Fit {
     /// Never cut: the column is as wide as its widest value.
     Number,
     /// Cut in the middle, keeping the distinguishing end.
@@ -57,9 +57,22 @@ enum Fit {
 /// fits; else the columns that matter least give way first (`keep`: the
 /// lower, the sooner), the widest of them first, down to their header's
 /// width. Numbers never give way. The last column takes what is left.
-fn widths(
+pub(super) fn widths(
     headers: &[(String, Fit)],
     keep: &[u8],
+    cells: &[Vec<String>],
+    total: usize,
+) -> Vec<usize> {
+    let min: Vec<usize> = headers.iter().map(|(h, _)| width(h).max(4)).collect();
+    widths_at_least(headers, keep, &min, cells, total)
+}
+
+/// [`widths`] with each column's own least width (`min`), for tables whose
+/// names stay readable only above some width.
+pub(super) fn widths_at_least(
+    headers: &[(String, Fit)],
+    keep: &[u8],
+    min: &[usize],
     cells: &[Vec<String>],
     total: usize,
 ) -> Vec<usize> {
@@ -76,10 +89,20 @@ fn widths(
         })
         .collect();
     let available = total.saturating_sub(headers.len().saturating_sub(1));
-    let min = |i: usize| width(&headers[i].0).max(4);
+    let min = |i: usize| min[i];
     while w.iter().sum::<usize>() > available {
         let widest = (0..w.len())
             .filter(|&i| headers[i].1 != Fit::Number && w[i] > min(i))
+            .max_by_key(|&i| (std::cmp::Reverse(keep[i]), w[i], i));
+        match widest {
+            Some(i) => w[i] -= 1,
+            None => break,
+        }
+    }
+    // Still too wide at every column's least width: below it, the same way.
+    while w.iter().sum::<usize>() > available {
+        let widest = (0..w.len())
+            .filter(|&i| headers[i].1 != Fit::Number && w[i] > 4)
             .max_by_key(|&i| (std::cmp::Reverse(keep[i]), w[i], i));
         match widest {
             Some(i) => w[i] -= 1,

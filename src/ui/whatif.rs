@@ -11,10 +11,13 @@ use ratatui::widgets::{Clear, Paragraph};
 use crate::app::report::{self, Tone};
 use crate::app::whatif::draft::FIELDS_NOTE;
 use crate::app::whatif::form::Target;
+use crate::app::whatif::plans::{DRAIN_COLUMNS, DisruptionTable};
 use crate::app::whatif::{Panel, WhatIf, class_choices};
 use crate::app::{App, Session};
 
 use super::placement::style;
+use super::tables::{Fit, widths_at_least};
+use super::text::{cut_end, cut_middle};
 use super::{centered, panel};
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -63,15 +66,15 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             w.replicas.as_deref(),
             w.replicas_computing(),
         ),
-        Panel::Disruption => plan(
-            frame,
-            app,
-            w,
-            right,
-            &format!("{} (esc: back)", w.disruption_title),
-            w.disruption.as_deref(),
-            w.disruption_computing(),
-        ),
+        Panel::Disruption => {
+            let title = format!("{} (esc: back)", w.disruption_title);
+            match &w.disruption {
+                Some(table) if !w.disruption_computing() => {
+                    disruption(frame, app, table, w.scroll, right, &title)
+                }
+                _ => plan(frame, app, w, right, &title, None, true),
+            }
+        }
     }
     if w.panel == Panel::Disruption && w.disruption_computing() {
         let (done, total) = w.disruption_progress();
@@ -288,6 +291,112 @@ fn plan(
             );
         }
     }
+}
+
+/// A drain or zone plan: its heading, then one row per displaced pod
+/// (pod, from, where it goes or its outcome, victims or why not) with
+/// columns sized from the rows shown and the pane, names cut in the middle
+/// so their distinguishing end stays, then the notes under it. The column
+/// headings stay on top while the rows scroll.
+fn disruption(
+    frame: &mut Frame,
+    app: &App,
+    table: &DisruptionTable,
+    scroll: usize,
+    area: Rect,
+    title: &str,
+) {
+    let t = &app.theme;
+    let inner = area.width.saturating_sub(2) as usize;
+    let height = area.height.saturating_sub(2) as usize;
+    let head = super::placement::wrapped(t, &table.head, inner);
+    let tail = super::placement::wrapped(t, &table.tail, inner);
+    let has_table = !table.rows.is_empty();
+    // Screen rows: the heading, the column headings, a row per pod, the notes.
+    let first_row = head.len() + usize::from(has_table);
+    let total = first_row + table.rows.len() + tail.len();
+    let top = scroll.min(total.saturating_sub(height));
+    // The column headings stay when the rows are scrolled under them.
+    let sticky = has_table && top >= first_row && top < first_row + table.rows.len();
+    let body = height.saturating_sub(usize::from(sticky));
+    let shown = top..(top + body).min(total);
+    // The pods' rows on screen (indices into `table.rows`).
+    let n = table.rows.len();
+    let from = shown.start.saturating_sub(first_row).min(n);
+    let to = shown.end.saturating_sub(first_row).min(n).max(from);
+    let cells: Vec<Vec<String>> = table.rows[from..to]
+        .iter()
+        .map(|r| {
+            vec![
+                r.pod.clone(),
+                r.from.clone(),
+                match &r.node {
+                    Some(n) => format!("→ {n}"),
+                    None => r.outcome.clone(),
+                },
+                r.detail.clone(),
+            ]
+        })
+        .collect();
+    let headers: Vec<(String, Fit)> = DRAIN_COLUMNS
+        .iter()
+        .zip([Fit::Name, Fit::Name, Fit::Name, Fit::Text])
+        .map(|(h, f)| (h.to_string(), f))
+        .collect();
+    // Victims and reasons give way first, then where it came from, then
+    // the pod; where it goes last.
+    let widths = widths_at_least(&headers, &[2, 1, 3, 0], &[12, 8, 6, 4], &cells, inner);
+    let row_line = |cells: Vec<String>, style: Style| -> Line<'static> {
+        let text: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let w = widths[i];
+                let cut = if i == 3 || (i == 2 && !c.starts_with("→ ")) {
+                    cut_end(c, w)
+                } else {
+                    cut_middle(c, w)
+                };
+                let pad = w.saturating_sub(super::text::width(&cut));
+                cut + &" ".repeat(pad)
+            })
+            .collect();
+        Line::from(Span::styled(text.join(" ").trim_end().to_string(), style))
+    };
+    let header_line = row_line(
+        DRAIN_COLUMNS.iter().map(|h| h.to_string()).collect(),
+        style(t, Tone::TableHeader),
+    );
+    let mut out: Vec<Line> = Vec::with_capacity(height);
+    if sticky {
+        out.push(header_line.clone());
+    }
+    let mut cells = cells.into_iter();
+    for i in shown.clone() {
+        if i < head.len() {
+            out.push(head[i].clone());
+        } else if has_table && i == head.len() {
+            out.push(header_line.clone());
+        } else if i < first_row + table.rows.len() {
+            let r = &table.rows[i - first_row];
+            if let Some(c) = cells.next() {
+                out.push(row_line(c, style(t, r.tone)));
+            }
+        } else {
+            out.push(tail[i - first_row - table.rows.len()].clone());
+        }
+    }
+    frame.render_widget(
+        Paragraph::new(out).block(panel(
+            app,
+            format!(
+                "{title} · {}-{} of {total} rows · pgup/pgdn scroll",
+                shown.start + 1,
+                shown.end
+            ),
+        )),
+        area,
+    );
 }
 
 fn chooser(frame: &mut Frame, app: &App, s: &Session, highlighted: usize, area: Rect) {

@@ -569,6 +569,26 @@ async fn serve(
     result
 }
 
+/// Writes a kubeconfig with one context per `(name, server URL)`, each with
+/// its own cluster entry and the test token; the first is the current one.
+pub fn kubeconfig_with_contexts(dir: &Path, contexts: &[(&str, String)]) -> PathBuf {
+    let path = dir.join("kubeconfig-contexts");
+    let mut clusters = String::new();
+    let mut ctxs = String::new();
+    for (name, url) in contexts {
+        clusters.push_str(&format!("- name: {name}\n  cluster:\n    server: {url}\n"));
+        ctxs.push_str(&format!(
+            "- name: {name}\n  context:\n    cluster: {name}\n    user: tester\n"
+        ));
+    }
+    let text = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: {}\nclusters:\n{clusters}contexts:\n{ctxs}users:\n- name: tester\n  user:\n    token: {TOKEN}\n",
+        contexts.first().map_or("", |c| c.0)
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// A small synthetic cluster as the server's objects.
 pub fn synth_objects(nodes: usize, pods: usize) -> Vec<Value> {
     let spec = kplace::synth::SynthSpec {

@@ -1,10 +1,11 @@
 //! How replay hooks into the app: its keys, `:at` and `:mark`, and the
 //! Replay view's scroll.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 
 use super::{TIME_STEP_MS, clock, parse_time};
 use crate::app::feed::Feed;
+use crate::app::keys::{self, Action, Scope};
 use crate::app::{App, Phase};
 
 impl App {
@@ -17,27 +18,25 @@ impl App {
         self.feed.as_mut().and_then(Feed::replay_mut)
     }
 
-    /// A replay key (any view); `true` when it was one.
+    /// A replay key (any view), as the key table's Replay scope binds it;
+    /// `true` when it was one.
     pub(crate) fn replay_key(&mut self, key: KeyEvent) -> bool {
+        let Some(action) = keys::action(&[Scope::Replay], &key) else {
+            return false;
+        };
         let Some(r) = self.replay_mut() else {
             return false;
         };
-        match key.code {
-            KeyCode::Char(' ') => r.toggle_play(),
-            KeyCode::Char(']') => r.step_events(1),
-            KeyCode::Char('[') => r.step_events(-1),
-            KeyCode::Char('}') => r.step_time(TIME_STEP_MS as i64),
-            KeyCode::Char('{') => r.step_time(-(TIME_STEP_MS as i64)),
-            KeyCode::Char('+') | KeyCode::Char('=') => r.change_speed(true),
-            KeyCode::Char('-') => r.change_speed(false),
-            KeyCode::Char('m') => {
-                self.mark_moment();
-                return true;
-            }
-            KeyCode::Char('n') => {
-                self.next_disagreement();
-                return true;
-            }
+        match action {
+            Action::PlayPause => r.toggle_play(),
+            Action::StepForward => r.step_events(1),
+            Action::StepBack => r.step_events(-1),
+            Action::TimeForward => r.step_time(TIME_STEP_MS as i64),
+            Action::TimeBack => r.step_time(-(TIME_STEP_MS as i64)),
+            Action::Faster => r.change_speed(true),
+            Action::Slower => r.change_speed(false),
+            Action::Mark => self.mark_moment(),
+            Action::NextDisagreement => self.next_disagreement(),
             _ => return false,
         }
         true

@@ -13,8 +13,9 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
+        // ctrl-c / ctrl-q quit from anywhere (an overlay, a field, the editor).
         if key.modifiers.contains(KeyModifiers::CONTROL)
-            && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('q'))
+            && keys::action(&[Scope::Global], &key) == Some(Action::Quit)
         {
             self.should_quit = true;
             return;
@@ -90,7 +91,8 @@ impl App {
             Action::Help => self.overlay = Overlay::Help,
             Action::Palette => {
                 let mut extra = self.whatif_palette_commands();
-                extra.extend(["ns ", "ctx"].map(String::from));
+                extra.extend(["ns ", "ns all", "ctx"].map(String::from));
+                extra.extend(self.context_commands());
                 if self.replay().is_some() {
                     extra.extend(["mark", "at start", "at end", "at "].map(String::from));
                 }
@@ -163,6 +165,8 @@ impl App {
                 let text = s.placement_search.describe();
                 self.set_info(text);
             }
+            // What-if, editor, replay and input actions: their own handlers.
+            _ => {}
         }
     }
 
@@ -215,9 +219,9 @@ impl App {
         if i.search.typing {
             match line::edit(&mut i.search.query, &mut i.search.cursor, key) {
                 Edit::Changed | Edit::Moved => {}
-                Edit::Ignored => match key.code {
-                    KeyCode::Esc => i.search = Default::default(),
-                    KeyCode::Enter => {
+                Edit::Ignored => match keys::action(&[Scope::Input], &key) {
+                    Some(Action::Cancel) => i.search = Default::default(),
+                    Some(Action::Accept) => {
                         let from = i.scroll.selected;
                         if let Some(line) = i.search.run(&i.lines, from) {
                             i.scroll.selected = line;
@@ -269,9 +273,9 @@ impl App {
         let search = &mut s.placement_search;
         match line::edit(&mut search.query, &mut search.cursor, key) {
             Edit::Changed | Edit::Moved => {}
-            Edit::Ignored => match key.code {
-                KeyCode::Esc => s.placement_search = Default::default(),
-                KeyCode::Enter => {
+            Edit::Ignored => match keys::action(&[Scope::Input], &key) {
+                Some(Action::Cancel) => s.placement_search = Default::default(),
+                Some(Action::Accept) => {
                     let lines = s
                         .placement
                         .as_ref()
@@ -328,7 +332,7 @@ impl App {
         let (cursor, len) = match view {
             View::Nodes => (&mut s.nodes.cursor, s.nodes.rows.len()),
             View::Pods => (&mut s.pods.cursor, s.pods.rows.len()),
-            View::Overview => (&mut s.pending_cursor, s.loaded.derived.pending.len()),
+            View::Overview => (&mut s.pending_cursor, s.pending_rows.len()),
             _ => return,
         };
         if let Some(i) = cursor.row_at(row)
@@ -342,9 +346,9 @@ impl App {
         let Overlay::Palette(p) = &mut self.overlay else {
             return;
         };
-        match key.code {
-            KeyCode::Esc => self.overlay = Overlay::None,
-            KeyCode::Enter => {
+        match keys::action(&[Scope::Input], &key) {
+            Some(Action::Cancel) => self.overlay = Overlay::None,
+            Some(Action::Accept) => {
                 let command = p.accept();
                 self.overlay = Overlay::None;
                 match command {
@@ -352,9 +356,9 @@ impl App {
                     Err(e) => self.set_error(e),
                 }
             }
-            KeyCode::Tab => p.complete(),
-            KeyCode::Up => p.move_highlight(-1),
-            KeyCode::Down => p.move_highlight(1),
+            Some(Action::Complete) => p.complete(),
+            Some(Action::Up) => p.move_highlight(-1),
+            Some(Action::Down) => p.move_highlight(1),
             _ => {
                 if line::edit(&mut p.input, &mut p.cursor, key) == Edit::Changed {
                     p.update();
@@ -376,57 +380,87 @@ impl App {
             Command::Config(path) => self.set_scheduler_config(&path),
             Command::Namespace(ns) => self.set_namespace(ns),
             Command::Contexts => self.list_contexts(),
+            Command::UseContext(name) => self.use_context(&name),
         }
     }
 
-    /// `:ns NAME` shows only that namespace's pods; `:ns` or `:ns all`
-    /// shows every namespace again.
+    /// `:ns NAME` shows only that namespace in every namespaced list (the
+    /// Overview's pending pods, Skew's workloads, Pods) and stays in the
+    /// view shown; `:ns`, `:ns all` or `:ns -A` shows every namespace again.
+    /// Nodes and Tiers are cluster-wide and stay as they are.
     fn set_namespace(&mut self, ns: Option<String>) {
         let Some(s) = self.session_mut() else { return };
-        let known = |n: &str| s.loaded.derived.pod_rows.iter().any(|p| p.namespace == n);
-        if let Some(n) = &ns
-            && !known(n)
-        {
-            let mut names: Vec<&str> = s
-                .loaded
-                .derived
+        if let Some(n) = &ns {
+            let d = &s.loaded.derived;
+            let mut names: Vec<&str> = d
                 .pod_rows
                 .iter()
                 .map(|p| p.namespace.as_str())
+                .chain(
+                    d.skew_labels
+                        .iter()
+                        .filter_map(|l| l.split_once('/').map(|(ns, _)| ns)),
+                )
                 .collect();
             names.sort_unstable();
             names.dedup();
-            let text = format!(
-                "no pods in namespace {n:?}; namespaces: {}",
-                names.join(", ")
-            );
-            self.set_error(text);
-            return;
+            if !names.contains(&n.as_str()) {
+                let text = format!(
+                    "no pods or workloads in namespace {n:?}; namespaces: {}",
+                    names.join(", ")
+                );
+                self.set_error(text);
+                return;
+            }
         }
         s.namespace = ns.clone();
         s.pods.forget_matches();
         s.pods.cursor.home();
         s.refresh_pods();
-        self.switch_to(View::Pods);
+        s.pending_cursor.home();
+        s.refresh_pending();
+        s.skew_cursor.home();
+        s.refresh_skew_rows();
         match ns {
-            Some(n) => self.set_info(format!("namespace {n} (:ns all shows every namespace)")),
+            Some(n) => self.set_info(format!(
+                "namespace {n}: pending pods, workloads and pods of {n} only (:ns all shows every namespace)"
+            )),
             None => self.set_info("all namespaces"),
         }
     }
 
+    /// The live context shown, or why there is none (a snapshot, a recording).
+    fn live_context(&self) -> Result<String, String> {
+        match self.feed.as_ref().and_then(super::Feed::live) {
+            Some(live) => Ok(live.context().to_string()),
+            None => {
+                let name = self
+                    .session()
+                    .map_or(String::new(), |s| s.loaded.name.clone());
+                Err(format!(
+                    ":ctx is unavailable: {name} is a snapshot, not a live cluster, so there are no contexts (kplace --context NAME opens one)"
+                ))
+            }
+        }
+    }
+
+    /// `ctx NAME` for each context of the kubeconfig (live only), for the
+    /// palette's completion.
+    fn context_commands(&self) -> Vec<String> {
+        if self.live_context().is_err() {
+            return Vec::new();
+        }
+        crate::app::live::contexts(self.kubeconfig.as_deref())
+            .map(|names| names.into_iter().map(|n| format!("ctx {n}")).collect())
+            .unwrap_or_default()
+    }
+
     /// `:ctx`: the kubeconfig's contexts when live; a snapshot has none.
     fn list_contexts(&mut self) {
-        let live = self.feed.as_ref().and_then(super::Feed::live);
-        let Some(live) = live else {
-            let name = self
-                .session()
-                .map_or(String::new(), |s| s.loaded.name.clone());
-            self.set_error(format!(
-                ":ctx is unavailable: {name} is a snapshot, not a live cluster, so there are no contexts (kplace --context NAME opens one)"
-            ));
-            return;
+        let current = match self.live_context() {
+            Ok(c) => c,
+            Err(e) => return self.set_error(e),
         };
-        let current = live.context().to_string();
         match crate::app::live::contexts(self.kubeconfig.as_deref()) {
             Ok(names) => {
                 let list: Vec<String> = names
@@ -440,7 +474,7 @@ impl App {
                     })
                     .collect();
                 self.set_info(format!(
-                    "contexts: {} (* shown; kplace --context NAME opens another)",
+                    "contexts: {} (* shown; :ctx NAME switches)",
                     list.join(", ")
                 ));
             }
@@ -448,15 +482,57 @@ impl App {
         }
     }
 
+    /// `:ctx NAME`: connects to that context of the same kubeconfig; once it
+    /// has listed its objects it replaces the cluster shown (same view).
+    /// Until then, or if it cannot be reached, the cluster shown stays.
+    fn use_context(&mut self, name: &str) {
+        let current = match self.live_context() {
+            Ok(c) => c,
+            Err(e) => return self.set_error(e),
+        };
+        if name == current {
+            self.set_info(format!("already showing context {name}"));
+            return;
+        }
+        match crate::app::live::contexts(self.kubeconfig.as_deref()) {
+            Ok(names) if !names.iter().any(|n| n == name) => {
+                self.set_error(format!(
+                    ":ctx {name}: no such context; contexts: {}",
+                    names.join(", ")
+                ));
+                return;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                self.set_error(format!(":ctx {name}: {e}"));
+                return;
+            }
+        }
+        let options = crate::source::live::LiveOptions {
+            target: crate::source::live::Target {
+                kubeconfig: self.kubeconfig.clone(),
+                context: Some(name.to_string()),
+            },
+            ..Default::default()
+        };
+        self.context_switch = Some((
+            name.to_string(),
+            Loading::start(Source::LiveContext(options)),
+        ));
+        self.set_info(format!(
+            "connecting to context {name}… (still showing {current})"
+        ));
+    }
+
     fn filter_key(&mut self, key: KeyEvent) {
-        match key.code {
-            KeyCode::Esc => {
+        match keys::action(&[Scope::Input], &key) {
+            Some(Action::Cancel) => {
                 self.filtering = false;
                 self.edit_filter(String::clear);
             }
-            KeyCode::Enter => self.filtering = false,
-            KeyCode::Up => self.move_selection(Move::By(-1)),
-            KeyCode::Down => self.move_selection(Move::By(1)),
+            Some(Action::Accept) => self.filtering = false,
+            Some(Action::Up) => self.move_selection(Move::By(-1)),
+            Some(Action::Down) => self.move_selection(Move::By(1)),
             _ => {
                 let Some(mut text) = self.filter_text().map(str::to_string) else {
                     return;
@@ -560,7 +636,7 @@ impl App {
         let Some(s) = self.session_mut() else { return };
         match view {
             View::Overview => {
-                let len = s.loaded.derived.pending.len();
+                let len = s.pending_rows.len();
                 if len > 0 {
                     m.apply(&mut s.pending_cursor, len);
                 } else {

@@ -59,20 +59,36 @@ impl TextArea {
         }
     }
 
+    /// A key in the editor, as the key table binds it: its own scope
+    /// (ctrl-s, esc, enter, tab, pgup/pgdn) first, then the Input keys
+    /// every field has (arrows, home/end, readline keys, backspace,
+    /// delete); a plain character is typed.
     pub fn key(&mut self, key: KeyEvent) -> EditorAction {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Char('s') if ctrl => return EditorAction::Apply,
-            KeyCode::Esc => return EditorAction::Cancel,
-            KeyCode::Up => {
+        use crate::app::keys::{self, Action, Scope};
+        let Some(action) = keys::action(&[Scope::Editor, Scope::Input], &key) else {
+            if let KeyCode::Char(c) = key.code
+                && !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+            {
+                let at = byte_at(&self.lines[self.row], self.col);
+                self.lines[self.row].insert(at, c);
+                self.col += 1;
+            }
+            return EditorAction::Continue;
+        };
+        match action {
+            Action::ApplyYaml => return EditorAction::Apply,
+            Action::Cancel => return EditorAction::Cancel,
+            Action::Up => {
                 self.row = self.row.saturating_sub(1);
                 self.col = self.col.min(self.line_len());
             }
-            KeyCode::Down => {
+            Action::Down => {
                 self.row = (self.row + 1).min(self.lines.len() - 1);
                 self.col = self.col.min(self.line_len());
             }
-            KeyCode::Left => {
+            Action::CharLeft => {
                 if self.col > 0 {
                     self.col -= 1;
                 } else if self.row > 0 {
@@ -80,7 +96,7 @@ impl TextArea {
                     self.col = self.line_len();
                 }
             }
-            KeyCode::Right => {
+            Action::CharRight => {
                 if self.col < self.line_len() {
                     self.col += 1;
                 } else if self.row + 1 < self.lines.len() {
@@ -88,11 +104,11 @@ impl TextArea {
                     self.col = 0;
                 }
             }
-            KeyCode::Home => self.col = 0,
-            KeyCode::End => self.col = self.line_len(),
-            KeyCode::PageUp => self.row = self.row.saturating_sub(20),
-            KeyCode::PageDown => self.row = (self.row + 20).min(self.lines.len() - 1),
-            KeyCode::Enter => {
+            Action::LineStart => self.col = 0,
+            Action::LineEnd => self.col = self.line_len(),
+            Action::PageUp => self.row = self.row.saturating_sub(20),
+            Action::PageDown => self.row = (self.row + 20).min(self.lines.len() - 1),
+            Action::NewLine => {
                 let at = byte_at(&self.lines[self.row], self.col);
                 let rest = self.lines[self.row].split_off(at);
                 // Keep the indentation, as YAML wants.
@@ -104,7 +120,7 @@ impl TextArea {
                 self.lines.insert(self.row + 1, indent + &rest);
                 self.row += 1;
             }
-            KeyCode::Backspace => {
+            Action::DeleteBack => {
                 if self.col > 0 {
                     let at = byte_at(&self.lines[self.row], self.col - 1);
                     self.lines[self.row].remove(at);
@@ -116,7 +132,7 @@ impl TextArea {
                     self.lines[self.row].push_str(&line);
                 }
             }
-            KeyCode::Delete => {
+            Action::DeleteForward => {
                 if self.col < self.line_len() {
                     let at = byte_at(&self.lines[self.row], self.col);
                     self.lines[self.row].remove(at);
@@ -125,15 +141,14 @@ impl TextArea {
                     self.lines[self.row].push_str(&next);
                 }
             }
-            KeyCode::Tab => {
+            Action::Indent => {
                 let at = byte_at(&self.lines[self.row], self.col);
                 self.lines[self.row].insert_str(at, "  ");
                 self.col += 2;
             }
-            KeyCode::Char(c) if !ctrl => {
-                let at = byte_at(&self.lines[self.row], self.col);
-                self.lines[self.row].insert(at, c);
-                self.col += 1;
+            // ctrl-u, ctrl-k, ctrl-w: on the cursor's line, as in a field.
+            Action::DeleteToStart | Action::DeleteToEnd | Action::DeleteWord => {
+                crate::app::line::edit(&mut self.lines[self.row], &mut self.col, key);
             }
             _ => {}
         }
@@ -163,5 +178,13 @@ mod tests {
         press(&mut t, KeyCode::Home);
         press(&mut t, KeyCode::Backspace);
         assert_eq!(t.lines[1], "  b: 2  c: 3");
+        // The readline keys of every field work on the cursor's line.
+        t.key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::CONTROL));
+        assert_eq!((t.lines[1].as_str(), t.col), ("  b:   c: 3", 5));
+        press(&mut t, KeyCode::End);
+        t.key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::CONTROL));
+        assert_eq!(t.lines[1], "  b:   c: ");
+        t.key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        assert_eq!((t.lines[1].as_str(), t.col), ("", 0));
     }
 }

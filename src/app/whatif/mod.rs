@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 
 use crate::engine::disruption::Disruption;
 use crate::model::{Cluster, Interner, PodId};
@@ -174,7 +174,7 @@ pub struct WhatIf {
     pub replicas_max: bool,
     pub replicas: Option<Vec<Line>>,
     pub disruption_title: String,
-    pub disruption: Option<Vec<Line>>,
+    pub disruption: Option<plans::DisruptionTable>,
     /// `E` was pressed: the event loop runs `$EDITOR` and hands the text back.
     pub external_requested: bool,
     worker: Option<WhatIfWorker>,
@@ -284,9 +284,9 @@ impl WhatIf {
                         self.replicas = Some(lines);
                     }
                 }
-                Answer::Disrupt { seq, lines } => {
+                Answer::Disrupt { seq, table } => {
                     if self.disrupt_seq.accept(seq) {
-                        self.disruption = Some(lines);
+                        self.disruption = Some(table);
                     }
                 }
                 Answer::Failed { seq, error } => {
@@ -699,8 +699,11 @@ impl WhatIf {
         result
     }
 
-    /// Handles a key in the What-if view; `false` lets the global keys have it.
+    /// Handles a key in the What-if view, as the key table binds it (scopes
+    /// What-if, the YAML editor's and Input); `Pass` lets the global keys
+    /// have it.
     pub fn key(&mut self, cluster: &Arc<Cluster>, key: KeyEvent) -> KeyResult {
+        use crate::app::keys::{self, Action, Scope};
         if let Some(ed) = &mut self.editor {
             match ed.key(key) {
                 EditorAction::Continue => {}
@@ -725,11 +728,11 @@ impl WhatIf {
         if let Some(h) = self.chooser {
             let classes = class_choices(cluster);
             let n = classes.len() + 1;
-            match key.code {
-                KeyCode::Up | KeyCode::Char('k') => self.chooser = Some((h + n - 1) % n),
-                KeyCode::Down | KeyCode::Char('j') => self.chooser = Some((h + 1) % n),
-                KeyCode::Esc => self.chooser = None,
-                KeyCode::Enter => {
+            match keys::action(&[Scope::Input, Scope::Lists], &key) {
+                Some(Action::Up) => self.chooser = Some((h + n - 1) % n),
+                Some(Action::Down) => self.chooser = Some((h + 1) % n),
+                Some(Action::Cancel) => self.chooser = None,
+                Some(Action::Accept) => {
                     self.chooser = None;
                     let name = classes.get(h).map(|c| c.0.clone()).unwrap_or_default();
                     self.edit(cluster, &Target::PriorityClass, |doc, _| {
@@ -741,18 +744,20 @@ impl WhatIf {
             return KeyResult::Done;
         }
         if let Some(text) = &mut self.input {
-            match key.code {
-                KeyCode::Esc => self.input = None,
-                KeyCode::Enter => {
-                    let text = self.input.take().unwrap_or_default();
-                    if let Some(target) = self.rows.get(self.cursor).map(|r| r.target.clone()) {
-                        self.edit(cluster, &target, |doc, claims| {
-                            apply_row(doc, claims, &target, &text)
-                        });
+            if crate::app::line::edit(text, &mut self.input_cursor, key)
+                == crate::app::line::Edit::Ignored
+            {
+                match keys::action(&[Scope::Input], &key) {
+                    Some(Action::Cancel) => self.input = None,
+                    Some(Action::Accept) => {
+                        let text = self.input.take().unwrap_or_default();
+                        if let Some(target) = self.rows.get(self.cursor).map(|r| r.target.clone()) {
+                            self.edit(cluster, &target, |doc, claims| {
+                                apply_row(doc, claims, &target, &text)
+                            });
+                        }
                     }
-                }
-                _ => {
-                    crate::app::line::edit(text, &mut self.input_cursor, key);
+                    _ => {}
                 }
             }
             return KeyResult::Done;
@@ -760,12 +765,15 @@ impl WhatIf {
         if self.draft.is_none() && self.panel != Panel::Disruption {
             return KeyResult::Pass;
         }
-        match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.move_cursor(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.move_cursor(1),
-            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
-            KeyCode::PageDown => self.scroll += 10,
-            KeyCode::Enter => {
+        let Some(action) = keys::action(&[Scope::WhatIf], &key) else {
+            return KeyResult::Pass;
+        };
+        match action {
+            Action::Up => self.move_cursor(-1),
+            Action::Down => self.move_cursor(1),
+            Action::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            Action::PageDown => self.scroll += 10,
+            Action::EditField => {
                 let Some(r) = self.rows.get(self.cursor).cloned() else {
                     return KeyResult::Done;
                 };
@@ -784,7 +792,7 @@ impl WhatIf {
                     self.input = Some(text);
                 }
             }
-            KeyCode::Char('x') | KeyCode::Delete => {
+            Action::RemoveField => {
                 if let Some(r) = self.rows.get(self.cursor).cloned()
                     && r.target.removable()
                 {
@@ -794,14 +802,14 @@ impl WhatIf {
                     });
                 }
             }
-            KeyCode::Char('y') => {
+            Action::EditYaml => {
                 if let Some(d) = &self.draft {
                     self.editor = Some(TextArea::new(&d.yaml));
                 }
             }
-            KeyCode::Char('E') => self.external_requested = self.draft.is_some(),
-            KeyCode::Char('c') => return self.toggle_copy(cluster),
-            KeyCode::Char('r') => {
+            Action::EditExternal => self.external_requested = self.draft.is_some(),
+            Action::ToggleCopy => return self.toggle_copy(cluster),
+            Action::PlaceReplicas => {
                 self.replicas_max = false;
                 self.panel = Panel::Replicas;
                 self.scroll = 0;
@@ -810,28 +818,28 @@ impl WhatIf {
                 }
                 self.request_replicas(cluster);
             }
-            KeyCode::Char('+') | KeyCode::Char('=') if self.panel == Panel::Replicas => {
+            Action::MoreReplicas if self.panel == Panel::Replicas => {
                 self.replicas_max = false;
                 self.replicas_n = (self.replicas_n + 1).min(1000);
                 self.request_replicas(cluster);
             }
-            KeyCode::Char('-') if self.panel == Panel::Replicas => {
+            Action::FewerReplicas if self.panel == Panel::Replicas => {
                 self.replicas_max = false;
                 self.replicas_n = self.replicas_n.saturating_sub(1).max(1);
                 self.request_replicas(cluster);
             }
-            KeyCode::Char('a') => {
+            Action::ShowAnswer => {
                 self.panel = Panel::Answer;
                 self.scroll = 0;
             }
-            KeyCode::Char('w') => return self.save(None),
-            KeyCode::Esc if self.panel == Panel::Disruption && self.disruption_computing() => {
+            Action::SaveDraft => return self.save(None),
+            Action::Back if self.panel == Panel::Disruption && self.disruption_computing() => {
                 self.progress
                     .cancel
                     .store(true, std::sync::atomic::Ordering::Relaxed);
                 return KeyResult::Info("cancelling the disruption what-if…".into());
             }
-            KeyCode::Esc if self.panel != Panel::Answer => {
+            Action::Back if self.panel != Panel::Answer => {
                 self.panel = Panel::Answer;
                 self.scroll = 0;
             }

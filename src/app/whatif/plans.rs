@@ -413,74 +413,128 @@ fn names_capped(names: &[String], cap: usize) -> String {
     text
 }
 
-pub fn disruption_lines(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -> Vec<Line> {
+/// One displaced pod of a drain or zone plan: a row of the table the
+/// What-if view draws (its columns are sized at draw time, from the rows
+/// shown and the pane's width).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrainRow {
+    pub tone: Tone,
+    /// `namespace/name`.
+    pub pod: String,
+    pub from: String,
+    /// Where it would go: the node it lands on (`Some`), else the outcome
+    /// in capitals (`UNSCHEDULABLE`, `NOT RECREATED`) in `outcome`.
+    pub node: Option<String>,
+    pub outcome: String,
+    /// The pods evicted to make room, or why it does not land, and the pod
+    /// whose re-placement evicted it, if one did.
+    pub detail: String,
+}
+
+/// A drain or zone plan: heading lines, one row per displaced pod (in
+/// queue order), then the reasons, PDBs and skew under it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DisruptionTable {
+    pub head: Vec<Line>,
+    pub rows: Vec<DrainRow>,
+    pub tail: Vec<Line>,
+}
+
+/// The column headings of [`DisruptionTable::rows`].
+pub const DRAIN_COLUMNS: [&str; 4] = ["POD", "FROM", "→ TO", "VICTIMS / WHY NOT"];
+
+pub fn disruption_table(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -> DisruptionTable {
     let _ = cluster;
-    let mut out = Vec::new();
-    let mut push = |tone, text: String| out.push(Line { tone, text });
     let landed = plan.displaced.iter().filter(|d| d.landed()).count();
-    push(
-        Tone::Heading,
-        format!(
+    let mut head = vec![Line {
+        tone: Tone::Heading,
+        text: format!(
             "{title}: {} node(s), {} displaced pod(s), {landed} re-placed (on a fork; the snapshot is unchanged)",
             plan.affected_nodes.len(),
             plan.displaced.len()
         ),
-    );
+    }];
     if !plan.displaced.is_empty() {
-        push(Tone::Heading, "Displaced pods, in queue order".into());
-        push(
-            Tone::TableHeader,
-            format!(
-                "  {:<48} {:>11}  {:<20} {}",
-                "POD", "PRIORITY", "FROM", "WHERE IT WOULD GO"
-            ),
-        );
+        head.push(Line {
+            tone: Tone::Heading,
+            text: "Displaced pods, in queue order".into(),
+        });
     }
+    // Why pods do not land, each reason once with how many it stops.
+    let mut reasons: Vec<(String, usize)> = Vec::new();
+    let mut rows = Vec::with_capacity(plan.displaced.len());
     for d in &plan.displaced {
-        let (tone, whither) = match (&d.not_recreated, &d.landing) {
-            (Some(why), _) => (Tone::Muted, format!("not recreated: {why}")),
-            (None, Some(l)) => {
-                let node = l.node.clone().unwrap_or_default();
-                match l.outcome {
-                    Outcome::Scheduled => (Tone::Good, format!("→ {node}")),
-                    Outcome::Preempt => (
-                        Tone::Warn,
-                        format!(
-                            "→ {node} after evicting {} pod(s): {}",
-                            l.victims.len(),
-                            names_capped(&l.victims, 4)
-                        ),
-                    ),
-                    o => (
-                        Tone::Bad,
-                        format!("{}: {}", outcome_word(o), first_line(&l.message, 100)),
-                    ),
+        let (tone, node, outcome, detail) = match (&d.not_recreated, &d.landing) {
+            (Some(why), _) => (Tone::Muted, None, "NOT RECREATED".to_string(), why.clone()),
+            (None, Some(l)) => match (l.outcome, &l.node) {
+                (Outcome::Scheduled, Some(n)) => {
+                    (Tone::Good, Some(n.clone()), String::new(), "-".into())
                 }
-            }
-            (None, None) => (Tone::Muted, "-".into()),
+                (Outcome::Preempt, Some(n)) => (
+                    Tone::Warn,
+                    Some(n.clone()),
+                    String::new(),
+                    format!(
+                        "evicts {}: {}",
+                        l.victims.len(),
+                        names_capped(&l.victims, 4)
+                    ),
+                ),
+                (o, _) => {
+                    let why = l.message.trim().to_string();
+                    match reasons.iter_mut().find(|(m, _)| *m == why) {
+                        Some((_, n)) => *n += 1,
+                        None => reasons.push((why.clone(), 1)),
+                    }
+                    (
+                        Tone::Bad,
+                        None,
+                        outcome_word(o).to_string(),
+                        why.lines().next().unwrap_or("").to_string(),
+                    )
+                }
+            },
+            (None, None) => (Tone::Muted, None, "-".to_string(), "-".into()),
         };
-        let whither = match &d.evicted_by {
-            Some(by) => format!("(evicted for {by}) {whither}"),
-            None => whither,
+        let detail = match &d.evicted_by {
+            Some(by) if detail == "-" => format!("evicted for {by}"),
+            Some(by) => format!("evicted for {by}; {detail}"),
+            None => detail,
         };
-        push(
+        rows.push(DrainRow {
             tone,
-            format!(
-                "  {:<48} {:>11}  {:<20} {whither}",
-                crate::app::format::truncate(&d.pod, 48),
-                d.priority,
-                crate::app::format::truncate(&d.from_node, 20)
-            ),
-        );
+            pod: d.pod.clone(),
+            from: d.from_node.clone(),
+            node,
+            outcome,
+            detail,
+        });
     }
+    let mut out = Vec::new();
+    let mut push = |tone, text: String| out.push(Line { tone, text });
     if plan.cancelled {
         push(
             Tone::Warn,
             format!(
-                "  cancelled: {} pod(s) placed before esc; the rest are not shown",
+                "cancelled: {} pod(s) placed before esc; the rest are not shown",
                 plan.displaced.len()
             ),
         );
+    }
+    if !reasons.is_empty() {
+        const SHOWN: usize = 10;
+        push(Tone::Text, String::new());
+        push(Tone::Heading, "Why pods are not re-placed".into());
+        for (why, n) in reasons.iter().take(SHOWN) {
+            let why = if why.is_empty() { "(no message)" } else { why };
+            push(Tone::Bad, format!("  {n} pod(s): {why}"));
+        }
+        if reasons.len() > SHOWN {
+            push(
+                Tone::Muted,
+                format!("  +{} more reasons", reasons.len() - SHOWN),
+            );
+        }
     }
     push(Tone::Text, String::new());
     if plan.broken_pdbs.is_empty() {
@@ -520,5 +574,9 @@ pub fn disruption_lines(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -
             }
         }
     }
-    out
+    DisruptionTable {
+        head,
+        rows,
+        tail: out,
+    }
 }

@@ -75,7 +75,7 @@ pub enum Answer {
     },
     Disrupt {
         seq: u64,
-        lines: Vec<Line>,
+        table: plans::DisruptionTable,
     },
     Failed {
         seq: u64,
@@ -284,7 +284,7 @@ impl Ctx {
                 let plan = simulate_with(cluster, &d, &scheduler, &progress);
                 Answer::Disrupt {
                     seq,
-                    lines: plans::disruption_lines(cluster, &title, &plan),
+                    table: plans::disruption_table(cluster, &title, &plan),
                 }
             }
         }
