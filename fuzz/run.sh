@@ -157,10 +157,12 @@ mkdir -p "$logs"
 run() {
   local t="$1"
   mkdir -p "$fuzz/corpus/$t" "$fuzz/artifacts/$t"
+  local dict=()
+  [ "$t" = quantity ] || dict=(-dict="$fuzz/dict/kubernetes.dict")
   # -timeout: seconds one input may take (exit 70); -rss_limit_mb: the
   # process's memory (exit 71); a panic aborts (exit 77).
   "$bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-    -max_len="$(max_len "$t")" -print_final_stats=1 \
+    -max_len="$(max_len "$t")" -print_final_stats=1 "${dict[@]}" \
     -artifact_prefix="$fuzz/artifacts/$t/" \
     "$fuzz/corpus/$t" "$seeds/$t" >"$logs/$t.log" 2>&1
 }
