@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use kplace::engine::{Scheduler, place};
 use kplace::model::Cluster;
 use kplace::source::file::load_manifest_bytes;
-use libfuzzer_sys::fuzz_target;
+use kplace_fuzz::fuzz_target;
 
 fn demo() -> &'static Cluster {
     static DEMO: OnceLock<Cluster> = OnceLock::new();

@@ -8,7 +8,7 @@ use kplace::engine::{Scheduler, place};
 use kplace::model::Cluster;
 use kplace::model::quantity::Quantity;
 use kplace::source::file::load_pod_bytes;
-use libfuzzer_sys::fuzz_target;
+use kplace_fuzz::fuzz_target;
 
 fn demo() -> &'static Cluster {
     static DEMO: OnceLock<Cluster> = OnceLock::new();

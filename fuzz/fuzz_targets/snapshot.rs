@@ -4,7 +4,7 @@
 
 use kplace::engine::{Scheduler, place_existing};
 use kplace::source::file::load_snapshot_bytes;
-use libfuzzer_sys::fuzz_target;
+use kplace_fuzz::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok((cluster, _)) = load_snapshot_bytes(data, "fuzz") {

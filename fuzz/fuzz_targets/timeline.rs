@@ -4,7 +4,7 @@
 
 use kplace::engine::{Scheduler, place_existing};
 use kplace::source::timeline::Timeline;
-use libfuzzer_sys::fuzz_target;
+use kplace_fuzz::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(t) = Timeline::from_bytes(data, "fuzz") {
