@@ -80,13 +80,20 @@ pub fn now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-/// Seconds as `45s`, `2m05s`.
-pub fn seconds(s: i64) -> String {
-    if s < 60 {
-        format!("{s}s")
-    } else {
-        format!("{}m{:02}s", s / 60, s % 60)
-    }
+/// `12:03:04 (3 s ago)` in the local time zone.
+pub fn when(at: std::time::SystemTime) -> String {
+    let ago = std::time::SystemTime::now()
+        .duration_since(at)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let time = k8s_openapi::jiff::Timestamp::try_from(at)
+        .map(|ts| {
+            ts.to_zoned(k8s_openapi::jiff::tz::TimeZone::system())
+                .strftime("%H:%M:%S")
+                .to_string()
+        })
+        .unwrap_or_default();
+    format!("{time} ({ago} s ago)")
 }
 
 #[cfg(test)]
@@ -103,6 +110,5 @@ mod tests {
         assert_eq!(percent(1, 3), 33);
         assert_eq!(percent(5, 0), 0);
         assert_eq!(truncate("abcdef", 4), "abc…");
-        assert_eq!(seconds(125), "2m05s");
     }
 }

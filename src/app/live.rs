@@ -14,6 +14,40 @@ use crate::source::version::ServerVersion;
 
 use super::loader::Loaded;
 
+/// How the connection is doing, for the colour of its dot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Health {
+    Live,
+    /// Syncing or reconnecting.
+    Degraded,
+    Failed,
+}
+
+/// A kind whose objects are as last seen, and since when (worded).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleKind {
+    pub resource: &'static str,
+    /// `12:03:04 (3 s ago)`.
+    pub since: String,
+}
+
+/// The connection as the views show it, every time already worded: the
+/// drawing code reads no clock and no source type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveStatus {
+    pub health: Health,
+    /// `live`, `reconnecting for 12 s (…)`.
+    pub state: String,
+    pub context: String,
+    pub server: String,
+    pub stale: Vec<StaleKind>,
+    /// `3 unreadable watch events on pods dropped`.
+    pub malformed: Vec<String>,
+    /// `12:03:04 (3 s ago)`.
+    pub last_event: Option<String>,
+    pub limitations: Vec<String>,
+}
+
 /// The shortest time between two rebuilds: bursts of events (a rollout)
 /// become one new snapshot instead of hundreds.
 pub const MIN_REBUILD_GAP: Duration = Duration::from_millis(500);
@@ -87,6 +121,44 @@ impl LiveFeed {
     /// Watch events dropped as unreadable, per kind.
     pub fn malformed(&self) -> Vec<(crate::source::live::Kind, u64)> {
         self.source.malformed()
+    }
+
+    /// The connection as the status line and the Placement view show it.
+    pub fn status(&self) -> LiveStatus {
+        let state = self.state();
+        LiveStatus {
+            health: match &state {
+                ConnectionState::Live => Health::Live,
+                ConnectionState::Syncing { .. } | ConnectionState::Reconnecting { .. } => {
+                    Health::Degraded
+                }
+                ConnectionState::Failed { .. } => Health::Failed,
+            },
+            state: crate::source::live::describe(&state),
+            context: self.context().to_string(),
+            server: self.server().to_string(),
+            stale: self
+                .stale()
+                .iter()
+                .map(|s| StaleKind {
+                    resource: s.kind.resource(),
+                    since: super::format::when(s.since),
+                })
+                .collect(),
+            malformed: self
+                .malformed()
+                .into_iter()
+                .map(|(kind, n)| {
+                    format!(
+                        "{n} unreadable watch event{} on {} dropped",
+                        if n == 1 { "" } else { "s" },
+                        kind.resource()
+                    )
+                })
+                .collect(),
+            last_event: self.last_event().map(super::format::when),
+            limitations: self.limitations().into_iter().map(|l| l.message).collect(),
+        }
     }
 
     /// Whether the connection line would read differently than when last

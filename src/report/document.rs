@@ -657,7 +657,13 @@ fn seconds(s: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::column;
+    use super::{column, seconds};
+
+    #[test]
+    fn durations_read_as_minutes_and_seconds() {
+        assert_eq!(seconds(45), "45s");
+        assert_eq!(seconds(125), "2m05s");
+    }
 
     #[test]
     fn long_names_keep_their_end() {

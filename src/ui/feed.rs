@@ -1,8 +1,6 @@
 //! The line above the status line when a feed is open: the timeline bar of
 //! a recording, or the connection state of a live cluster.
 
-use std::time::SystemTime;
-
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -11,9 +9,8 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::feed::Feed;
-use crate::app::live::LiveFeed;
+use crate::app::live::{Health, LiveFeed};
 use crate::app::replay::{Replay, clock};
-use crate::source::live::{ConnectionState, describe};
 
 use super::bar::bar;
 
@@ -69,67 +66,41 @@ fn timeline_bar(app: &App, r: &Replay, width: u16) -> Line<'static> {
     Line::from(spans)
 }
 
-/// `12:03:04 (3 s ago)` in the local time zone.
-pub fn when(at: SystemTime) -> String {
-    let ago = SystemTime::now()
-        .duration_since(at)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let time = k8s_openapi::jiff::Timestamp::try_from(at)
-        .map(|ts| {
-            ts.to_zoned(k8s_openapi::jiff::tz::TimeZone::system())
-                .strftime("%H:%M:%S")
-                .to_string()
-        })
-        .unwrap_or_default();
-    format!("{time} ({ago} s ago)")
-}
-
 fn live_line(app: &App, l: &LiveFeed) -> Line<'static> {
     let t = &app.theme;
-    let state = l.state();
-    let (dot, color) = match &state {
-        ConnectionState::Live => ("●", t.good),
-        ConnectionState::Syncing { .. } | ConnectionState::Reconnecting { .. } => ("◌", t.warn),
-        ConnectionState::Failed { .. } => ("✖", t.bad),
+    let status = l.status();
+    let (dot, color) = match status.health {
+        Health::Live => ("●", t.good),
+        Health::Degraded => ("◌", t.warn),
+        Health::Failed => ("✖", t.bad),
     };
     let mut spans = vec![
         Span::styled(
-            format!(" {dot} {}", describe(&state)),
+            format!(" {dot} {}", status.state),
             Style::new().fg(color).add_modifier(Modifier::BOLD),
         ),
         Span::styled(
-            format!("  context {} ({})", l.context(), l.server()),
+            format!("  context {} ({})", status.context, status.server),
             t.fg(t.fg),
         ),
     ];
     // Warnings first: the line is cut at the terminal's width.
-    let stale = l.stale();
-    if !stale.is_empty() {
-        let kinds: Vec<String> = stale
+    if !status.stale.is_empty() {
+        let kinds: Vec<String> = status
+            .stale
             .iter()
-            .map(|s| format!("{} (since {})", s.kind.resource(), when(s.since)))
+            .map(|s| format!("{} (since {})", s.resource, s.since))
             .collect();
         spans.push(Span::styled(
             format!("  ⚠ stale: {}", kinds.join(", ")),
             t.fg(t.warn),
         ));
     }
-    for (kind, n) in l.malformed() {
-        spans.push(Span::styled(
-            format!(
-                "  ⚠ {n} unreadable watch event{} on {} dropped",
-                if n == 1 { "" } else { "s" },
-                kind.resource()
-            ),
-            t.fg(t.warn),
-        ));
+    for m in &status.malformed {
+        spans.push(Span::styled(format!("  ⚠ {m}"), t.fg(t.warn)));
     }
-    if let Some(at) = l.last_event() {
-        spans.push(Span::styled(
-            format!("  last event {}", when(at)),
-            t.fg(t.muted),
-        ));
+    if let Some(at) = &status.last_event {
+        spans.push(Span::styled(format!("  last event {at}"), t.fg(t.muted)));
     }
     if l.busy() {
         let spin = SPINNER[(app.tick as usize) % SPINNER.len()];
@@ -145,8 +116,8 @@ fn live_line(app: &App, l: &LiveFeed) -> Line<'static> {
             t.fg(t.warn),
         ));
     }
-    for lim in l.limitations() {
-        spans.push(Span::styled(format!("  ⚠ {}", lim.message), t.fg(t.warn)));
+    for lim in &status.limitations {
+        spans.push(Span::styled(format!("  ⚠ {lim}"), t.fg(t.warn)));
     }
     Line::from(spans)
 }

@@ -134,17 +134,11 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let mut header = wrapped(t, &r.header, area.width.saturating_sub(2) as usize);
     // A live kind unreadable now: the answer used its objects as last seen.
     if let Some(crate::app::feed::Feed::Live(l)) = &app.feed {
-        let stale = l.stale();
+        let stale = l.status().stale;
         if !stale.is_empty() {
             let kinds: Vec<String> = stale
                 .iter()
-                .map(|s| {
-                    format!(
-                        "{} (unreadable since {})",
-                        s.kind.resource(),
-                        super::feed::when(s.since)
-                    )
-                })
+                .map(|s| format!("{} (unreadable since {})", s.resource, s.since))
                 .collect();
             let note = report::Line {
                 tone: Tone::Warn,
