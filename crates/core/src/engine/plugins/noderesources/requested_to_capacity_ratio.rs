@@ -38,7 +38,8 @@ pub fn resource_score(shape: &[ShapePoint], requested: i64, capacity: i64) -> i6
     if capacity == 0 || requested > capacity {
         return broken_linear(shape, MAX_UTILIZATION);
     }
-    broken_linear(shape, requested * MAX_UTILIZATION / capacity)
+    // Go's int64 product wraps past 2^63; so does this one.
+    broken_linear(shape, requested.wrapping_mul(MAX_UTILIZATION) / capacity)
 }
 
 #[cfg(test)]

@@ -86,7 +86,8 @@ pub fn is_best_effort(resources: &[ScoredResource]) -> bool {
 }
 
 /// `calculateResourceAllocatableRequest`: (allocatable, requested with the
-/// pod) on the node; (0, 0) leaves the resource out of the score.
+/// pod) on the node; (0, 0) leaves the resource out of the score. The sum
+/// wraps past 2^63 as Go's int64 does.
 pub fn allocatable_and_requested(
     r: &ScoredResource,
     node: &Node,
@@ -100,17 +101,21 @@ pub fn allocatable_and_requested(
         Requests::Actual => info.requested_cpu_mem(version),
     };
     match r.kind {
-        Kind::Cpu => (alloc.milli_cpu, cpu_mem.milli_cpu + r.pod_request),
-        Kind::Memory => (alloc.memory, cpu_mem.memory + r.pod_request),
+        Kind::Cpu => (
+            alloc.milli_cpu,
+            cpu_mem.milli_cpu.wrapping_add(r.pod_request),
+        ),
+        Kind::Memory => (alloc.memory, cpu_mem.memory.wrapping_add(r.pod_request)),
         Kind::EphemeralStorage => (
             alloc.ephemeral_storage,
-            info.requested.ephemeral_storage + r.pod_request,
+            info.requested.ephemeral_storage.wrapping_add(r.pod_request),
         ),
         // An extended resource the pod does not request is left out.
         Kind::Scalar(_) if r.pod_request == 0 => (0, 0),
         Kind::Scalar(Some(sym)) if alloc.scalars.iter().any(|s| s.0 == sym) => (
             alloc.scalar(sym),
-            info.requested_scalar(sym, version) + r.pod_request,
+            info.requested_scalar(sym, version)
+                .wrapping_add(r.pod_request),
         ),
         Kind::Scalar(_) | Kind::Other => (0, 0),
     }
