@@ -45,7 +45,7 @@ pub fn replica_plan(plan: &crate::engine::replicas::ReplicaPlan) -> Value {
         .unwrap_or_default();
     json!({
         "replicas": steps,
-        "placed": plan.steps.iter().filter(|s| s.placement.node.is_some()).count(),
+        "placed": plan.placed(),
         "firstUnplaceable": plan.first_unplaceable,
         "domains": domains,
     })

@@ -115,11 +115,7 @@ pub fn render_replicas(
             plan.steps.len() - rows
         );
     }
-    let placed = plan
-        .steps
-        .iter()
-        .filter(|s| s.placement.node.is_some())
-        .count();
+    let placed = plan.placed();
     let requested = requested.max(plan.steps.len());
     match plan.first_unplaceable {
         None => {
@@ -310,12 +306,7 @@ pub fn render_daemon(
             );
         }
     }
-    let lands = |o: Outcome| matches!(o, Outcome::Scheduled | Outcome::Preempt);
-    let placed = plan
-        .steps
-        .iter()
-        .filter(|s| lands(s.placement.outcome))
-        .count();
+    let placed = plan.placed();
     let preempting = plan
         .steps
         .iter()

@@ -179,11 +179,7 @@ pub fn daemon_lines(
     let mut push = |tone, text: String| out.push(Line { tone, text });
     let plan = &daemon.plan;
     let eligible = &daemon.eligibility.eligible;
-    let placed = plan
-        .steps
-        .iter()
-        .filter(|s| matches!(s.placement.outcome, Outcome::Scheduled | Outcome::Preempt))
-        .count();
+    let placed = plan.placed();
     push(
         Tone::Heading,
         format!(
@@ -257,11 +253,7 @@ pub fn daemon_lines(
 pub fn replica_lines(cluster: &Cluster, pod: &Pod, n: usize, plan: &ReplicaPlan) -> Vec<Line> {
     let mut out = Vec::new();
     let mut push = |tone, text: String| out.push(Line { tone, text });
-    let placed = plan
-        .steps
-        .iter()
-        .filter(|s| matches!(s.placement.outcome, Outcome::Scheduled | Outcome::Preempt))
-        .count();
+    let placed = plan.placed();
     push(
         Tone::Heading,
         format!(

@@ -50,6 +50,17 @@ pub struct ReplicaPlan {
     pub cluster: Cluster,
 }
 
+impl ReplicaPlan {
+    /// Replicas that land: bound, or nominated after preemption (those
+    /// with a node), as every rendering counts them.
+    pub fn placed(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|s| s.placement.node.is_some())
+            .count()
+    }
+}
+
 /// The name of replica `i` (1-based) as its controller would name it: the
 /// first keeps the pod's own name; a ReplicaSet's, ReplicationController's,
 /// Job's or DaemonSet's
