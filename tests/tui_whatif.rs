@@ -832,3 +832,105 @@ fn a_loaded_daemonset_places_one_pinned_pod_per_eligible_node() {
         );
     }
 }
+
+/// The zone label value of a demo node.
+fn zone_of(cluster: &kplace::model::Cluster, node: &str) -> String {
+    use kplace::engine::disruption::ZONE_LABEL;
+    let key = cluster.interner.lookup(ZONE_LABEL).expect("zone label");
+    let id = cluster.node_id(node).expect("node");
+    let value = cluster.node(id).labels.get(key).expect("zoned node");
+    cluster.interner.resolve(value).to_string()
+}
+
+#[test]
+fn a_stacked_scenario_answers_the_draft_on_what_it_leaves_against_the_unchanged_cluster() {
+    use kplace::engine::{Scheduler, place_existing};
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    let id = cluster
+        .find_pod("shop", "frontend-6b8f7c5d4-2lh2t")
+        .expect("demo pod");
+    let placement = place_existing(&cluster, id, &Scheduler::default());
+    let node = cluster
+        .node(placement.node.expect("placed"))
+        .name
+        .to_string();
+    let zone = zone_of(&cluster, &node);
+    // A node of another zone to drain as the second step.
+    let other = cluster
+        .nodes
+        .iter()
+        .map(|n| n.name.to_string())
+        .find(|n| n.starts_with("worker-") && zone_of(&cluster, n) != zone)
+        .expect("a worker in another zone");
+
+    let mut app = demo_app();
+    draft_of(&mut app, "frontend-6b8f7c5d4-2lh2t");
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, &format!("cordon {zone}"));
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, &format!("then drain {other}"));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(whatif(&app).scenario.len(), 2);
+    let s = screen(&app);
+    assert!(s.contains("Scenario of 2 steps"), "{s}");
+    assert!(s.contains(&format!("1. Cordon zone {zone}: ")), "{s}");
+    assert!(s.contains(&format!("2. Drain {other}: 1 node(s)")), "{s}");
+
+    // The draft is answered on the cluster the scenario leaves: its zone
+    // is cordoned, so it goes elsewhere, and the answer says what changed
+    // against the unchanged cluster.
+    key(&mut app, KeyCode::Char('a'));
+    let s = screen(&app);
+    assert!(
+        s.contains(&format!(
+            "Against the unchanged cluster (scenario: Cordon zone {zone}, then Drain {other}):"
+        )),
+        "{s}"
+    );
+    assert!(s.contains(&format!("chosen node {node} → ")), "{s}");
+    // Every node of the zone, the drained node and those cordoned already
+    // are unschedulable in the answer (counted from the snapshot here).
+    let cordoned = cluster
+        .nodes
+        .iter()
+        .filter(|n| n.unschedulable || *n.name == *other || zone_of(&cluster, &n.name) == zone)
+        .count();
+    assert!(
+        s.contains(&format!("{cordoned} node(s) were unschedulable")),
+        "{cordoned} unschedulable nodes expected:\n{s}"
+    );
+    let now = whatif(&app).summary.clone().expect("an answer");
+    if let Some(now) = &now.node {
+        assert_ne!(zone_of(&cluster, now), zone, "landed in the cordoned zone");
+        assert_ne!(*now, other, "landed on the drained node");
+    }
+
+    // Cleared: the snapshot as it is, and the first answer again.
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "scenario clear");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(whatif(&app).scenario.is_empty());
+    assert!(!s.contains("Against the unchanged cluster"), "{s}");
+    assert!(s.contains(&format!("SCHEDULED → {node} (")), "{s}");
+}
+
+#[test]
+fn a_step_naming_an_unknown_node_or_zone_is_refused_with_what_there_is() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "drain no-such-node");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(
+        s.contains("no node \"no-such-node\" in the snapshot"),
+        "{s}"
+    );
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "then lose mars-1a");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(s.contains("no zone \"mars-1a\"; zones: eu-west-1a"), "{s}");
+    assert!(whatif(&app).scenario.is_empty());
+}

@@ -1,7 +1,7 @@
 //! Where the next cluster comes from after the first one: a live cluster's
 //! watch events, or a recording's timeline. Either hands the app a freshly
 //! built [`Loaded`] now and then; the app swaps it in and keeps what the
-//! user was looking at (see `carry`).
+//! user was looking at (see `keep_place`).
 
 use super::live::LiveFeed;
 use super::loader::Loaded;

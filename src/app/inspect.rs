@@ -151,9 +151,11 @@ impl TextSearch {
     }
 }
 
-struct Out(Vec<Line>);
+/// The lines of a describe (`d`), built section by section as kubectl
+/// describe prints them.
+struct DescribeLines(Vec<Line>);
 
-impl Out {
+impl DescribeLines {
     fn heading(&mut self, text: &str) {
         if !self.0.is_empty() {
             self.0.push(Line {
@@ -237,7 +239,7 @@ fn describe_pod(cluster: &Cluster, id: PodId) -> Vec<Line> {
     let i = &cluster.interner;
     let doc = pod_doc(cluster, pod, &pod.name);
     let spec = &doc["spec"];
-    let mut o = Out(Vec::new());
+    let mut o = DescribeLines(Vec::new());
     o.heading("Scheduling");
     o.field("Name:", &*pod.name);
     o.field("Namespace:", i.resolve(pod.namespace));
@@ -359,7 +361,7 @@ fn describe_node(cluster: &Cluster, id: NodeId) -> Vec<Line> {
     let node = cluster.node(id);
     let info = &cluster.node_infos[id as usize];
     let i = &cluster.interner;
-    let mut o = Out(Vec::new());
+    let mut o = DescribeLines(Vec::new());
     o.heading("Scheduling");
     o.field("Name:", &*node.name);
     o.field(

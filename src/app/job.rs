@@ -23,12 +23,23 @@ pub fn set_waker(wake: impl Fn() + Send + Sync + 'static) {
     let _ = WAKER.set(Box::new(wake));
 }
 
-/// Wakes the event loop: for producers that are not a [`Job`] (the live
-/// watch, replay seeks), called after they send.
+/// Wakes the event loop: for producers that are not a [`Job`] (a load's
+/// progress, live watch events), called after they change what is drawn.
 pub fn wake() {
     if let Some(w) = WAKER.get() {
         w();
     }
+}
+
+/// Drops `value` on a thread of its own: freeing a large cluster takes tens
+/// of milliseconds the UI thread should not wait. Nothing waits for the
+/// result, so a thread that cannot start just drops it here instead.
+pub fn drop_in_background<T: Send + 'static>(value: T) {
+    let spawned = std::thread::Builder::new()
+        .name("kplace-free".into())
+        .spawn(move || drop(value));
+    // On failure the closure, and the value with it, was dropped already.
+    drop(spawned);
 }
 
 /// What a job's work sees: where to send events and whether to stop.

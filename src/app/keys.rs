@@ -546,7 +546,7 @@ pub const BINDINGS: &[Binding] = &[
     doc(
         Scope::WhatIf,
         ":draft [new]",
-        ":cordon ZONE :lose ZONE :save [PATH] :save! PATH :load PATH :replicas",
+        ":cordon ZONE :lose ZONE :drain NODE · :then … stacks a step · :scenario clear · :save [PATH] :save! PATH :load PATH :replicas",
     ),
     act(
         Scope::Editor,
@@ -804,7 +804,7 @@ mod tests {
                     );
                     let words = b.keys.split_whitespace().chain(b.does.split_whitespace());
                     for word in words.filter_map(|w| w.strip_prefix(':')) {
-                        let runs = ["", " x", " 1:30"].iter().any(|arg| {
+                        let runs = ["", " x", " 1:30", " clear", " drain x"].iter().any(|arg| {
                             crate::app::palette::parse(&format!("{word}{arg}")).is_some()
                         });
                         assert!(runs, ":{word} in help is no palette command");

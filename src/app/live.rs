@@ -6,12 +6,12 @@
 //! at most about half a core converting.
 
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::source::live::{Changes, ConnectionState, Limitation, LiveSource, Stale};
 use crate::source::version::ServerVersion;
 
+use super::job::{Ctx, Job};
 use super::loader::Loaded;
 
 /// How the connection is doing, for the colour of its dot.
@@ -57,7 +57,13 @@ pub struct LiveFeed {
     changes: Changes,
     /// Events arrived since the snapshot being shown (or being built).
     dirty: bool,
-    building: Option<Receiver<(Loaded, Vec<String>)>>,
+    /// Rebuilds the model from the live store, off the UI thread.
+    builder: Job<(), (Loaded, Vec<String>)>,
+    /// A rebuild was asked for and has not arrived yet.
+    building: bool,
+    /// Why rebuilding stopped (its thread could not start or died): the
+    /// cluster shown is the last one built, and the status line says so.
+    build_failure: Option<String>,
     /// Objects left out of the model as invalid (`Kind ns/name: field: why`).
     pub skipped: Vec<String>,
     last_build: Instant,
@@ -73,11 +79,24 @@ impl LiveFeed {
     /// `changes` must be taken before the first snapshot was built, so no
     /// event between the two is missed.
     pub fn new(source: LiveSource, changes: Changes, skipped: Vec<String>) -> LiveFeed {
+        // A watch event wakes the event loop, which marks the feed dirty
+        // and schedules the rebuild.
+        source.on_change(super::job::wake);
+        let source = Arc::new(source);
+        let store = source.clone();
+        let builder = Job::spawn("live-build", move |(), ctx: &Ctx<(Loaded, Vec<String>)>| {
+            let started = Instant::now();
+            let (cluster, skipped) = store.cluster();
+            let name = store.context().to_string();
+            ctx.send((Loaded::new(cluster, name, started.elapsed()), skipped));
+        });
         LiveFeed {
-            source: Arc::new(source),
+            source,
             changes,
             dirty: false,
-            building: None,
+            builder,
+            building: false,
+            build_failure: None,
             skipped,
             last_build: Instant::now(),
             last_took: Duration::ZERO,
@@ -128,13 +147,20 @@ impl LiveFeed {
         let state = self.state();
         LiveStatus {
             health: match &state {
+                _ if self.build_failure.is_some() => Health::Failed,
                 ConnectionState::Live => Health::Live,
                 ConnectionState::Syncing { .. } | ConnectionState::Reconnecting { .. } => {
                     Health::Degraded
                 }
                 ConnectionState::Failed { .. } => Health::Failed,
             },
-            state: crate::source::live::describe(&state),
+            state: match &self.build_failure {
+                Some(f) => format!(
+                    "{}; not updating: {f}",
+                    crate::source::live::describe(&state)
+                ),
+                None => crate::source::live::describe(&state),
+            },
             context: self.context().to_string(),
             server: self.server().to_string(),
             stale: self
@@ -187,7 +213,7 @@ impl LiveFeed {
 
     /// Whether a newer snapshot is on its way.
     pub fn busy(&self) -> bool {
-        self.building.is_some() || self.dirty
+        (self.building || self.dirty) && self.build_failure.is_none()
     }
 
     /// A new snapshot when one is built; starts the next build when events
@@ -197,42 +223,30 @@ impl LiveFeed {
             self.dirty = true;
         }
         let mut ready = None;
-        if let Some(rx) = &self.building {
-            match rx.try_recv() {
-                Ok((loaded, skipped)) => {
-                    self.skipped = skipped;
-                    self.last_took = loaded.took;
-                    ready = Some(loaded);
-                    self.building = None;
-                    self.rebuilds += 1;
-                    self.last_build = Instant::now();
-                }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => self.building = None,
+        if self.building {
+            if let Some((loaded, skipped)) = self.builder.try_recv() {
+                self.skipped = skipped;
+                self.last_took = loaded.took;
+                ready = Some(loaded);
+                self.building = false;
+                self.rebuilds += 1;
+                self.last_build = Instant::now();
+            } else if let Some(failure) = self.builder.failure() {
+                self.build_failure = Some(failure);
+                self.building = false;
             }
         }
         let gap = MIN_REBUILD_GAP.max(self.last_took);
-        if self.dirty && self.building.is_none() && self.last_build.elapsed() >= gap {
+        if self.dirty
+            && !self.building
+            && self.build_failure.is_none()
+            && self.last_build.elapsed() >= gap
+        {
             self.dirty = false;
-            self.start_build();
+            self.building = true;
+            self.builder.request(());
         }
         ready
-    }
-
-    fn start_build(&mut self) {
-        let (tx, rx) = mpsc::channel();
-        let source = self.source.clone();
-        let spawned = std::thread::Builder::new()
-            .name("kplace-live-build".into())
-            .spawn(move || {
-                let started = Instant::now();
-                let (cluster, skipped) = source.cluster();
-                let name = source.context().to_string();
-                let _ = tx.send((Loaded::new(cluster, name, started.elapsed()), skipped));
-            });
-        if spawned.is_ok() {
-            self.building = Some(rx);
-        }
     }
 }
 

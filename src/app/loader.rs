@@ -3,7 +3,6 @@
 //! or a live cluster is listed.
 
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -15,6 +14,7 @@ use crate::source::timeline::{self, Timeline};
 use super::demo::{DEMO_NAME, DEMO_TIMELINE_NAME, load_demo, load_demo_timeline};
 use super::derived::Derived;
 use super::feed::Feed;
+use super::job::{Ctx, Job};
 use super::live::LiveFeed;
 use super::replay::Replay;
 
@@ -107,7 +107,7 @@ pub struct Loading {
     pub live: bool,
     /// What the loading thread is doing now ("listing pods (3/9 kinds)…").
     progress: Arc<Mutex<String>>,
-    rx: Receiver<Result<Opened, String>>,
+    job: Job<(), Result<Opened, String>>,
 }
 
 impl Loading {
@@ -119,28 +119,17 @@ impl Loading {
             _ => None,
         };
         let progress = Arc::new(Mutex::new(initial_progress(&source)));
-        let (tx, rx) = mpsc::channel();
         let thread_progress = progress.clone();
-        let spawned = std::thread::Builder::new()
-            .name("kplace-load".into())
-            .spawn(move || {
-                let _ = tx.send(open(source, &thread_progress));
-            });
-        let rx = match spawned {
-            Ok(_) => rx,
-            Err(e) => {
-                let (tx, failed) = mpsc::channel();
-                let _ = tx.send(Err(format!("cannot start the loading thread: {e}")));
-                failed
-            }
-        };
+        let job = Job::once("loading", move |ctx: &Ctx<Result<Opened, String>>| {
+            ctx.send(open(source, &thread_progress));
+        });
         Loading {
             name,
             size,
             started: Instant::now(),
             live,
             progress,
-            rx,
+            job,
         }
     }
 
@@ -149,28 +138,24 @@ impl Loading {
         self.progress.lock().map(|p| p.clone()).unwrap_or_default()
     }
 
-    /// The result, once there is one.
+    /// The result, once there is one; a loading thread that could not
+    /// start or died is a failed load.
     pub fn poll(&self) -> Option<Result<Opened, String>> {
-        match self.rx.try_recv() {
-            Ok(r) => Some(r),
-            Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => Some(Err(format!(
-                "{}: the loading thread stopped unexpectedly",
-                self.name
-            ))),
-        }
+        self.job.try_recv().or_else(|| self.failed())
     }
 
     /// Blocks up to `timeout` for the result (tests and start-up).
     pub fn wait(&self, timeout: Duration) -> Option<Result<Opened, String>> {
-        match self.rx.recv_timeout(timeout) {
-            Ok(r) => Some(r),
-            Err(mpsc::RecvTimeoutError::Timeout) => None,
-            Err(mpsc::RecvTimeoutError::Disconnected) => Some(Err(format!(
-                "{}: the loading thread stopped unexpectedly",
-                self.name
-            ))),
-        }
+        self.job
+            .recv_timeout(timeout)
+            .or_else(|| self.job.try_recv())
+            .or_else(|| self.failed())
+    }
+
+    fn failed(&self) -> Option<Result<Opened, String>> {
+        self.job
+            .failure()
+            .map(|f| Err(format!("{}: {f}", self.name)))
     }
 }
 
@@ -185,6 +170,7 @@ fn set(progress: &Mutex<String>, text: String) {
     if let Ok(mut p) = progress.lock() {
         *p = text;
     }
+    super::job::wake();
 }
 
 fn open(source: Source, progress: &Mutex<String>) -> Result<Opened, String> {

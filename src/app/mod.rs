@@ -2,31 +2,31 @@
 //! `ui`) and no terminal (that is `tui`, which owns the event loop): plain
 //! state that tests drive with key events.
 
-mod carry;
-pub mod cursor;
+pub(crate) mod cursor;
 pub mod demo;
 pub mod derived;
-pub mod feed;
-pub mod files;
+pub(crate) mod feed;
+pub(crate) mod files;
 pub mod format;
-pub mod inspect;
-pub mod job;
+pub(crate) mod inspect;
+pub(crate) mod job;
+mod keep_place;
 pub mod keys;
-pub mod line;
-pub mod live;
+pub(crate) mod line;
+pub(crate) mod live;
 pub mod loader;
 pub mod palette;
-pub mod remedies;
-pub mod replay;
+pub(crate) mod remedies;
+pub(crate) mod replay;
 pub mod report;
-pub mod skew;
+pub(crate) mod skew;
 pub mod state;
-pub mod table;
+pub(crate) mod table;
 pub mod theme;
-pub mod tiers;
-pub mod view;
+pub(crate) mod tiers;
+pub(crate) mod view;
 pub mod whatif;
-pub mod worker;
+pub(crate) mod worker;
 
 pub use state::{App, Overlay, Phase, Session};
 pub use view::View;

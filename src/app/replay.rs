@@ -4,15 +4,15 @@
 //! (a seek replays from the nearest checkpoint) and swapped in by the app.
 
 pub mod compare;
-mod glue;
+mod replay_actions;
 pub mod trust;
 
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
 use crate::source::timeline::Timeline;
 
+use super::job::{Ctx, Job};
 use super::loader::Loaded;
 use compare::{Comparison, Moment, MomentInput};
 use trust::TrustCheck;
@@ -38,11 +38,15 @@ pub struct Replay {
     anchor: Option<(Instant, u64)>,
     /// A moment to compare with (`m`): its position and time.
     pub mark: Option<(usize, u64)>,
-    building: Option<(usize, Receiver<Loaded>)>,
+    /// Assembles the moment at a position, off the UI thread.
+    seeker: Job<usize, (usize, Loaded)>,
+    /// The position being assembled.
+    building: Option<usize>,
     /// The last comparison of the mark with the moment shown.
     pub comparison: Option<Comparison>,
     /// `(mark, shown)` being compared; the answer carries the mark's counts.
-    comparing: Option<((usize, usize), Receiver<ComparisonDone>)>,
+    comparer: Job<CompareRequest, ((usize, usize), ComparisonDone)>,
+    comparing: Option<(usize, usize)>,
     /// The newest moment to compare once the running comparison is done.
     compare_next: Option<(usize, MomentInput)>,
     /// The trust check, started when the Replay view is first shown.
@@ -54,6 +58,17 @@ pub struct Replay {
     /// A background result (trust check, comparison) arrived since the
     /// last frame: the screen must be drawn again.
     repaint: bool,
+    /// Why a moment or a comparison cannot be shown (a background thread
+    /// could not start or died): drawn instead of waiting forever.
+    pub failure: Option<String>,
+}
+
+/// Compare the mark (`before`, its counts once computed) at `positions.0`
+/// with the moment `after` at `positions.1`.
+struct CompareRequest {
+    positions: (usize, usize),
+    before: MarkMoment,
+    after: MomentInput,
 }
 
 /// A comparison, and the mark's counts it computed (kept for the next).
@@ -70,8 +85,30 @@ enum MarkMoment {
 impl Replay {
     /// Paused at the first moment (the initial state, no events applied).
     pub fn new(timeline: Arc<Timeline>) -> Replay {
+        let recording = timeline.clone();
+        let seeker = Job::spawn("seek", move |at, ctx: &Ctx<(usize, Loaded)>| {
+            let started = Instant::now();
+            let cluster = recording.state_after(at);
+            ctx.send((at, Loaded::new(cluster, String::new(), started.elapsed())));
+        });
+        let recording = timeline.clone();
+        let comparer = Job::spawn("compare", move |r: CompareRequest, ctx| {
+            let pods = recording.diff(r.positions.0, r.positions.1);
+            let before = match r.before {
+                MarkMoment::Ready(m) => m,
+                MarkMoment::Pending(input) => Arc::new(Moment::of(&input)),
+            };
+            let after = Moment::of(&r.after);
+            ctx.send((
+                r.positions,
+                (Comparison::new(pods, &before, &after), before),
+            ));
+        });
         Replay {
             timeline,
+            seeker,
+            comparer,
+            failure: None,
             clock_ms: 0,
             position: 0,
             shown: 0,
@@ -230,22 +267,12 @@ impl Replay {
         let (Some((mark, _)), Some(before)) = (self.mark, self.mark_moment.clone()) else {
             return;
         };
-        let (tx, rx) = mpsc::channel();
-        let timeline = self.timeline.clone();
-        let spawned = std::thread::Builder::new()
-            .name("kplace-compare".into())
-            .spawn(move || {
-                let pods = timeline.diff(mark, shown);
-                let before = match before {
-                    MarkMoment::Ready(m) => m,
-                    MarkMoment::Pending(input) => Arc::new(Moment::of(&input)),
-                };
-                let after = Moment::of(&after);
-                let _ = tx.send((Comparison::new(pods, &before, &after), before));
-            });
-        if spawned.is_ok() {
-            self.comparing = Some(((mark, shown), rx));
-        }
+        self.comparing = Some((mark, shown));
+        self.comparer.request(CompareRequest {
+            positions: (mark, shown),
+            before,
+            after,
+        });
     }
 
     /// Advances play, collects a built moment, starts the next build.
@@ -261,21 +288,23 @@ impl Replay {
                 self.pause();
             }
         }
-        if let Some(((mark, _), rx)) = &self.comparing {
-            match rx.try_recv() {
-                Ok((c, before)) => {
-                    if self.mark.is_some_and(|m| m.0 == *mark) {
-                        self.mark_moment = Some(MarkMoment::Ready(before));
-                    }
-                    self.comparison = Some(c);
-                    self.comparing = None;
-                    self.repaint = true;
+        if let Some(asked) = self.comparing {
+            while let Some(((mark, shown), (c, before))) = self.comparer.try_recv() {
+                if (mark, shown) != asked {
+                    continue;
                 }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => {
-                    self.comparing = None;
-                    self.repaint = true;
+                if self.mark.is_some_and(|m| m.0 == mark) {
+                    self.mark_moment = Some(MarkMoment::Ready(before));
                 }
+                self.comparison = Some(c);
+                self.comparing = None;
+                self.repaint = true;
+            }
+            if let Some(failure) = self.comparing.and_then(|_| self.comparer.failure()) {
+                self.failure = Some(failure);
+                self.comparing = None;
+                self.compare_next = None;
+                self.repaint = true;
             }
             if self.comparing.is_none()
                 && let Some(next) = self.compare_next.take()
@@ -284,19 +313,27 @@ impl Replay {
             }
         }
         let mut ready = None;
-        if let Some((at, rx)) = &self.building {
-            match rx.try_recv() {
-                Ok(loaded) => {
-                    self.shown = *at;
+        if let Some(asked) = self.building {
+            while let Some((at, loaded)) = self.seeker.try_recv() {
+                if at == asked {
+                    self.shown = at;
                     ready = Some(loaded);
                     self.building = None;
                 }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => self.building = None,
+            }
+            if let Some(failure) = self.building.and_then(|_| self.seeker.failure()) {
+                self.failure = Some(failure);
+                self.building = None;
+                self.repaint = true;
             }
         }
-        if self.building.is_none() && self.position != self.shown && ready.is_none() {
-            self.start_build(self.position);
+        if self.building.is_none()
+            && self.failure.is_none()
+            && self.position != self.shown
+            && ready.is_none()
+        {
+            self.building = Some(self.position);
+            self.seeker.request(self.position);
         }
         ready
     }
@@ -317,21 +354,6 @@ impl Replay {
                 return None;
             }
             std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    fn start_build(&mut self, at: usize) {
-        let (tx, rx) = mpsc::channel();
-        let timeline = self.timeline.clone();
-        let spawned = std::thread::Builder::new()
-            .name("kplace-seek".into())
-            .spawn(move || {
-                let started = Instant::now();
-                let cluster = timeline.state_after(at);
-                let _ = tx.send(Loaded::new(cluster, String::new(), started.elapsed()));
-            });
-        if spawned.is_ok() {
-            self.building = Some((at, rx));
         }
     }
 }
@@ -415,6 +437,12 @@ pub fn clock(ms: u64) -> String {
 pub fn view_lines(r: &Replay) -> Vec<super::report::Line> {
     use super::report::{Line, Tone};
     let mut out = Vec::new();
+    if let Some(f) = &r.failure {
+        out.push(Line {
+            tone: Tone::Bad,
+            text: format!("cannot replay further: {f}"),
+        });
+    }
     if let Some(t) = &r.trust {
         out.extend(t.lines());
         out.push(Line {

@@ -355,3 +355,31 @@ pub fn zone_skew(
     per_zone.sort();
     Some((c.skew().unwrap_or(0), per_zone))
 }
+
+/// One Skew question: everything [`compute`] needs, owned, so the answer
+/// can be worked out on the Skew job's thread.
+pub struct SkewRequest {
+    pub seq: u64,
+    pub cluster: std::sync::Arc<Cluster>,
+    pub subject: String,
+    pub pod_note: String,
+    pub pod: Pod,
+    pub scheduler: Scheduler,
+    pub index: usize,
+}
+
+/// The Skew view's background job: the newest selection wins, and each
+/// report comes back with the number of the request it answers.
+pub fn skew_job() -> super::job::Job<SkewRequest, (u64, SkewReport)> {
+    super::job::Job::spawn("skew", |r: SkewRequest, ctx| {
+        let report = compute(
+            &r.cluster,
+            r.subject,
+            r.pod_note,
+            &r.pod,
+            &r.scheduler,
+            r.index,
+        );
+        ctx.send((r.seq, report));
+    })
+}

@@ -93,8 +93,10 @@ pub struct Session {
     pub skew_key: usize,
     /// The report shown (the previous one while the next is computed).
     pub skew: Option<SkewReport>,
-    /// The report being computed off the UI thread: its request number.
-    skew_job: Option<(u64, std::sync::mpsc::Receiver<(u64, SkewReport)>)>,
+    /// Computes Skew reports off the UI thread, newest selection first.
+    skew_job: super::job::Job<skew::SkewRequest, (u64, SkewReport)>,
+    /// The request whose report is awaited (`None`: the one shown is current).
+    skew_waiting: Option<u64>,
     skew_seq: u64,
     pub tier_cursor: Cursor,
     pub headroom: Option<Headroom>,
@@ -150,7 +152,8 @@ impl Session {
             skew_cursor: Cursor::default(),
             skew_key: 0,
             skew: None,
-            skew_job: None,
+            skew_job: skew::skew_job(),
+            skew_waiting: None,
             skew_seq: 0,
             tier_cursor: Cursor::default(),
             headroom: None,
@@ -305,7 +308,7 @@ impl Session {
     pub(super) fn refresh_skew(&mut self) {
         let Some(subject) = self.selected_subject().cloned() else {
             self.skew = None;
-            self.skew_job = None;
+            self.skew_waiting = None;
             return;
         };
         let cluster = self.loaded.cluster.clone();
@@ -318,48 +321,51 @@ impl Session {
                 pod_note: "the workload has no pod in the snapshot to ask about".into(),
                 ..Default::default()
             });
-            self.skew_job = None;
+            self.skew_waiting = None;
             return;
         };
         self.skew_seq += 1;
-        let seq = self.skew_seq;
-        let (tx, rx) = std::sync::mpsc::channel();
-        let scheduler = self.scheduler.clone();
-        let index = self.skew_key;
-        let spawned = std::thread::Builder::new()
-            .name("kplace-skew".into())
-            .spawn(move || {
-                let report = skew::compute(&cluster, name, note, &pod, &scheduler, index);
-                let _ = tx.send((seq, report));
-            });
-        if spawned.is_ok() {
-            self.skew_job = Some((seq, rx));
-        }
+        self.skew_waiting = Some(self.skew_seq);
+        self.skew_job.request(skew::SkewRequest {
+            seq: self.skew_seq,
+            cluster,
+            subject: name,
+            pod_note: note,
+            pod,
+            scheduler: self.scheduler.clone(),
+            index: self.skew_key,
+        });
     }
 
     /// Whether the Skew report shown is older than the selection.
     pub fn skew_computing(&self) -> bool {
-        self.skew_job.is_some()
+        self.skew_waiting.is_some()
     }
 
-    /// Takes a finished Skew report; returns whether one arrived.
+    /// Takes a finished Skew report; returns whether one arrived. A job
+    /// that cannot answer says why in the report's place.
     fn pump_skew(&mut self) -> bool {
-        let Some((seq, rx)) = &self.skew_job else {
+        let Some(waiting) = self.skew_waiting else {
             return false;
         };
-        match rx.try_recv() {
-            Ok((got, report)) if got == *seq => {
+        while let Some((seq, report)) = self.skew_job.try_recv() {
+            if seq == waiting {
                 self.skew = Some(report);
-                self.skew_job = None;
-                true
-            }
-            Ok(_) => false,
-            Err(std::sync::mpsc::TryRecvError::Empty) => false,
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                self.skew_job = None;
-                true
+                self.skew_waiting = None;
+                return true;
             }
         }
+        if let Some(failure) = self.skew_job.failure() {
+            let subject = self.skew.take().map(|r| r.subject).unwrap_or_default();
+            self.skew = Some(SkewReport {
+                subject,
+                pod_note: format!("cannot answer: {failure}"),
+                ..Default::default()
+            });
+            self.skew_waiting = None;
+            return true;
+        }
+        false
     }
 
     pub(super) fn refresh_headroom(&mut self) {
@@ -431,7 +437,7 @@ impl Session {
             self.worker_failure = self.workers.failure();
             changed |= self.worker_failure.is_some();
         }
-        changed |= self.whatif.pump();
+        changed |= self.whatif.pump(&self.loaded.cluster.clone());
         changed |= self.pump_skew();
         changed
     }
@@ -948,7 +954,7 @@ impl App {
         let choice = self.choose_scheduler(feed.as_ref(), &next.cluster);
         self.feed = feed;
         let mut session = Session::new(next, self.engine_scheduler(choice));
-        session.carry_from(*old);
+        session.keep_place_from(*old);
         if let Some(r) = self.feed.as_mut().and_then(Feed::replay_mut) {
             r.compare_with(&session.loaded);
         }

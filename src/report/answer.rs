@@ -26,12 +26,6 @@ impl<T: Serialize> Serialize for Ordered<T> {
     }
 }
 
-impl<T> Ordered<T> {
-    pub fn get(&self, key: &str) -> Option<&T> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-}
-
 /// `schedulerVersionSource`: how the release was chosen.
 #[derive(Clone, Debug, Serialize)]
 pub struct VersionSource {

@@ -1,10 +1,10 @@
 //! Renders engine answers for people and scripts: the JSON contract (also
 //! used for YAML) and the human table.
 
-pub mod answer;
-pub mod devices;
-pub mod document;
-pub mod groups;
+pub(crate) mod answer;
+pub(crate) mod devices;
+pub(crate) mod document;
+pub(crate) mod groups;
 pub mod json;
 pub mod remedies;
 pub mod table;

@@ -305,6 +305,18 @@ impl LiveSource {
         Changes(self.shared.subscribe())
     }
 
+    /// Calls `notify` after changes arrive (a burst of watch events is one
+    /// call), until the source is dropped: how the TUI is woken to take a
+    /// change instead of finding it at its next tick.
+    pub fn on_change(&self, notify: impl Fn() + Send + 'static) {
+        let mut changes = self.shared.subscribe();
+        self.handle.spawn(async move {
+            while changes.changed().await.is_ok() {
+                notify();
+            }
+        });
+    }
+
     /// Blocks until every readable kind is listed, the source fails, or the
     /// timeout passes (then the error carries the last connection error).
     pub fn wait_synced(&self, timeout: Duration) -> Result<(), LiveError> {

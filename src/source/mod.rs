@@ -1,6 +1,6 @@
 pub mod budget;
-pub mod build;
-pub mod convert;
+pub(crate) mod build;
+pub(crate) mod convert;
 pub mod file;
 pub mod live;
 pub mod record;

@@ -3,7 +3,7 @@
 //! and `$EDITOR` with the TUI suspended. `app` holds state and actions
 //! only; `ui` draws that state only.
 
-pub mod editor;
+pub(crate) mod editor;
 pub mod terminal;
 
 use std::time::Duration;

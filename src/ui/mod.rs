@@ -3,7 +3,7 @@
 
 mod bar;
 mod chrome;
-mod feed;
+mod feed_line;
 mod help;
 mod inspect;
 mod loading;
@@ -52,7 +52,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     ])
     .areas(area);
     if let Some(f) = &app.feed {
-        feed::draw(frame, app, f, feed_line);
+        feed_line::draw(frame, app, f, feed_line);
     }
     chrome::title_bar(frame, app, title);
     chrome::tab_bar(frame, app, tabs);

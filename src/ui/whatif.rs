@@ -211,6 +211,23 @@ fn answer(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
             }
         }
     }
+    if !w.scenario.is_empty() && !w.against_unchanged.is_empty() {
+        head.push(Line::from(Span::styled(
+            format!(
+                "Against the unchanged cluster (scenario: {}):",
+                w.scenario_title()
+            ),
+            style(t, Tone::Heading),
+        )));
+        for c in &w.against_unchanged {
+            for row in super::text::wrap(
+                &format!("  {}", c.text),
+                area.width.saturating_sub(2) as usize,
+            ) {
+                head.push(Line::from(Span::styled(row, style(t, c.tone))));
+            }
+        }
+    }
     let Some(r) = &w.answer else {
         if head.is_empty() {
             head.push(Line::from(Span::styled(

@@ -2,43 +2,33 @@
 //! replicas, drain a node or lose a zone. State and actions only; the
 //! What-if view in `crate::ui::whatif` draws it.
 
+mod answers;
 pub mod claims;
+mod command;
 pub mod draft;
+mod draft_files;
 pub mod editor;
 pub mod form;
-mod glue;
+mod form_keys;
 pub mod plans;
+mod whatif_actions;
 pub mod worker;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crossterm::event::KeyEvent;
-
-use crate::engine::disruption::Disruption;
+use crate::engine::scenario::Step;
 use crate::model::{Cluster, Interner, PodId};
 
 use super::report::{Line, PlacementReport};
+use answers::RequestCount;
+pub use command::{Cmd, palette_commands, parse_command};
 use draft::Draft;
-use editor::{EditorAction, TextArea};
+use editor::TextArea;
 use form::{Row, Target};
+pub use form_keys::KeyResult;
 use plans::Summary;
-use worker::{Answer, DraftPod, Job, Request, WhatIfWorker};
-
-/// Applies a form row's typed text to the pod or to one of its claims.
-fn apply_row(
-    doc: &mut serde_json::Value,
-    claims: &mut Vec<serde_json::Value>,
-    target: &Target,
-    text: &str,
-) {
-    match target {
-        Target::Claim(i, field) => claims::apply(claims, *i, *field, text),
-        Target::AddClaim => claims::add(doc, claims, text),
-        _ => form::apply(doc, target, text),
-    }
-}
+use worker::WhatIfWorker;
 
 /// Replicas asked for when `r` is first pressed.
 pub const DEFAULT_REPLICAS: usize = 5;
@@ -50,89 +40,6 @@ pub enum Panel {
     Answer,
     Replicas,
     Disruption,
-}
-
-/// A palette command of the what-if family.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Cmd {
-    /// `:draft`: from the selection; `:draft new`: blank.
-    Draft {
-        blank: bool,
-    },
-    Replicas,
-    /// `:replicas max`: how many more fit.
-    ReplicasMax,
-    Cordon(String),
-    Lose(String),
-    Save(Option<String>),
-    /// `:save! PATH`: overwrite.
-    SaveOver(String),
-    Load(String),
-}
-
-/// Parses `draft`, `draft new`, `replicas`, `cordon Z`, `lose Z`, `save [P]`, `save! P`, `load P`.
-pub fn parse_command(s: &str) -> Option<Cmd> {
-    let s = s.trim();
-    let (head, rest) = s.split_once(' ').unwrap_or((s, ""));
-    let rest = rest.trim();
-    Some(match (head, rest) {
-        ("draft", "") => Cmd::Draft { blank: false },
-        ("draft", "new") => Cmd::Draft { blank: true },
-        ("replicas", "") => Cmd::Replicas,
-        ("replicas", "max") => Cmd::ReplicasMax,
-        ("cordon", z) if !z.is_empty() => Cmd::Cordon(z.to_string()),
-        ("lose", z) if !z.is_empty() => Cmd::Lose(z.to_string()),
-        ("save" | "w", "") => Cmd::Save(None),
-        ("save" | "w", p) => Cmd::Save(Some(p.to_string())),
-        ("save!" | "w!", p) if !p.is_empty() => Cmd::SaveOver(p.to_string()),
-        ("load", p) if !p.is_empty() => Cmd::Load(p.to_string()),
-        _ => return None,
-    })
-}
-
-/// The palette entries of the what-if family (zones for completion).
-pub fn palette_commands(zones: &[String]) -> Vec<String> {
-    let mut c = vec![
-        "draft".to_string(),
-        "draft new".to_string(),
-        "replicas".to_string(),
-        "replicas max".to_string(),
-        "save".to_string(),
-        "load ".to_string(),
-    ];
-    for z in zones {
-        c.push(format!("cordon {z}"));
-        c.push(format!("lose {z}"));
-    }
-    c
-}
-
-/// Requests of one kind sent to the worker and the newest answered: an
-/// answer older than the last request is dropped, and the view shows
-/// "computing…" while `done < sent`.
-#[derive(Default)]
-struct RequestCount {
-    sent: u64,
-    done: u64,
-}
-
-impl RequestCount {
-    fn next(&mut self) -> u64 {
-        self.sent += 1;
-        self.sent
-    }
-    fn busy(&self) -> bool {
-        self.done < self.sent
-    }
-    /// Whether an answer numbered `seq` is the latest.
-    fn accept(&mut self, seq: u64) -> bool {
-        if seq >= self.sent {
-            self.done = seq;
-            true
-        } else {
-            false
-        }
-    }
 }
 
 #[derive(Default)]
@@ -180,8 +87,12 @@ pub struct WhatIf {
     worker: Option<WhatIfWorker>,
     /// The release every what-if answer is asked of (the app's).
     pub scheduler: crate::engine::Scheduler,
-    /// The last disruption asked for, to ask again when the release changes.
-    last_disruption: Option<Disruption>,
+    /// The disruption scenario shown, step by step (`:then` adds a step);
+    /// while there is one, the draft is answered on the cluster it leaves.
+    pub scenario: Vec<Step>,
+    /// With a scenario: how the draft's answer differs from its answer on
+    /// the unchanged snapshot.
+    pub against_unchanged: Vec<Line>,
     place_seq: RequestCount,
     replicas_seq: RequestCount,
     disrupt_seq: RequestCount,
@@ -214,222 +125,17 @@ pub fn class_choices(cluster: &Cluster) -> Vec<ClassChoice> {
 }
 
 impl WhatIf {
-    pub fn busy(&self) -> bool {
-        self.place_seq.busy() || self.replicas_seq.busy() || self.disrupt_seq.busy()
-    }
-
-    pub fn computing(&self) -> bool {
-        self.place_seq.busy()
-    }
-
-    pub fn replicas_computing(&self) -> bool {
-        self.replicas_seq.busy()
-    }
-
-    /// Displaced pods placed so far, of how many (victims join as they go).
-    pub fn disruption_progress(&self) -> (usize, usize) {
-        use std::sync::atomic::Ordering;
-        (
-            self.progress.done.load(Ordering::Relaxed),
-            self.progress.total.load(Ordering::Relaxed),
-        )
-    }
-
-    pub fn disruption_computing(&self) -> bool {
-        self.disrupt_seq.busy()
-    }
-
     /// Whether the answer shown is for an older, valid draft.
     pub fn stale(&self) -> bool {
         self.draft.as_ref().is_some_and(|d| !d.valid) && self.answer.is_some()
     }
 
-    fn worker(&mut self, cluster: &Arc<Cluster>) -> &WhatIfWorker {
-        self.worker
-            .get_or_insert_with(|| WhatIfWorker::start(cluster.clone()))
-    }
-
-    fn interner(&mut self, cluster: &Cluster) -> &mut Interner {
+    pub(super) fn interner(&mut self, cluster: &Cluster) -> &mut Interner {
         if self.interner.is_none() {
             self.base_len = cluster.interner.len();
         }
         self.interner
             .get_or_insert_with(|| cluster.interner.clone())
-    }
-
-    /// Applies worker answers; returns whether anything changed.
-    pub fn pump(&mut self) -> bool {
-        let mut changed = false;
-        while let Some(a) = self.worker.as_ref().and_then(WhatIfWorker::try_recv) {
-            changed = true;
-            match a {
-                Answer::Place {
-                    seq,
-                    report,
-                    summary,
-                    took,
-                } => {
-                    if self.place_seq.accept(seq) {
-                        self.changes = match &self.summary {
-                            Some(before) => plans::changes(before, &summary),
-                            None => Vec::new(),
-                        };
-                        self.summary = Some(summary);
-                        self.answer = Some(report);
-                        self.took = Some(took);
-                    }
-                }
-                Answer::Replicas { seq, lines } => {
-                    if self.replicas_seq.accept(seq) {
-                        self.replicas = Some(lines);
-                    }
-                }
-                Answer::Disrupt { seq, table } => {
-                    if self.disrupt_seq.accept(seq) {
-                        self.disruption = Some(table);
-                    }
-                }
-                Answer::Failed { seq, error } => {
-                    // Any kind: mark all as done up to seq and show the error.
-                    for s in [
-                        &mut self.place_seq,
-                        &mut self.replicas_seq,
-                        &mut self.disrupt_seq,
-                    ] {
-                        if s.sent == seq {
-                            s.done = seq;
-                        }
-                    }
-                    if let Some(d) = &mut self.draft {
-                        d.error = Some(error);
-                    }
-                }
-            }
-        }
-        // A worker that cannot start or died answers nothing: say so
-        // rather than show "computing…" for ever.
-        if self.busy()
-            && let Some(failure) = self.worker.as_ref().and_then(WhatIfWorker::failure)
-        {
-            for s in [
-                &mut self.place_seq,
-                &mut self.replicas_seq,
-                &mut self.disrupt_seq,
-            ] {
-                s.done = s.sent;
-            }
-            if let Some(d) = &mut self.draft {
-                d.error = Some(format!("cannot answer: {failure}"));
-            }
-            changed = true;
-        }
-        changed
-    }
-
-    fn draft_pod(&self) -> Option<DraftPod> {
-        let d = self.draft.as_ref()?;
-        let pod = d.pod.clone()?;
-        let fresh = self.interner.as_ref().map(Interner::len) == Some(self.base_len);
-        Some(DraftPod {
-            pod,
-            exclude: self.origin.filter(|_| !self.as_copy),
-            claims: d.pod_claims.clone(),
-            yaml: d.yaml.clone(),
-            fresh,
-            cluster_edit: self.cluster_edit.clone(),
-            controllers: d.controllers.clone(),
-            daemon: d
-                .workload
-                .as_ref()
-                .is_some_and(|w| w.replicas == crate::source::workload::Replicas::PerNode),
-        })
-    }
-
-    /// Re-evaluates the draft after a change (if it is valid).
-    fn evaluate(&mut self, cluster: &Arc<Cluster>) {
-        if !self.draft.as_ref().is_some_and(|d| d.valid) {
-            return;
-        }
-        let Some(dp) = self.draft_pod() else { return };
-        let seq = self.place_seq.next();
-        let scheduler = self.scheduler.clone();
-        self.worker(cluster).send(Request {
-            seq,
-            job: Job::Place(dp.clone()),
-            scheduler,
-        });
-        if self.replicas.is_some() || self.panel == Panel::Replicas {
-            self.request_replicas(cluster);
-        }
-    }
-
-    fn request_replicas(&mut self, cluster: &Arc<Cluster>) {
-        // Replicas are more copies: the original stays.
-        let Some(dp) = self.draft_pod().map(|d| DraftPod { exclude: None, ..d }) else {
-            return;
-        };
-        if self.replicas_n == 0 {
-            self.replicas_n = DEFAULT_REPLICAS;
-        }
-        let seq = self.replicas_seq.next();
-        let n = self.replicas_n;
-        if self.replicas_max {
-            let scheduler = self.scheduler.clone();
-            self.worker(cluster).send(Request {
-                seq,
-                job: Job::Capacity(dp),
-                scheduler,
-            });
-            return;
-        }
-        let scheduler = self.scheduler.clone();
-        self.worker(cluster).send(Request {
-            seq,
-            job: Job::Replicas(dp, n),
-            scheduler,
-        });
-    }
-
-    /// Runs a disruption what-if and shows it.
-    pub fn disrupt(&mut self, cluster: &Arc<Cluster>, d: Disruption, title: String) {
-        let seq = self.disrupt_seq.next();
-        self.disruption_title = title.clone();
-        self.disruption = None;
-        self.panel = Panel::Disruption;
-        self.scroll = 0;
-        self.last_disruption = Some(d.clone());
-        let scheduler = self.scheduler.clone();
-        // A new run: a fresh progress, so cancelling this one cannot stop
-        // the next.
-        self.progress
-            .cancel
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-        self.progress = Arc::default();
-        let progress = self.progress.clone();
-        self.worker(cluster).send(Request {
-            seq,
-            job: Job::Disrupt(d, title, progress),
-            scheduler,
-        });
-    }
-
-    /// Answers as another release from now on: the draft, its replicas and
-    /// the disruption shown are asked again.
-    pub fn set_scheduler(&mut self, cluster: &Arc<Cluster>, scheduler: crate::engine::Scheduler) {
-        if self.scheduler == scheduler {
-            return;
-        }
-        self.scheduler = scheduler;
-        self.evaluate(cluster);
-        let shown = self.disruption.is_some() || self.disrupt_seq.busy();
-        if let (Some(d), true) = (self.last_disruption.clone(), shown) {
-            let title = self.disruption_title.clone();
-            let panel = self.panel;
-            let scroll = self.scroll;
-            self.disrupt(cluster, d, title);
-            self.panel = panel;
-            self.scroll = scroll;
-        }
     }
 
     /// Starts a new draft from a document.
@@ -461,7 +167,7 @@ impl WhatIf {
     }
 
     /// Makes `d` (parsed) the draft; `origin` is the snapshot's pod it stands for.
-    fn start_draft(&mut self, cluster: &Arc<Cluster>, d: Draft, origin: Option<PodId>) {
+    pub(super) fn start_draft(&mut self, cluster: &Arc<Cluster>, d: Draft, origin: Option<PodId>) {
         self.origin = origin;
         self.as_copy = false;
         self.cluster_edit = None;
@@ -545,15 +251,6 @@ impl WhatIf {
         Ok(())
     }
 
-    /// `:replicas max`: the Replicas panel counts how many more of the
-    /// draft fit, with and without preemption.
-    pub fn count_max(&mut self, cluster: &Arc<Cluster>) {
-        self.replicas_max = true;
-        self.panel = Panel::Replicas;
-        self.scroll = 0;
-        self.request_replicas(cluster);
-    }
-
     /// What the draft's answer means, for the view's title.
     pub fn meaning(&self, cluster: &Cluster) -> Option<String> {
         let id = self.origin?;
@@ -574,22 +271,6 @@ impl WhatIf {
         )
     }
 
-    /// `c`: one more copy ↔ the pod rescheduled.
-    fn toggle_copy(&mut self, cluster: &Arc<Cluster>) -> KeyResult {
-        if self.origin.is_none() {
-            return KeyResult::Info(
-                "c switches between a pod rescheduled and one more copy of it; this draft is a new pod".into(),
-            );
-        }
-        self.as_copy = !self.as_copy;
-        self.evaluate(cluster);
-        KeyResult::Info(
-            self.meaning(cluster)
-                .map(|m| format!("answering as {m}"))
-                .unwrap_or_default(),
-        )
-    }
-
     /// A draft of the replica the pod's StatefulSet creates next (its next
     /// free ordinal, with the claims its templates give it); `false` when
     /// the pod has no StatefulSet in the snapshot.
@@ -605,7 +286,7 @@ impl WhatIf {
         true
     }
 
-    fn refresh_rows(&mut self) {
+    pub(super) fn refresh_rows(&mut self) {
         self.rows = self
             .draft
             .as_ref()
@@ -627,30 +308,15 @@ impl WhatIf {
         }
     }
 
-    fn first_selectable(&self, from: usize) -> usize {
+    pub(super) fn first_selectable(&self, from: usize) -> usize {
         (from..self.rows.len())
             .chain(0..from)
             .find(|&i| self.rows[i].target.selectable())
             .unwrap_or(0)
     }
 
-    fn move_cursor(&mut self, delta: isize) {
-        let n = self.rows.len() as isize;
-        let mut i = self.cursor as isize;
-        for _ in 0..n {
-            i += delta;
-            if i < 0 || i >= n {
-                return;
-            }
-            if self.rows[i as usize].target.selectable() {
-                self.cursor = i as usize;
-                return;
-            }
-        }
-    }
-
     /// A form edit: rewrite the document, re-parse, re-evaluate.
-    fn edit(
+    pub(super) fn edit(
         &mut self,
         cluster: &Arc<Cluster>,
         target: &Target,
@@ -698,242 +364,4 @@ impl WhatIf {
         }
         result
     }
-
-    /// Handles a key in the What-if view, as the key table binds it (scopes
-    /// What-if, the YAML editor's and Input); `Pass` lets the global keys
-    /// have it.
-    pub fn key(&mut self, cluster: &Arc<Cluster>, key: KeyEvent) -> KeyResult {
-        use crate::app::keys::{self, Action, Scope};
-        if let Some(ed) = &mut self.editor {
-            match ed.key(key) {
-                EditorAction::Continue => {}
-                EditorAction::Cancel => self.editor = None,
-                EditorAction::Apply => {
-                    let text = ed.text();
-                    match self.apply_yaml(cluster, &text) {
-                        Ok(()) => {
-                            self.editor = None;
-                            return KeyResult::Info("YAML applied".into());
-                        }
-                        Err(e) => {
-                            if let Some(ed) = &mut self.editor {
-                                ed.error = Some(e);
-                            }
-                        }
-                    }
-                }
-            }
-            return KeyResult::Done;
-        }
-        if let Some(h) = self.chooser {
-            let classes = class_choices(cluster);
-            let n = classes.len() + 1;
-            match keys::action(&[Scope::Input, Scope::Lists], &key) {
-                Some(Action::Up) => self.chooser = Some((h + n - 1) % n),
-                Some(Action::Down) => self.chooser = Some((h + 1) % n),
-                Some(Action::Cancel) => self.chooser = None,
-                Some(Action::Accept) => {
-                    self.chooser = None;
-                    let name = classes.get(h).map(|c| c.0.clone()).unwrap_or_default();
-                    self.edit(cluster, &Target::PriorityClass, |doc, _| {
-                        form::apply(doc, &Target::PriorityClass, &name)
-                    });
-                }
-                _ => {}
-            }
-            return KeyResult::Done;
-        }
-        if let Some(text) = &mut self.input {
-            if crate::app::line::edit(text, &mut self.input_cursor, key)
-                == crate::app::line::Edit::Ignored
-            {
-                match keys::action(&[Scope::Input], &key) {
-                    Some(Action::Cancel) => self.input = None,
-                    Some(Action::Accept) => {
-                        let text = self.input.take().unwrap_or_default();
-                        if let Some(target) = self.rows.get(self.cursor).map(|r| r.target.clone()) {
-                            self.edit(cluster, &target, |doc, claims| {
-                                apply_row(doc, claims, &target, &text)
-                            });
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            return KeyResult::Done;
-        }
-        if self.draft.is_none() && self.panel != Panel::Disruption {
-            return KeyResult::Pass;
-        }
-        let Some(action) = keys::action(&[Scope::WhatIf], &key) else {
-            return KeyResult::Pass;
-        };
-        match action {
-            Action::Up => self.move_cursor(-1),
-            Action::Down => self.move_cursor(1),
-            Action::PageUp => self.scroll = self.scroll.saturating_sub(10),
-            Action::PageDown => self.scroll += 10,
-            Action::EditField => {
-                let Some(r) = self.rows.get(self.cursor).cloned() else {
-                    return KeyResult::Done;
-                };
-                if r.target == Target::PriorityClass {
-                    let classes = class_choices(cluster);
-                    let at = classes.iter().position(|c| c.0 == r.value).unwrap_or(0);
-                    self.chooser = Some(at);
-                } else if r.target.is_toggle() {
-                    self.edit(cluster, &r.target, |doc, _| form::apply(doc, &r.target, ""));
-                } else if matches!(r.target, Target::AddSpread | Target::AddAnti) {
-                    // Added with defaults; the new rows are then edited.
-                    self.edit(cluster, &r.target, |doc, _| form::apply(doc, &r.target, ""));
-                } else {
-                    let text = form::initial_text(&r);
-                    self.input_cursor = text.chars().count();
-                    self.input = Some(text);
-                }
-            }
-            Action::RemoveField => {
-                if let Some(r) = self.rows.get(self.cursor).cloned()
-                    && r.target.removable()
-                {
-                    self.edit(cluster, &r.target, |doc, claims| match r.target {
-                        Target::Claim(i, _) => claims::remove(doc, claims, i),
-                        _ => form::remove(doc, &r.target),
-                    });
-                }
-            }
-            Action::EditYaml => {
-                if let Some(d) = &self.draft {
-                    self.editor = Some(TextArea::new(&d.yaml));
-                }
-            }
-            Action::EditExternal => self.external_requested = self.draft.is_some(),
-            Action::ToggleCopy => return self.toggle_copy(cluster),
-            Action::PlaceReplicas => {
-                self.replicas_max = false;
-                self.panel = Panel::Replicas;
-                self.scroll = 0;
-                if self.replicas_n == 0 {
-                    self.replicas_n = DEFAULT_REPLICAS;
-                }
-                self.request_replicas(cluster);
-            }
-            Action::MoreReplicas if self.panel == Panel::Replicas => {
-                self.replicas_max = false;
-                self.replicas_n = (self.replicas_n + 1).min(1000);
-                self.request_replicas(cluster);
-            }
-            Action::FewerReplicas if self.panel == Panel::Replicas => {
-                self.replicas_max = false;
-                self.replicas_n = self.replicas_n.saturating_sub(1).max(1);
-                self.request_replicas(cluster);
-            }
-            Action::ShowAnswer => {
-                self.panel = Panel::Answer;
-                self.scroll = 0;
-            }
-            Action::SaveDraft => return self.save(None),
-            Action::Back if self.panel == Panel::Disruption && self.disruption_computing() => {
-                self.progress
-                    .cancel
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
-                return KeyResult::Info("cancelling the disruption what-if…".into());
-            }
-            Action::Back if self.panel != Panel::Answer => {
-                self.panel = Panel::Answer;
-                self.scroll = 0;
-            }
-            _ => return KeyResult::Pass,
-        }
-        KeyResult::Done
-    }
-
-    /// Writes the draft's YAML to `path`, or `<name>.yaml` here (the name
-    /// made safe: no `/`, `..` or control characters). An existing file is
-    /// not overwritten: the status says so and how (`:save! PATH`).
-    pub fn save(&self, path: Option<String>) -> KeyResult {
-        self.save_to(path, false)
-    }
-
-    /// `:save! PATH`: writes the draft over `PATH` if it exists.
-    pub fn save_over(&self, path: String) -> KeyResult {
-        self.save_to(Some(path), true)
-    }
-
-    fn save_to(&self, path: Option<String>, overwrite: bool) -> KeyResult {
-        let Some(d) = &self.draft else {
-            return KeyResult::Error("no draft to save (e on a pod, or :draft new)".into());
-        };
-        let path =
-            PathBuf::from(path.unwrap_or_else(|| crate::app::files::draft_file_name(&d.name())));
-        let written = if overwrite {
-            crate::app::files::replace(&path, d.yaml.as_bytes())
-        } else {
-            crate::app::files::write_new(&path, d.yaml.as_bytes(), "save!")
-        };
-        match written {
-            Ok(()) => KeyResult::Info(format!("draft saved to {}", path.display())),
-            Err(e) => KeyResult::Error(e),
-        }
-    }
-
-    /// Reads a draft from a file: a Pod or a workload (its controller's
-    /// pod), alone or among other objects (`:load PATH KIND/NAME` picks one
-    /// of several). A file that does not give a valid pod leaves the
-    /// current draft as it was.
-    pub fn load(&mut self, cluster: &Arc<Cluster>, arg: &str) -> KeyResult {
-        let (path, select) = match arg.rsplit_once(' ') {
-            Some((p, sel)) if !std::path::Path::new(arg).exists() && sel.contains('/') => {
-                (p.trim_end(), Some(sel))
-            }
-            _ => (arg, None),
-        };
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => return KeyResult::Error(format!("{path}: {e}")),
-        };
-        self.interner(cluster);
-        let mut i = self.interner.take().unwrap_or_default();
-        let mut d = Draft::new(serde_json::json!({}));
-        let parsed = d.set_yaml_choosing(&text, select, &mut i);
-        self.interner = Some(i);
-        if let Err(e) = parsed {
-            return KeyResult::Error(format!("{path}: {e}; the draft is unchanged"));
-        }
-        if !d.valid {
-            let why = d.error.clone().unwrap_or_default();
-            return KeyResult::Error(format!("{path}: {why}; the draft is unchanged"));
-        }
-        let loaded = match &d.workload {
-            Some(w) => {
-                if let crate::source::workload::Replicas::Count(n) = w.replicas
-                    && n > 0
-                {
-                    self.replicas_n = n as usize;
-                }
-                let count = match w.replicas {
-                    crate::source::workload::Replicas::Count(n) => {
-                        format!("{n} replica(s), r places them")
-                    }
-                    crate::source::workload::Replicas::PerNode => {
-                        "one pod per eligible node, r places them".to_string()
-                    }
-                };
-                format!("{}'s pod ({count})", w.key())
-            }
-            None => "draft".to_string(),
-        };
-        self.start_draft(cluster, d, None);
-        KeyResult::Info(format!("{loaded} loaded from {path}"))
-    }
-}
-
-/// What a What-if key did, for the status line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum KeyResult {
-    /// Not a What-if key: the global table handles it.
-    Pass,
-    Done,
-    Info(String),
-    Error(String),
 }

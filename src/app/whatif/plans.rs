@@ -3,6 +3,7 @@
 
 use crate::engine::disruption::DisruptionPlan;
 use crate::engine::replicas::{DomainCounts, ReplicaPlan};
+use crate::engine::scenario::{ScenarioRun, Step};
 use crate::engine::{Outcome, Placement};
 use crate::model::{Cluster, Pod};
 
@@ -435,8 +436,9 @@ pub struct DisruptionTable {
 /// The column headings of [`DisruptionTable::rows`].
 pub const DRAIN_COLUMNS: [&str; 4] = ["POD", "FROM", "→ TO", "VICTIMS / WHY NOT"];
 
+/// `cluster` names what the plan's symbols stand for: the plan's own fork,
+/// or any cluster forked from the same snapshot (they share the strings).
 pub fn disruption_table(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -> DisruptionTable {
-    let _ = cluster;
     let landed = plan.displaced.iter().filter(|d| d.landed()).count();
     let mut head = vec![Line {
         tone: Tone::Heading,
@@ -558,7 +560,7 @@ pub fn disruption_table(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -
                     if over { Tone::Bad } else { Tone::Muted },
                     format!(
                         "    {}: {}   skew {skew} / maxSkew {}",
-                        plan.cluster.interner.resolve(d.constraint.topology_key),
+                        cluster.interner.resolve(d.constraint.topology_key),
                         domains_text(d),
                         d.constraint.max_skew
                     ),
@@ -571,4 +573,80 @@ pub fn disruption_table(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -
         rows,
         tail: out,
     }
+}
+
+/// A scenario of stacked steps as one table: a line per step (each ran on
+/// the cluster the one before left), every displaced pod of every step in
+/// the order they were placed, then each step's reasons, PDBs and skew. A
+/// single step reads exactly as [`disruption_table`].
+pub fn scenario_table(cluster: &Cluster, run: &ScenarioRun, asked: &[Step]) -> DisruptionTable {
+    let mut tables: Vec<DisruptionTable> = run
+        .steps
+        .iter()
+        .map(|s| {
+            let mut t = disruption_table(cluster, &s.step.title(), &s.plan);
+            if !s.missing_nodes.is_empty() {
+                t.head.insert(
+                    1,
+                    Line {
+                        tone: Tone::Warn,
+                        text: format!(
+                            "  not in the cluster at this step (lost in an earlier one?): {}",
+                            s.missing_nodes.join(", ")
+                        ),
+                    },
+                );
+            }
+            t
+        })
+        .collect();
+    let cancelled = asked.get(run.steps.len()).map(|step| Line {
+        tone: Tone::Warn,
+        text: format!(
+            "cancelled: {} and the steps after it were not run (esc)",
+            step.title()
+        ),
+    });
+    if tables.len() == 1 {
+        let mut t = tables.remove(0);
+        t.head.extend(cancelled);
+        return t;
+    }
+    let mut out = DisruptionTable::default();
+    out.head.push(Line {
+        tone: Tone::Heading,
+        text: format!(
+            "Scenario of {} steps, each on the cluster the step before left (:scenario clear starts over)",
+            run.steps.len()
+        ),
+    });
+    out.head.extend(cancelled);
+    let queue_heading = "Displaced pods, in queue order";
+    for (i, t) in tables.iter_mut().enumerate() {
+        let mut head = std::mem::take(&mut t.head);
+        head.retain(|l| l.text != queue_heading);
+        if let Some(first) = head.first_mut() {
+            first.text = format!("{}. {}", i + 1, first.text);
+        }
+        out.head.extend(head);
+    }
+    if tables.iter().any(|t| !t.rows.is_empty()) {
+        out.head.push(Line {
+            tone: Tone::Heading,
+            text: format!("{queue_heading}, step after step"),
+        });
+    }
+    for (i, t) in tables.into_iter().enumerate() {
+        out.rows.extend(t.rows);
+        out.tail.push(Line {
+            tone: Tone::Text,
+            text: String::new(),
+        });
+        out.tail.push(Line {
+            tone: Tone::Heading,
+            text: format!("After step {}: {}", i + 1, run.steps[i].step.title()),
+        });
+        out.tail.extend(t.tail);
+    }
+    out
 }

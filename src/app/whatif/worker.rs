@@ -10,9 +10,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::engine::disruption::{Disruption, simulate_with};
 use crate::engine::place;
 use crate::engine::replicas::place_replicas;
+use crate::engine::scenario::{self, Step};
 use crate::engine::statefulset::with_missing_claims;
 use crate::model::dra::ResourceClaim;
 use crate::model::{Cluster, NodeId, Pod, PodId};
@@ -45,19 +45,26 @@ pub struct DraftPod {
     /// A DaemonSet's pod: its replicas are the pod pinned to every node
     /// the controller would run one on.
     pub daemon: bool,
+    /// The scenario the answer is asked on (empty: the snapshot as it is);
+    /// the draft is placed on the cluster its steps leave, and on the
+    /// unchanged snapshot to say what the scenario changed.
+    pub scenario: Vec<Step>,
 }
 
-pub enum Job {
+/// What a request asks of the engine.
+pub enum Question {
     Place(DraftPod),
     Replicas(DraftPod, usize),
     /// How many more of the draft fit (`:replicas max`).
     Capacity(DraftPod),
-    Disrupt(Disruption, String, Arc<crate::engine::disruption::Progress>),
+    /// Run these steps, each on the cluster the one before left (the
+    /// steps already run for the previous request are not run again).
+    Scenario(Vec<Step>, Arc<crate::engine::disruption::Progress>),
 }
 
 pub struct Request {
     pub seq: u64,
-    pub job: Job,
+    pub question: Question,
     /// The release to answer as (the app's, when the request was made).
     pub scheduler: crate::engine::Scheduler,
 }
@@ -67,15 +74,20 @@ pub enum Answer {
         seq: u64,
         report: Arc<PlacementReport>,
         summary: Summary,
+        /// With a scenario: the same draft's answer on the unchanged
+        /// snapshot, to diff against.
+        unchanged: Option<Summary>,
         took: Duration,
     },
     Replicas {
         seq: u64,
         lines: Vec<Line>,
     },
-    Disrupt {
+    Scenario {
         seq: u64,
         table: plans::DisruptionTable,
+        /// How many of the steps asked for were run (fewer when cancelled).
+        completed: usize,
     },
     Failed {
         seq: u64,
@@ -87,7 +99,25 @@ pub struct WhatIfWorker {
     job: crate::app::job::Job<Request, Answer>,
 }
 
-struct Ctx {
+/// The worker's state between requests: the snapshot, and the scenario
+/// last run on it.
+struct Worker {
+    unchanged: Clusters,
+    scenario: Option<Scenario>,
+}
+
+/// Steps run on the snapshot, and the cluster they leave (drafts are
+/// answered on it).
+struct Scenario {
+    steps: Vec<Step>,
+    run: scenario::ScenarioRun,
+    scheduler: crate::engine::Scheduler,
+    clusters: Clusters,
+}
+
+/// What the worker answers on: the shared snapshot, and a private copy
+/// made once a draft needs the cluster changed (a pod taken off, claims).
+struct Clusters {
     shared: Arc<Cluster>,
     owned: Option<Cluster>,
     /// `owned.dra` holds a draft's claims (it differs from the snapshot's).
@@ -100,7 +130,18 @@ struct Ctx {
     applied: Option<(ClusterEdit, Undo)>,
 }
 
-impl Ctx {
+impl Clusters {
+    fn on(shared: Arc<Cluster>) -> Clusters {
+        Clusters {
+            shared,
+            owned: None,
+            owned_dra_changed: false,
+            owned_owners_changed: false,
+            unbound: None,
+            applied: None,
+        }
+    }
+
     /// The cluster and pod to ask about: the shared snapshot, or a private
     /// copy (taken once) when the draft names new strings or brings
     /// ResourceClaims, which join the copy's claims for this answer.
@@ -198,18 +239,15 @@ impl Ctx {
         Ok((owned, pod, note))
     }
 
-    /// The draft's placement, with the note saying it is a pod rescheduled.
+    /// The draft's placement, with the note saying it is a pod
+    /// rescheduled; the report, and the summary changes are measured by.
     fn place(
         &mut self,
         d: DraftPod,
-        seq: u64,
         scheduler: &crate::engine::Scheduler,
-        started: Instant,
-    ) -> Answer {
-        let (cluster, pod, rescheduled) = match self.resolve(d) {
-            Ok(r) => r,
-            Err(error) => return Answer::Failed { seq, error },
-        };
+        scenario_note: Option<String>,
+    ) -> Result<(Arc<PlacementReport>, Summary), String> {
+        let (cluster, pod, rescheduled) = self.resolve(d)?;
         // A new StatefulSet replica comes with the claims its set's
         // templates create.
         let (cluster, note) = with_missing_claims(cluster, &pod);
@@ -217,74 +255,171 @@ impl Ctx {
         let mut answer = place(cluster, &pod, scheduler);
         answer.notes.extend(note);
         answer.notes.extend(rescheduled);
-        let took = started.elapsed();
+        answer.notes.extend(scenario_note);
         let summary = plans::summary(cluster, &answer);
         let report = Arc::new(report::build(cluster, &answer, None));
+        Ok((report, summary))
+    }
+}
+
+impl Worker {
+    /// The clusters a draft is answered on: the scenario's when `steps` are
+    /// the scenario run (else the snapshot's), and whether they are.
+    fn clusters_for(&mut self, steps: &[Step]) -> (&mut Clusters, bool) {
+        match &mut self.scenario {
+            Some(s) if !steps.is_empty() && s.steps == steps => (&mut s.clusters, true),
+            _ => (&mut self.unchanged, false),
+        }
+    }
+
+    fn place(
+        &mut self,
+        d: DraftPod,
+        seq: u64,
+        scheduler: &crate::engine::Scheduler,
+        started: Instant,
+    ) -> Answer {
+        let steps = d.scenario.clone();
+        let (clusters, on_scenario) = self.clusters_for(&steps);
+        let note = on_scenario.then(|| {
+            format!(
+                "answered on the cluster the scenario leaves: {}",
+                steps
+                    .iter()
+                    .map(Step::title)
+                    .collect::<Vec<_>>()
+                    .join(", then ")
+            )
+        });
+        let (report, summary) = match clusters.place(d.clone(), scheduler, note) {
+            Ok(r) => r,
+            Err(error) => return Answer::Failed { seq, error },
+        };
+        let unchanged = if on_scenario {
+            match self.unchanged.place(d, scheduler, None) {
+                Ok((_, s)) => Some(s),
+                Err(error) => return Answer::Failed { seq, error },
+            }
+        } else {
+            None
+        };
         Answer::Place {
             seq,
             report,
             summary,
-            took,
+            unchanged,
+            took: started.elapsed(),
         }
+    }
+
+    /// Runs `steps` on the snapshot, reusing the scenario already run when
+    /// its steps begin them (and it was run as the same release).
+    fn scenario(
+        &mut self,
+        steps: Vec<Step>,
+        scheduler: &crate::engine::Scheduler,
+        progress: &crate::engine::disruption::Progress,
+    ) -> (plans::DisruptionTable, usize) {
+        let reusable = self.scenario.take().filter(|s| {
+            &s.scheduler == scheduler && s.steps.len() <= steps.len() && steps.starts_with(&s.steps)
+        });
+        let (mut run, base) = match reusable {
+            Some(s) if s.steps == steps => {
+                self.scenario = Some(s);
+                let s = self.scenario.as_ref().expect("just set");
+                let table = plans::scenario_table(&s.clusters.shared, &s.run, &steps);
+                return (table, steps.len());
+            }
+            Some(s) => (s.run, s.clusters.shared),
+            None => (
+                scenario::ScenarioRun::default(),
+                self.unchanged.shared.clone(),
+            ),
+        };
+        let more = scenario::run(&base, &steps[run.steps.len()..], scheduler, progress);
+        run.steps.extend(more.steps);
+        run.cancelled = more.cancelled;
+        let fork = match more.cluster {
+            Some(c) => Arc::new(c),
+            None => base,
+        };
+        let completed = run.steps.len();
+        let table = plans::scenario_table(&fork, &run, &steps);
+        if completed > 0 {
+            self.scenario = Some(Scenario {
+                steps: steps[..completed].to_vec(),
+                run,
+                scheduler: scheduler.clone(),
+                clusters: Clusters::on(fork),
+            });
+        }
+        (table, completed)
     }
 
     fn run(&mut self, r: Request) -> Answer {
         let seq = r.seq;
         let scheduler = r.scheduler;
         let started = Instant::now();
-        match r.job {
-            Job::Place(d) => self.place(d, seq, &scheduler, started),
-            Job::Replicas(d, _) if d.daemon => match self.resolve(d) {
-                Ok((cluster, pod, _)) => {
-                    let daemon =
-                        crate::engine::daemonset::place_daemon_pods(cluster, &pod, &scheduler);
-                    Answer::Replicas {
-                        seq,
-                        lines: plans::daemon_lines(cluster, &pod, &daemon),
+        match r.question {
+            Question::Place(d) => self.place(d, seq, &scheduler, started),
+            Question::Replicas(d, _) if d.daemon => {
+                let steps = d.scenario.clone();
+                match self.clusters_for(&steps).0.resolve(d) {
+                    Ok((cluster, pod, _)) => {
+                        let daemon =
+                            crate::engine::daemonset::place_daemon_pods(cluster, &pod, &scheduler);
+                        Answer::Replicas {
+                            seq,
+                            lines: plans::daemon_lines(cluster, &pod, &daemon),
+                        }
                     }
+                    Err(error) => Answer::Failed { seq, error },
                 }
-                Err(error) => Answer::Failed { seq, error },
-            },
-            Job::Replicas(d, n) => match self.resolve(d) {
-                Ok((cluster, pod, _)) => {
-                    let plan = place_replicas(cluster, &pod, n, &scheduler);
-                    Answer::Replicas {
-                        seq,
-                        lines: plans::replica_lines(cluster, &pod, n, &plan),
+            }
+            Question::Replicas(d, n) => {
+                let steps = d.scenario.clone();
+                match self.clusters_for(&steps).0.resolve(d) {
+                    Ok((cluster, pod, _)) => {
+                        let plan = place_replicas(cluster, &pod, n, &scheduler);
+                        Answer::Replicas {
+                            seq,
+                            lines: plans::replica_lines(cluster, &pod, n, &plan),
+                        }
                     }
+                    Err(error) => Answer::Failed { seq, error },
                 }
-                Err(error) => Answer::Failed { seq, error },
-            },
-            Job::Capacity(d) => match self.resolve(d) {
-                Ok((cluster, pod, _)) => {
-                    let runs: Vec<_> = [false, true]
-                        .into_iter()
-                        .map(|preempt| {
-                            crate::engine::replicas::capacity(
-                                cluster,
-                                &pod,
-                                &scheduler,
-                                preempt,
-                                crate::engine::replicas::MAX_COUNTED,
-                                &mut |_| true,
-                            )
-                        })
-                        .collect();
-                    Answer::Replicas {
-                        seq,
-                        lines: plans::capacity_lines(cluster, &pod, &runs),
+            }
+            Question::Capacity(d) => {
+                let steps = d.scenario.clone();
+                match self.clusters_for(&steps).0.resolve(d) {
+                    Ok((cluster, pod, _)) => {
+                        let runs: Vec<_> = [false, true]
+                            .into_iter()
+                            .map(|preempt| {
+                                crate::engine::replicas::capacity(
+                                    cluster,
+                                    &pod,
+                                    &scheduler,
+                                    preempt,
+                                    crate::engine::replicas::MAX_COUNTED,
+                                    &mut |_| true,
+                                )
+                            })
+                            .collect();
+                        Answer::Replicas {
+                            seq,
+                            lines: plans::capacity_lines(cluster, &pod, &runs),
+                        }
                     }
+                    Err(error) => Answer::Failed { seq, error },
                 }
-                Err(error) => Answer::Failed { seq, error },
-            },
-            Job::Disrupt(d, title, progress) => {
-                // The snapshot as it is (the private copy may have the
-                // draft's pod taken off).
-                let cluster = &*self.shared;
-                let plan = simulate_with(cluster, &d, &scheduler, &progress);
-                Answer::Disrupt {
+            }
+            Question::Scenario(steps, progress) => {
+                let (table, completed) = self.scenario(steps, &scheduler, &progress);
+                Answer::Scenario {
                     seq,
-                    table: plans::disruption_table(cluster, &title, &plan),
+                    table,
+                    completed,
                 }
             }
         }
@@ -293,22 +428,18 @@ impl Ctx {
 
 impl WhatIfWorker {
     pub fn start(cluster: Arc<Cluster>) -> WhatIfWorker {
-        let mut ctx = Ctx {
-            shared: cluster,
-            owned: None,
-            owned_dra_changed: false,
-            owned_owners_changed: false,
-            unbound: None,
-            applied: None,
+        let mut worker = Worker {
+            unchanged: Clusters::on(cluster),
+            scenario: None,
         };
         // Only the latest request of each kind matters.
-        let kind = |r: &Request| match r.job {
-            Job::Place(_) => 0,
-            Job::Replicas(..) | Job::Capacity(_) => 1,
-            Job::Disrupt(..) => 2,
+        let kind = |r: &Request| match r.question {
+            Question::Place(_) => 0,
+            Question::Replicas(..) | Question::Capacity(_) => 1,
+            Question::Scenario(..) => 2,
         };
         let job = crate::app::job::Job::spawn_by_kind("whatif", kind, move |r, out| {
-            out.send(ctx.run(r));
+            out.send(worker.run(r));
         });
         WhatIfWorker { job }
     }

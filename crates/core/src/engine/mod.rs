@@ -16,6 +16,7 @@ pub mod preemption;
 pub mod profile;
 pub mod remedies;
 pub mod replicas;
+pub mod scenario;
 pub mod statefulset;
 pub mod status;
 pub mod termination;

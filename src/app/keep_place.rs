@@ -8,7 +8,7 @@ use super::state::Session;
 
 impl Session {
     /// Takes over `old`'s UI state; `self` is the session on the new cluster.
-    pub(super) fn carry_from(&mut self, old: Session) {
+    pub(super) fn keep_place_from(&mut self, old: Session) {
         let od = &old.loaded.derived;
 
         let node_name = old
@@ -129,10 +129,6 @@ impl Session {
             self.whatif.open(&cluster, draft.doc.clone());
             self.whatif.scroll = old.whatif.scroll;
         }
-        // Freeing a large cluster takes tens of milliseconds: not on the UI
-        // thread.
-        let _ = std::thread::Builder::new()
-            .name("kplace-free".into())
-            .spawn(move || drop(old));
+        super::job::drop_in_background(old);
     }
 }

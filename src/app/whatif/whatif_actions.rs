@@ -3,7 +3,7 @@
 
 use crossterm::event::KeyEvent;
 
-use crate::engine::disruption::Disruption;
+use crate::engine::scenario::Step;
 
 use super::{Cmd, KeyResult, palette_commands};
 use crate::app::derived::NO_ZONE;
@@ -113,11 +113,7 @@ impl App {
         };
         let cluster = s.loaded.cluster.clone();
         let name = cluster.node(row).name.to_string();
-        s.whatif.disrupt(
-            &cluster,
-            Disruption::Drain(vec![row]),
-            format!("Drain {name}"),
-        );
+        s.whatif.disrupt(&cluster, Step::Drain(vec![name]), false);
         self.switch_to(View::WhatIf);
     }
 
@@ -140,7 +136,6 @@ impl App {
     pub(crate) fn whatif_command(&mut self, c: Cmd) {
         let Some(s) = self.session_mut() else { return };
         let cluster = s.loaded.cluster.clone();
-        let zone_known = |z: &str| s.loaded.derived.zones.iter().any(|x| x.name == z);
         match c {
             Cmd::Draft { blank: false } => return self.draft_from_selection(),
             Cmd::Draft { blank: true } => s.whatif.open(&cluster, super::draft::blank_doc()),
@@ -161,30 +156,24 @@ impl App {
                 }
                 s.whatif.count_max(&cluster);
             }
-            Cmd::Cordon(z) | Cmd::Lose(z) if !zone_known(&z) => {
-                let zones: Vec<String> = s
-                    .loaded
-                    .derived
-                    .zones
-                    .iter()
-                    .map(|z| z.name.clone())
-                    .collect();
-                self.set_error(format!("no zone {z:?}; zones: {}", zones.join(", ")));
+            Cmd::Disrupt { step, then } => {
+                if let Err(e) = known(&s.loaded, &step) {
+                    self.set_error(e);
+                    return;
+                }
+                let starts = then && s.whatif.scenario.is_empty();
+                s.whatif.disrupt(&cluster, step, then);
+                if starts {
+                    self.set_info("no scenario yet: this step starts one");
+                }
+            }
+            Cmd::ClearScenario => {
+                if s.whatif.clear_scenario(&cluster) {
+                    self.set_info("scenario cleared: answers are on the snapshot as it is");
+                } else {
+                    self.set_error("no scenario to clear");
+                }
                 return;
-            }
-            Cmd::Cordon(z) => {
-                s.whatif.disrupt(
-                    &cluster,
-                    Disruption::CordonZone(z.clone()),
-                    format!("Cordon zone {z}"),
-                );
-            }
-            Cmd::Lose(z) => {
-                s.whatif.disrupt(
-                    &cluster,
-                    Disruption::LoseZone(z.clone()),
-                    format!("Lose zone {z}"),
-                );
             }
             Cmd::Save(path) => {
                 let r = s.whatif.save(path);
@@ -241,4 +230,38 @@ impl App {
 pub struct ExternalEdit {
     pub text: String,
     pub name: String,
+}
+
+/// Whether the step names zones and nodes the snapshot has: the error
+/// lists those there are (nodes lost in an earlier step are the scenario's
+/// business, and said in its table).
+fn known(loaded: &crate::app::loader::Loaded, step: &Step) -> Result<(), String> {
+    let zones = || {
+        loaded
+            .derived
+            .zones
+            .iter()
+            .map(|z| z.name.clone())
+            .filter(|z| z != NO_ZONE)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match step {
+        Step::CordonZone(z) | Step::LoseZone(z)
+            if !loaded
+                .derived
+                .zones
+                .iter()
+                .any(|x| &x.name == z && x.name != NO_ZONE) =>
+        {
+            Err(format!("no zone {z:?}; zones: {}", zones()))
+        }
+        Step::Drain(nodes) => match nodes.iter().find(|n| loaded.cluster.node_id(n).is_none()) {
+            Some(n) => Err(format!(
+                "no node {n:?} in the snapshot (Nodes, 4, lists them)"
+            )),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
 }

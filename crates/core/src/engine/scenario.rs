@@ -1,0 +1,99 @@
+//! Stacked disruption what-ifs: cordon a zone, then drain a node, then lose
+//! another zone, each step run on the cluster the previous one left, so an
+//! operator can ask "and if that happened too?". Each step is one
+//! [`simulate_with`] on the previous step's fork: one copy of the cluster
+//! per step (the previous copy is freed), never one per displaced pod.
+//!
+//! Nodes are named, not numbered: losing a zone renumbers the nodes that
+//! stay, so a later step finds its nodes by name in the cluster it runs on.
+
+use super::Scheduler;
+use super::disruption::{Disruption, DisruptionPlan, Progress, simulate_with};
+use crate::model::Cluster;
+
+/// One step of a scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `kubectl drain` of these nodes (by name).
+    Drain(Vec<String>),
+    CordonZone(String),
+    LoseZone(String),
+}
+
+impl Step {
+    /// How the step reads in a title: `Drain worker-3`, `Lose zone eu-1a`.
+    pub fn title(&self) -> String {
+        match self {
+            Step::Drain(nodes) => format!("Drain {}", nodes.join(", ")),
+            Step::CordonZone(z) => format!("Cordon zone {z}"),
+            Step::LoseZone(z) => format!("Lose zone {z}"),
+        }
+    }
+
+    /// The disruption on `cluster`, and the named nodes it does not have
+    /// (lost in an earlier step, or never there).
+    fn on(&self, cluster: &Cluster) -> (Disruption, Vec<String>) {
+        match self {
+            Step::Drain(names) => {
+                let (found, missing): (Vec<_>, Vec<_>) =
+                    names.iter().partition(|n| cluster.node_id(n).is_some());
+                let ids = found.iter().filter_map(|n| cluster.node_id(n)).collect();
+                (
+                    Disruption::Drain(ids),
+                    missing.into_iter().cloned().collect(),
+                )
+            }
+            Step::CordonZone(z) => (Disruption::CordonZone(z.clone()), Vec::new()),
+            Step::LoseZone(z) => (Disruption::LoseZone(z.clone()), Vec::new()),
+        }
+    }
+}
+
+/// What one step did. Its plan's `cluster` is emptied: only the fork
+/// after the last step is kept ([`ScenarioRun::cluster`]).
+#[derive(Clone, Debug)]
+pub struct StepOutcome {
+    pub step: Step,
+    /// Named nodes the cluster did not have when the step ran.
+    pub missing_nodes: Vec<String>,
+    pub plan: DisruptionPlan,
+}
+
+/// Steps run on a base cluster, and the cluster after the last of them.
+#[derive(Clone, Debug, Default)]
+pub struct ScenarioRun {
+    /// One per completed step, in order.
+    pub steps: Vec<StepOutcome>,
+    /// The cluster after the last completed step (`None`: none completed).
+    pub cluster: Option<Cluster>,
+    /// A step was cancelled: it and those after it are left out.
+    pub cancelled: bool,
+}
+
+/// Runs `steps` in order on `base` (never changed), each on the fork the
+/// previous one left; to add steps to a scenario, run them on its fork.
+/// One fork is kept (the previous step's is freed), however many steps.
+pub fn run(
+    base: &Cluster,
+    steps: &[Step],
+    scheduler: &Scheduler,
+    progress: &Progress,
+) -> ScenarioRun {
+    let mut done = ScenarioRun::default();
+    for step in steps {
+        let on = done.cluster.as_ref().unwrap_or(base);
+        let (disruption, missing_nodes) = step.on(on);
+        let mut plan = simulate_with(on, &disruption, scheduler, progress);
+        if plan.cancelled {
+            done.cancelled = true;
+            break;
+        }
+        done.cluster = Some(std::mem::take(&mut plan.cluster));
+        done.steps.push(StepOutcome {
+            step: step.clone(),
+            missing_nodes,
+            plan,
+        });
+    }
+    done
+}
