@@ -77,8 +77,7 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         }
     }
     if w.panel == Panel::Disruption && w.disruption_computing() {
-        let (done, total) = w.disruption_progress();
-        let text = format!(" placing displaced pods: {done} of {total} (esc cancels) ");
+        let text = format!(" {} ", w.disruption_progress());
         let line = Rect {
             y: right.y + 2,
             x: right.x + 2,

@@ -51,12 +51,22 @@ impl WhatIf {
         self.replicas_seq.busy()
     }
 
-    /// Displaced pods placed so far, of how many (victims join as they go).
-    pub fn disruption_progress(&self) -> (usize, usize) {
+    /// How far the scenario is, worded: the step running (when there are
+    /// several) and the displaced pods placed so far, of how many (victims
+    /// join as they go).
+    pub fn disruption_progress(&self) -> String {
         use std::sync::atomic::Ordering;
-        (
+        let step = match self.scenario.len() {
+            0 | 1 => String::new(),
+            n => format!(
+                "step {} of {n}: ",
+                self.progress.step.load(Ordering::Relaxed).clamp(1, n)
+            ),
+        };
+        format!(
+            "{step}placing displaced pods: {} of {} (esc cancels)",
             self.progress.done.load(Ordering::Relaxed),
-            self.progress.total.load(Ordering::Relaxed),
+            self.progress.total.load(Ordering::Relaxed)
         )
     }
 
@@ -300,5 +310,32 @@ impl WhatIf {
         self.panel = Panel::Replicas;
         self.scroll = 0;
         self.request_replicas(cluster);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn progress_names_the_step_only_when_there_are_several() {
+        let mut w = WhatIf {
+            scenario: vec![Step::CordonZone("a".into())],
+            ..Default::default()
+        };
+        w.progress.done.store(3, Ordering::Relaxed);
+        w.progress.total.store(10, Ordering::Relaxed);
+        w.progress.step.store(1, Ordering::Relaxed);
+        assert_eq!(
+            w.disruption_progress(),
+            "placing displaced pods: 3 of 10 (esc cancels)"
+        );
+        w.scenario.push(Step::Drain(vec!["n".into()]));
+        w.progress.step.store(2, Ordering::Relaxed);
+        assert_eq!(
+            w.disruption_progress(),
+            "step 2 of 2: placing displaced pods: 3 of 10 (esc cancels)"
+        );
     }
 }

@@ -336,6 +336,9 @@ impl Worker {
                 self.unchanged.shared.clone(),
             ),
         };
+        progress
+            .step
+            .store(run.steps.len(), std::sync::atomic::Ordering::Relaxed);
         let more = scenario::run(&base, &steps[run.steps.len()..], scheduler, progress);
         run.steps.extend(more.steps);
         run.cancelled = more.cancelled;

@@ -87,6 +87,8 @@ pub struct Progress {
     pub done: AtomicUsize,
     pub total: AtomicUsize,
     pub cancel: AtomicBool,
+    /// In a scenario of stacked steps: which step runs (1-based).
+    pub step: AtomicUsize,
 }
 
 /// A PodDisruptionBudget the disruption would break.

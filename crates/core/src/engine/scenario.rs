@@ -71,7 +71,9 @@ pub struct ScenarioRun {
 }
 
 /// Runs `steps` in order on `base` (never changed), each on the fork the
-/// previous one left; to add steps to a scenario, run them on its fork.
+/// previous one left; to add steps to a scenario, run them on its fork
+/// (`progress.step` counts on from where it is, so set it to the steps
+/// already run).
 /// One fork is kept (the previous step's is freed), however many steps.
 pub fn run(
     base: &Cluster,
@@ -81,6 +83,9 @@ pub fn run(
 ) -> ScenarioRun {
     let mut done = ScenarioRun::default();
     for step in steps {
+        progress
+            .step
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let on = done.cluster.as_ref().unwrap_or(base);
         let (disruption, missing_nodes) = step.on(on);
         let mut plan = simulate_with(on, &disruption, scheduler, progress);
