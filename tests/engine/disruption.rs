@@ -188,3 +188,79 @@ fn cordoning_a_zone_moves_nothing() {
             == 2
     );
 }
+
+/// Pods with inter-pod affinity terms, counted per set of terms and node,
+/// straight from the nodes' pods: what `Cluster::affinity_groups` (which
+/// InterPodAffinity's PreFilter and PreScore read instead of every pod)
+/// must hold after any bind and eviction.
+fn affinity_groups_by_hand(
+    c: &Cluster,
+) -> std::collections::HashMap<kplace::model::pod::PodAffinity, std::collections::BTreeMap<u32, u32>>
+{
+    let mut expected: std::collections::HashMap<_, std::collections::BTreeMap<u32, u32>> =
+        Default::default();
+    for (n, info) in c.node_infos.iter().enumerate() {
+        for &id in &info.pods_with_affinity {
+            let terms = c.pod(id).pod_affinity.as_deref().unwrap().clone();
+            *expected
+                .entry(terms)
+                .or_default()
+                .entry(n as u32)
+                .or_default() += 1;
+        }
+    }
+    expected
+}
+
+fn assert_affinity_groups_match(c: &Cluster) {
+    let mut kept: std::collections::HashMap<_, std::collections::BTreeMap<u32, u32>> =
+        Default::default();
+    for g in c.affinity_groups().iter() {
+        let nodes: std::collections::BTreeMap<u32, u32> =
+            g.nodes.iter().map(|(&n, &k)| (n, k)).collect();
+        assert_eq!(g.pods, nodes.values().sum::<u32>(), "a group's pod total");
+        assert!(
+            kept.insert(g.terms.clone(), nodes).is_none(),
+            "one group per set of terms"
+        );
+    }
+    assert_eq!(kept, affinity_groups_by_hand(c));
+}
+
+#[test]
+fn affinity_groups_follow_binds_and_evictions() {
+    use kplace::synth::{SynthSpec, write_cluster_json};
+    let mut json = Vec::new();
+    write_cluster_json(&mut json, &SynthSpec::small()).unwrap();
+    let (c, _) = load_snapshot_bytes(&json, "synth.json").unwrap();
+    assert!(
+        affinity_groups_by_hand(&c).len() > 1,
+        "the synthetic cluster has pods with affinity terms"
+    );
+    assert_affinity_groups_match(&c);
+    let plan = simulate(
+        &c,
+        &Disruption::LoseZone("us-east-1a".into()),
+        &kplace::engine::Scheduler::default(),
+    );
+    assert!(plan.displaced.iter().filter(|d| d.landed()).count() > 100);
+    let mut fork = plan.cluster;
+    assert_affinity_groups_match(&fork);
+    // Evict every other pod with affinity terms, then bind half of them back
+    // elsewhere.
+    let evicted: Vec<u32> = fork
+        .node_infos
+        .iter()
+        .flat_map(|i| i.pods_with_affinity.iter().copied())
+        .step_by(2)
+        .collect();
+    assert!(!evicted.is_empty());
+    for &id in &evicted {
+        fork.unbind_pod(id);
+    }
+    assert_affinity_groups_match(&fork);
+    for (k, &id) in evicted.iter().enumerate().step_by(2) {
+        fork.bind_pod(id, (k % fork.nodes.len()) as u32);
+    }
+    assert_affinity_groups_match(&fork);
+}

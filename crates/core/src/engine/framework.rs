@@ -12,7 +12,7 @@ use super::plugins::{
     taint_toleration, volumebinding, volumerestrictions, volumezone,
 };
 use super::profile::Profile;
-use super::status::{Code, FilterResult, Plugin, Rejection};
+use super::status::{Code, FilterResult, Plugin, Reasons, Rejection};
 use super::version::Version;
 use crate::model::{Cluster, Node, NodeId, NodeInfo, Pod, PodId};
 
@@ -219,9 +219,9 @@ impl<'a> Cycle<'a> {
             },
             code: Code::UnschedulableAndUnresolvable,
             reasons: if self.version.absent_nodes_get_status() {
-                vec![ABSENT_NODE_REASON.into()]
+                Reasons::One(ABSENT_NODE_REASON.into())
             } else {
-                vec![]
+                Reasons::none()
             },
         }
     }

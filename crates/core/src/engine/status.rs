@@ -81,12 +81,80 @@ impl Code {
 
 pub type Reason = Cow<'static, str>;
 
+/// A status's reasons, read as a slice. Almost every status carries one
+/// fixed reason, kept inline: rejecting thousands of nodes then allocates
+/// nothing per node.
+#[derive(Clone, Debug)]
+pub enum Reasons {
+    One(Reason),
+    Many(Vec<Reason>),
+}
+
+impl Reasons {
+    pub fn none() -> Self {
+        Reasons::Many(Vec::new())
+    }
+
+    /// Adds a reason; the first is kept inline.
+    pub fn push(&mut self, reason: Reason) {
+        match self {
+            Reasons::Many(v) if v.is_empty() => *self = Reasons::One(reason),
+            Reasons::Many(v) => v.push(reason),
+            Reasons::One(first) => {
+                let first = std::mem::take(first);
+                *self = Reasons::Many(vec![first, reason]);
+            }
+        }
+    }
+}
+
+impl Default for Reasons {
+    fn default() -> Self {
+        Reasons::none()
+    }
+}
+
+impl std::ops::Deref for Reasons {
+    type Target = [Reason];
+
+    fn deref(&self) -> &[Reason] {
+        match self {
+            Reasons::One(r) => std::slice::from_ref(r),
+            Reasons::Many(v) => v,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Reasons {
+    type Item = &'a Reason;
+    type IntoIter = std::slice::Iter<'a, Reason>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl From<Vec<Reason>> for Reasons {
+    fn from(v: Vec<Reason>) -> Self {
+        Reasons::Many(v)
+    }
+}
+
+/// Equal when the reasons are, however they are held.
+impl PartialEq for Reasons {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Reasons {}
+
 /// Why a node was rejected: the first failing plugin's status.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection {
     pub plugin: Plugin,
     pub code: Code,
-    pub reasons: Vec<Reason>,
+    pub reasons: Reasons,
 }
 
 impl Rejection {
@@ -94,7 +162,7 @@ impl Rejection {
         Rejection {
             plugin,
             code,
-            reasons: vec![reason.into()],
+            reasons: Reasons::One(reason.into()),
         }
     }
 

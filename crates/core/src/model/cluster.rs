@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use super::intern::{Interner, Sym};
 use super::labels::{LabelSelector, Labels, SetOperator};
 use super::node::{Node, NodeId};
-use super::pod::{HostPort, Pod, PodId, PodPhase, PreemptionPolicy};
+use super::pod::{HostPort, Pod, PodAffinity, PodId, PodPhase, PreemptionPolicy};
 use super::policy::{DisruptionBudget, IntOrPercent, PriorityClass, SelectorOwner};
 use super::resources::{CpuMem, Resources};
 
@@ -131,6 +131,64 @@ impl NodeInfo {
     }
 }
 
+/// The scheduled pods with inter-pod (anti-)affinity terms, grouped by
+/// their terms: the replicas of a workload share them, so InterPodAffinity's
+/// PreFilter and PreScore match each distinct set of terms against the
+/// incoming pod once instead of once per pod (the counts they add are sums,
+/// so the grouping changes no answer). Kept with `NodeInfo::pods_with_affinity`.
+#[derive(Clone, Debug, Default)]
+pub struct AffinityGroups {
+    index: FxHashMap<PodAffinity, u32>,
+    groups: Vec<AffinityGroup>,
+}
+
+/// Pods with the same (non-empty) `PodAffinity`, counted per node.
+#[derive(Clone, Debug)]
+pub struct AffinityGroup {
+    pub terms: PodAffinity,
+    /// How many of the group's pods each node holds (no zero counts).
+    pub nodes: FxHashMap<NodeId, u32>,
+    /// Σ of `nodes`.
+    pub pods: u32,
+}
+
+impl AffinityGroups {
+    /// Every group that holds some pod, in the order groups were first seen.
+    pub fn iter(&self) -> impl Iterator<Item = &AffinityGroup> {
+        self.groups.iter().filter(|g| g.pods > 0)
+    }
+
+    fn update(&mut self, pod: &Pod, node: NodeId, add: bool) {
+        let Some(terms) = pod.pod_affinity.as_deref().filter(|a| !a.is_empty()) else {
+            return;
+        };
+        let i = match self.index.get(terms) {
+            Some(&i) => i as usize,
+            None if add => {
+                self.index.insert(terms.clone(), self.groups.len() as u32);
+                self.groups.push(AffinityGroup {
+                    terms: terms.clone(),
+                    nodes: FxHashMap::default(),
+                    pods: 0,
+                });
+                self.groups.len() - 1
+            }
+            None => return,
+        };
+        let group = &mut self.groups[i];
+        if add {
+            *group.nodes.entry(node).or_default() += 1;
+            group.pods += 1;
+        } else if let Some(n) = group.nodes.get_mut(&node) {
+            *n -= 1;
+            group.pods -= 1;
+            if *n == 0 {
+                group.nodes.remove(&node);
+            }
+        }
+    }
+}
+
 /// `ImageStateSummary`: size and how many nodes report the image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageSummary {
@@ -202,6 +260,7 @@ pub struct Cluster {
     /// Per pod, its priority: preemption reads it for every pod of every
     /// node, so it is kept dense rather than in the large `Pod` records.
     pod_priorities: Vec<i32>,
+    affinity_groups: AffinityGroups,
 }
 
 /// Where to look for pods a selector may match.
@@ -300,6 +359,11 @@ impl Cluster {
             .get(id as usize)
             .map(|v| &v[..])
             .unwrap_or(&[])
+    }
+
+    /// The scheduled pods with inter-pod affinity terms, grouped by terms.
+    pub fn affinity_groups(&self) -> &AffinityGroups {
+        &self.affinity_groups
     }
 
     /// `PodPriority(pod)`, from a dense array.
@@ -471,6 +535,7 @@ impl Cluster {
         pod.node = self.scheduler_node(&pod);
         if let Some(node) = pod.node {
             self.node_infos[node as usize].add_pod(id, &pod);
+            self.affinity_groups.update(&pod, node, true);
             for (k, v) in pod.labels.iter() {
                 self.label_index.entry((k, v)).or_default().push(id);
                 self.key_index.entry(k).or_default().push(id);
@@ -499,6 +564,7 @@ impl Cluster {
         self.nominated.retain(|&p| p != id);
         let pod = &self.pods[id as usize];
         self.node_infos[node as usize].add_pod(id, pod);
+        self.affinity_groups.update(pod, node, true);
         for (k, v) in pod.labels.iter() {
             self.label_index.entry((k, v)).or_default().push(id);
             self.key_index.entry(k).or_default().push(id);
@@ -512,7 +578,9 @@ impl Cluster {
             return;
         };
         let pod = &self.pods[id as usize];
-        self.node_infos[node as usize].remove_pod(id, pod);
+        if self.node_infos[node as usize].remove_pod(id, pod) {
+            self.affinity_groups.update(pod, node, false);
+        }
         for (k, v) in pod.labels.iter() {
             if let Some(list) = self.label_index.get_mut(&(k, v)) {
                 list.retain(|&p| p != id);

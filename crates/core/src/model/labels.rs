@@ -58,7 +58,7 @@ impl Labels {
 }
 
 /// Set-based selector operators (`metav1.LabelSelectorOperator`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SetOperator {
     In,
     NotIn,
@@ -67,7 +67,7 @@ pub enum SetOperator {
 }
 
 /// One requirement of a label selector.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Requirement {
     pub key: Sym,
     pub op: SetOperator,
@@ -96,7 +96,7 @@ impl Requirement {
 }
 
 /// A parsed `metav1.LabelSelector`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LabelSelector {
     /// A nil selector: matches no object.
     Nothing,

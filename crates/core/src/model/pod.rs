@@ -132,7 +132,7 @@ pub struct NodeAffinity {
 }
 
 /// A processed `PodAffinityTerm` (`framework.AffinityTerm`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AffinityTerm {
     /// Explicit namespaces; when `namespaces` and `namespaceSelector` are both
     /// unset this holds the owner's namespace.
@@ -142,13 +142,13 @@ pub struct AffinityTerm {
     pub namespace_selector: LabelSelector,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WeightedAffinityTerm {
     pub weight: i32,
     pub term: AffinityTerm,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default, Hash)]
 pub struct PodAffinity {
     pub required_affinity: Box<[AffinityTerm]>,
     pub required_anti_affinity: Box<[AffinityTerm]>,

@@ -156,20 +156,21 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
 /// PDBs without status in the snapshot (budget computed by kplace) that
 /// select a victim of some candidate.
 fn computed_pdbs(cluster: &crate::model::Cluster, candidates: &[Candidate]) -> Vec<(String, i32)> {
-    let mut seen: Vec<u32> = Vec::new();
+    // Thousands of candidates' victims meet as many PDBs: a flag per PDB.
+    let mut seen = vec![false; cluster.pdbs.len()];
     for c in candidates {
         for &v in &c.victims {
             for &i in cluster.pdbs_of_pod(v) {
-                if cluster.pdbs[i as usize].computed && !seen.contains(&i) {
-                    seen.push(i);
+                if cluster.pdbs[i as usize].computed {
+                    seen[i as usize] = true;
                 }
             }
         }
     }
-    seen.sort_unstable();
-    seen.iter()
-        .map(|&i| {
-            let p = &cluster.pdbs[i as usize];
+    (0..cluster.pdbs.len())
+        .filter(|&i| seen[i])
+        .map(|i| {
+            let p = &cluster.pdbs[i];
             (
                 format!("{}/{}", cluster.interner.resolve(p.namespace), p.name),
                 p.disruptions_allowed.unwrap_or(0),

@@ -34,7 +34,7 @@ pub fn split_by_pdb_violation(cluster: &Cluster, victims: &[PodId]) -> Split {
     let mut budgets = Budgets::default();
     let mut split = Split {
         violating: Vec::new(),
-        non_violating: Vec::new(),
+        non_violating: Vec::with_capacity(victims.len()),
     };
     for &id in victims {
         if violated_pdbs(cluster, id, &mut budgets).is_empty() {
@@ -50,9 +50,14 @@ pub fn split_by_pdb_violation(cluster: &Cluster, victims: &[PodId]) -> Split {
 /// now below zero. Unlabelled pods match no PDB; a `{}` selector is ignored,
 /// and a pod already in `disruptedPods` is not counted again.
 pub fn violated_pdbs(cluster: &Cluster, id: PodId, budgets: &mut Budgets) -> Vec<usize> {
-    let pod = cluster.pod(id);
     let mut violated = Vec::new();
-    for &i in cluster.pdbs_of_pod(id) {
+    let pdbs = cluster.pdbs_of_pod(id);
+    if pdbs.is_empty() {
+        // Most pods have no PDB: their (large) record is not read.
+        return violated;
+    }
+    let pod = cluster.pod(id);
+    for &i in pdbs {
         let i = i as usize;
         if cluster.pdbs[i].disrupted_pods.contains(&pod.name) {
             continue;

@@ -80,8 +80,8 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
         .map_err(fail)?;
 
     // 3. Most important first (a stable sort, as Go's insertion sort is for
-    //    the small slices involved).
-    potential.sort_by_key(|&id| importance_key(cluster, id));
+    //    the small slices involved); each key read once from the pod record.
+    potential.sort_by_cached_key(|&id| importance_key(cluster, id));
     let split = split_by_pdb_violation(cluster, &potential);
 
     // 4. Reprieve: add each back; keep it if the pod still fits.

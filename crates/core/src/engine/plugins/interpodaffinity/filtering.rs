@@ -74,18 +74,19 @@ pub fn pre_filter(cluster: &Cluster, pod: &Pod, version: Version) -> Option<PreF
     };
     let namespace_labels = cluster.namespace_labels(pod.namespace).cloned();
 
+    // Every existing pod's required anti-affinity terms; pods with the same
+    // terms are matched once, and count once per pod on their node.
     let mut existing_anti = Counts::default();
-    for (n, info) in cluster.node_infos.iter().enumerate() {
-        let node = &cluster.nodes[n];
-        for &e in &info.pods_with_required_anti_affinity {
-            let existing = cluster.pod(e);
-            for t in existing
-                .pod_affinity
-                .iter()
-                .flat_map(|a| a.required_anti_affinity.iter())
-            {
-                if term_matches(t, pod, namespace_labels.as_ref()) {
-                    bump(&mut existing_anti, node, t.topology_key, 1);
+    for group in cluster.affinity_groups().iter() {
+        for t in group.terms.required_anti_affinity.iter() {
+            if term_matches(t, pod, namespace_labels.as_ref()) {
+                for (&n, &pods) in &group.nodes {
+                    bump(
+                        &mut existing_anti,
+                        cluster.node(n),
+                        t.topology_key,
+                        pods.into(),
+                    );
                 }
             }
         }

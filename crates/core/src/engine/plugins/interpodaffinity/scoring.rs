@@ -66,32 +66,38 @@ pub fn pre_score(
         }
     }
 
-    // Existing pods' terms against the incoming pod.
-    for (n, info) in cluster.node_infos.iter().enumerate() {
-        let node = &cluster.nodes[n];
-        if node.labels.is_empty() {
+    // Existing pods' terms against the incoming pod: pods with the same
+    // terms are matched once, and weigh once per pod on their node.
+    for group in cluster.affinity_groups().iter() {
+        let a = &group.terms;
+        let mut matched: Vec<(Sym, i64)> = Vec::new();
+        if hard_weight > 0 {
+            for t in a.required_affinity.iter() {
+                if term_matches(t, pod, ns_labels) {
+                    matched.push((t.topology_key, hard_weight));
+                }
+            }
+        }
+        for wt in a.preferred_affinity.iter() {
+            if term_matches(&wt.term, pod, ns_labels) {
+                matched.push((wt.term.topology_key, wt.weight as i64));
+            }
+        }
+        for wt in a.preferred_anti_affinity.iter() {
+            if term_matches(&wt.term, pod, ns_labels) {
+                matched.push((wt.term.topology_key, -(wt.weight as i64)));
+            }
+        }
+        if matched.is_empty() {
             continue;
         }
-        for &e in &info.pods_with_affinity {
-            let Some(a) = &cluster.pod(e).pod_affinity else {
+        for (&n, &pods) in &group.nodes {
+            let node = cluster.node(n);
+            if node.labels.is_empty() {
                 continue;
-            };
-            if hard_weight > 0 {
-                for t in a.required_affinity.iter() {
-                    if term_matches(t, pod, ns_labels) {
-                        add(&mut scores, node, t.topology_key, hard_weight);
-                    }
-                }
             }
-            for wt in a.preferred_affinity.iter() {
-                if term_matches(&wt.term, pod, ns_labels) {
-                    add(&mut scores, node, wt.term.topology_key, wt.weight as i64);
-                }
-            }
-            for wt in a.preferred_anti_affinity.iter() {
-                if term_matches(&wt.term, pod, ns_labels) {
-                    add(&mut scores, node, wt.term.topology_key, -(wt.weight as i64));
-                }
+            for &(key, weight) in &matched {
+                add(&mut scores, node, key, weight * i64::from(pods));
             }
         }
     }

@@ -4,7 +4,7 @@
 use super::resource_allocation::{self, Requests, ScoredResource};
 use super::{least_allocated, most_allocated, requested_to_capacity_ratio};
 use crate::engine::profile::{FitArgs, ScoringStrategy};
-use crate::engine::status::{Code, FilterResult, Plugin, Reason, Rejection};
+use crate::engine::status::{Code, FilterResult, Plugin, Reasons, Rejection};
 use crate::engine::version::Version;
 use crate::model::intern::Interner;
 use crate::model::{Node, NodeInfo, Pod};
@@ -20,7 +20,7 @@ pub fn filter(
     args: &FitArgs,
     version: Version,
 ) -> FilterResult {
-    let mut reasons: Vec<Reason> = Vec::new();
+    let mut reasons = Reasons::none();
     let mut unresolvable = false;
     let alloc = &node.allocatable;
     if info.pods.len() as i64 + 1 > alloc.allowed_pods {

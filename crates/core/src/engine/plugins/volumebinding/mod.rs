@@ -160,7 +160,7 @@ impl PreFilterState<'_> {
                     Err(Rejection {
                         plugin: Plugin::VolumeBinding,
                         code: Code::UnschedulableAndUnresolvable,
-                        reasons,
+                        reasons: reasons.into(),
                     })
                 }
             };
