@@ -914,6 +914,8 @@ fn a_stacked_scenario_answers_the_draft_on_what_it_leaves_against_the_unchanged_
     assert!(whatif(&app).scenario.is_empty());
     assert!(!s.contains("Against the unchanged cluster"), "{s}");
     assert!(s.contains(&format!("SCHEDULED → {node} (")), "{s}");
+    // And it says what clearing changed: the pod is back on its node.
+    assert!(s.contains(&format!("chosen node (none) → {node}")), "{s}");
 }
 
 #[test]

@@ -119,11 +119,15 @@ impl WhatIf {
                 } => {
                     if self.disrupt_seq.accept(seq) {
                         // Cancelled steps are not part of the scenario.
+                        let asked = self.scenario.len();
                         self.scenario.truncate(completed);
                         self.disruption_title = self.scenario_title();
                         self.disruption = (!self.scenario.is_empty()).then_some(table);
-                        // The draft is answered on what the scenario leaves.
-                        self.evaluate(cluster);
+                        // The draft is answered on what the scenario leaves
+                        // (a cleared scenario asked again when cleared).
+                        if asked > 0 {
+                            self.evaluate(cluster);
+                        }
                     }
                 }
                 Answer::Failed { seq, error } => {
