@@ -180,6 +180,25 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
     );
 }
 
+/// A heading and the difference lines under it, wrapped to `width`.
+fn difference(
+    head: &mut Vec<Line<'static>>,
+    t: &crate::app::theme::Theme,
+    title: &str,
+    lines: &[crate::app::report::Line],
+    width: usize,
+) {
+    head.push(Line::from(Span::styled(
+        title.to_string(),
+        style(t, Tone::Heading),
+    )));
+    for c in lines {
+        for row in super::text::wrap(&format!("  {}", c.text), width) {
+            head.push(Line::from(Span::styled(row, style(t, c.tone))));
+        }
+    }
+}
+
 fn answer(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
     let t = &app.theme;
     let mut head: Vec<Line> = Vec::new();
@@ -196,36 +215,22 @@ fn answer(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
             Style::new().fg(t.bad).add_modifier(Modifier::BOLD),
         )));
     }
+    let width = area.width.saturating_sub(2) as usize;
     if !w.changes.is_empty() {
-        head.push(Line::from(Span::styled(
+        difference(
+            &mut head,
+            t,
             "Changed since the previous answer:",
-            style(t, Tone::Heading),
-        )));
-        for c in &w.changes {
-            for row in super::text::wrap(
-                &format!("  {}", c.text),
-                area.width.saturating_sub(2) as usize,
-            ) {
-                head.push(Line::from(Span::styled(row, style(t, c.tone))));
-            }
-        }
+            &w.changes,
+            width,
+        );
     }
     if !w.scenario.is_empty() && !w.against_unchanged.is_empty() {
-        head.push(Line::from(Span::styled(
-            format!(
-                "Against the unchanged cluster (scenario: {}):",
-                w.scenario_title()
-            ),
-            style(t, Tone::Heading),
-        )));
-        for c in &w.against_unchanged {
-            for row in super::text::wrap(
-                &format!("  {}", c.text),
-                area.width.saturating_sub(2) as usize,
-            ) {
-                head.push(Line::from(Span::styled(row, style(t, c.tone))));
-            }
-        }
+        let title = format!(
+            "Against the unchanged cluster (scenario: {}):",
+            w.scenario_title()
+        );
+        difference(&mut head, t, &title, &w.against_unchanged, width);
     }
     let Some(r) = &w.answer else {
         if head.is_empty() {
