@@ -875,6 +875,10 @@ fn a_stacked_scenario_answers_the_draft_on_what_it_leaves_against_the_unchanged_
     let s = screen(&app);
     assert!(s.contains("Scenario of 2 steps"), "{s}");
     assert!(s.contains(&format!("1. Cordon zone {zone}: ")), "{s}");
+    assert!(
+        s.contains("nothing moves: these nodes only stop taking new pods"),
+        "{s}"
+    );
     assert!(s.contains(&format!("2. Drain {other}: 1 node(s)")), "{s}");
 
     // The draft is answered on the cluster the scenario leaves: its zone

@@ -67,7 +67,7 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             w.replicas_computing(),
         ),
         Panel::Disruption => {
-            let title = format!("{} (esc: back)", w.disruption_title);
+            let title = format!("{} (esc: back)", w.scenario_title());
             match &w.disruption {
                 Some(table) if !w.disruption_computing() => {
                     disruption(frame, app, table, w.scroll, right, &title)

@@ -121,7 +121,6 @@ impl WhatIf {
                         // Cancelled steps are not part of the scenario.
                         let asked = self.scenario.len();
                         self.scenario.truncate(completed);
-                        self.disruption_title = self.scenario_title();
                         self.disruption = (!self.scenario.is_empty()).then_some(table);
                         // The draft is answered on what the scenario leaves
                         // (a cleared scenario asked again when cleared).
@@ -277,7 +276,6 @@ impl WhatIf {
 
     fn run_scenario(&mut self, cluster: &Arc<Cluster>) {
         let seq = self.disrupt_seq.next();
-        self.disruption_title = self.scenario_title();
         let scheduler = self.scheduler.clone();
         // A new run: a fresh progress, so cancelling this one cannot stop
         // the next.

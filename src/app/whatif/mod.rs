@@ -80,7 +80,6 @@ pub struct WhatIf {
     /// placing `replicas_n`.
     pub replicas_max: bool,
     pub replicas: Option<Vec<Line>>,
-    pub disruption_title: String,
     pub disruption: Option<plans::DisruptionTable>,
     /// `E` was pressed: the event loop runs `$EDITOR` and hands the text back.
     pub external_requested: bool,

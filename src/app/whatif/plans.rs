@@ -448,7 +448,12 @@ pub fn disruption_table(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -
             plan.displaced.len()
         ),
     }];
-    if !plan.displaced.is_empty() {
+    if plan.displaced.is_empty() {
+        head.push(Line {
+            tone: Tone::Muted,
+            text: "  nothing moves: these nodes only stop taking new pods (a draft, and any step after this one, is answered without them)".into(),
+        });
+    } else {
         head.push(Line {
             tone: Tone::Heading,
             text: "Displaced pods, in queue order".into(),
