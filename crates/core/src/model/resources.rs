@@ -29,25 +29,26 @@ impl Resources {
         }
     }
 
-    /// Adds `other` (a pod's requests) into this node total.
+    /// Adds `other` (a pod's requests) into this node total, wrapping as
+    /// upstream's int64 sums do (pods near the largest quantity overflow).
     pub fn add(&mut self, other: &Resources) {
-        self.milli_cpu += other.milli_cpu;
-        self.memory += other.memory;
-        self.ephemeral_storage += other.ephemeral_storage;
+        self.milli_cpu = self.milli_cpu.wrapping_add(other.milli_cpu);
+        self.memory = self.memory.wrapping_add(other.memory);
+        self.ephemeral_storage = self.ephemeral_storage.wrapping_add(other.ephemeral_storage);
         for &(name, v) in &other.scalars {
             let cur = self.scalar(name);
-            self.set_scalar(name, cur + v);
+            self.set_scalar(name, cur.wrapping_add(v));
         }
     }
 
     /// Removes a pod's requests from this node total.
     pub fn subtract(&mut self, other: &Resources) {
-        self.milli_cpu -= other.milli_cpu;
-        self.memory -= other.memory;
-        self.ephemeral_storage -= other.ephemeral_storage;
+        self.milli_cpu = self.milli_cpu.wrapping_sub(other.milli_cpu);
+        self.memory = self.memory.wrapping_sub(other.memory);
+        self.ephemeral_storage = self.ephemeral_storage.wrapping_sub(other.ephemeral_storage);
         for &(name, v) in &other.scalars {
             let cur = self.scalar(name);
-            self.set_scalar(name, cur - v);
+            self.set_scalar(name, cur.wrapping_sub(v));
         }
     }
 }
