@@ -36,6 +36,8 @@ fn replay(target: &str, f: impl Fn(&[u8]) + std::panic::RefUnwindSafe) {
 fn snapshot_inputs_load_or_fail_cleanly_and_what_loads_is_answered() {
     replay("snapshot", |data| match load_snapshot_bytes(data, "fuzz") {
         Ok((cluster, _)) => {
+            // The views' per-node and per-zone totals, as the TUI builds them.
+            let _ = kplace::app::derived::Derived::build(&cluster);
             let scheduler = Scheduler::default();
             for id in (0..cluster.pods.len() as u32).take(4) {
                 let _ = place_existing(&cluster, id, &scheduler);

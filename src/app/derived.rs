@@ -28,12 +28,12 @@ impl Usage {
         format::percent(self.requested, self.allocatable)
     }
     pub fn add(&mut self, o: Usage) {
-        self.requested += o.requested;
-        self.allocatable += o.allocatable;
+        self.requested = self.requested.saturating_add(o.requested);
+        self.allocatable = self.allocatable.saturating_add(o.allocatable);
     }
     /// What is left, never negative.
     pub fn free(&self) -> i64 {
-        (self.allocatable - self.requested).max(0)
+        self.allocatable.saturating_sub(self.requested).max(0)
     }
 }
 
@@ -220,8 +220,8 @@ impl Derived {
             };
             z.cpu.add(cpu);
             z.memory.add(memory);
-            z.free_cpu += cpu.free();
-            z.free_memory += memory.free();
+            z.free_cpu = z.free_cpu.saturating_add(cpu.free());
+            z.free_memory = z.free_memory.saturating_add(memory.free());
         }
     }
 
@@ -403,15 +403,15 @@ impl Derived {
                 continue;
             };
             r.pods += 1;
-            r.cpu += pod.requests.milli_cpu;
-            r.memory += pod.requests.memory;
+            r.cpu = r.cpu.saturating_add(pod.requests.milli_cpu);
+            r.memory = r.memory.saturating_add(pod.requests.memory);
             let z = &mut r.per_zone[self.node_zone[node as usize]];
             z.pods += 1;
-            z.cpu += pod.requests.milli_cpu;
-            z.memory += pod.requests.memory;
+            z.cpu = z.cpu.saturating_add(pod.requests.milli_cpu);
+            z.memory = z.memory.saturating_add(pod.requests.memory);
             if self.protected[id] {
-                z.protected_cpu += pod.requests.milli_cpu;
-                z.protected_memory += pod.requests.memory;
+                z.protected_cpu = z.protected_cpu.saturating_add(pod.requests.milli_cpu);
+                z.protected_memory = z.protected_memory.saturating_add(pod.requests.memory);
             }
         }
         // By value, highest first; a value's classes by name, the

@@ -105,10 +105,20 @@ pub fn headroom(cluster: &Cluster, derived: &Derived, tier: usize) -> Option<Hea
             None => z.nodes += 1,
         }
         let info = &cluster.node_infos[id];
-        z.cpu.allocatable += node.allocatable.milli_cpu;
-        z.cpu.free += (node.allocatable.milli_cpu - info.requested.milli_cpu).max(0);
-        z.memory.allocatable += node.allocatable.memory;
-        z.memory.free += (node.allocatable.memory - info.requested.memory).max(0);
+        z.cpu.allocatable = z.cpu.allocatable.saturating_add(node.allocatable.milli_cpu);
+        z.cpu.free = z.cpu.free.saturating_add(
+            node.allocatable
+                .milli_cpu
+                .saturating_sub(info.requested.milli_cpu)
+                .max(0),
+        );
+        z.memory.allocatable = z.memory.allocatable.saturating_add(node.allocatable.memory);
+        z.memory.free = z.memory.free.saturating_add(
+            node.allocatable
+                .memory
+                .saturating_sub(info.requested.memory)
+                .max(0),
+        );
         if row.never {
             continue;
         }

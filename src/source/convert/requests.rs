@@ -182,10 +182,10 @@ pub fn existing_non_zero(
     total.milli_cpu = total.milli_cpu.max(init_max.milli_cpu);
     total.memory = total.memory.max(init_max.memory);
     if let Some(q) = overhead.get("cpu") {
-        total.milli_cpu += q.milli_value();
+        total.milli_cpu = total.milli_cpu.wrapping_add(q.milli_value());
     }
     if let Some(q) = overhead.get("memory") {
-        total.memory += q.value();
+        total.memory = total.memory.wrapping_add(q.value());
     }
     total
 }
@@ -294,14 +294,16 @@ pub fn to_resources(list: &ResourceList, interner: &mut Interner) -> Resources {
     let mut r = Resources::default();
     for (name, q) in list {
         match name.as_str() {
-            "cpu" => r.milli_cpu += q.milli_value(),
-            "memory" => r.memory += q.value(),
-            "ephemeral-storage" => r.ephemeral_storage += q.value(),
-            "pods" => r.allowed_pods += q.value(),
+            "cpu" => r.milli_cpu = r.milli_cpu.wrapping_add(q.milli_value()),
+            "memory" => r.memory = r.memory.wrapping_add(q.value()),
+            "ephemeral-storage" => {
+                r.ephemeral_storage = r.ephemeral_storage.wrapping_add(q.value())
+            }
+            "pods" => r.allowed_pods = r.allowed_pods.wrapping_add(q.value()),
             other if is_scalar_resource(other) => {
                 let sym = interner.intern(other);
                 let cur = r.scalar(sym);
-                r.set_scalar(sym, cur + q.value());
+                r.set_scalar(sym, cur.wrapping_add(q.value()));
             }
             _ => {}
         }

@@ -84,8 +84,8 @@ impl NodeInfo {
             memory: self.requested.memory,
         };
         if version.pod_level_resources() {
-            r.milli_cpu += self.pod_level_delta.milli_cpu;
-            r.memory += self.pod_level_delta.memory;
+            r.milli_cpu = r.milli_cpu.wrapping_add(self.pod_level_delta.milli_cpu);
+            r.memory = r.memory.wrapping_add(self.pod_level_delta.memory);
         }
         r
     }
@@ -97,7 +97,7 @@ impl NodeInfo {
         } else {
             0
         };
-        self.requested.scalar(name) + delta
+        self.requested.scalar(name).wrapping_add(delta)
     }
 
     pub fn add_pod(&mut self, id: PodId, pod: &Pod) {

@@ -61,13 +61,14 @@ pub struct CpuMem {
 }
 
 impl CpuMem {
+    /// Wraps past 2^63 as Go's int64 sums do.
     pub fn add(&mut self, o: CpuMem) {
-        self.milli_cpu += o.milli_cpu;
-        self.memory += o.memory;
+        self.milli_cpu = self.milli_cpu.wrapping_add(o.milli_cpu);
+        self.memory = self.memory.wrapping_add(o.memory);
     }
     pub fn subtract(&mut self, o: CpuMem) {
-        self.milli_cpu -= o.milli_cpu;
-        self.memory -= o.memory;
+        self.milli_cpu = self.milli_cpu.wrapping_sub(o.milli_cpu);
+        self.memory = self.memory.wrapping_sub(o.memory);
     }
 }
 

@@ -169,17 +169,19 @@ impl PodEdit {
 /// Sets one total request; the non-zero requests scoring reads follow by
 /// the same amount (the cut comes off a container that keeps a request).
 fn set_request(cluster: &Cluster, pod: &mut Pod, name: &str, new: i64, old: i64) {
-    let delta = old - new;
+    let delta = old.wrapping_sub(new);
     match name {
         "cpu" => {
             pod.requests.milli_cpu = new;
-            pod.non_zero_requests.milli_cpu -= delta;
-            pod.incoming_non_zero_requests.milli_cpu -= delta;
+            pod.non_zero_requests.milli_cpu = pod.non_zero_requests.milli_cpu.wrapping_sub(delta);
+            pod.incoming_non_zero_requests.milli_cpu =
+                pod.incoming_non_zero_requests.milli_cpu.wrapping_sub(delta);
         }
         "memory" => {
             pod.requests.memory = new;
-            pod.non_zero_requests.memory -= delta;
-            pod.incoming_non_zero_requests.memory -= delta;
+            pod.non_zero_requests.memory = pod.non_zero_requests.memory.wrapping_sub(delta);
+            pod.incoming_non_zero_requests.memory =
+                pod.incoming_non_zero_requests.memory.wrapping_sub(delta);
         }
         "ephemeral-storage" => pod.requests.ephemeral_storage = new,
         other => {

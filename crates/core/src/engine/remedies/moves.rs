@@ -57,17 +57,25 @@ fn shortfall(
         let need = match &**reason {
             "Too many pods" => (
                 "pods".to_string(),
-                info.pods.len() as i64 + 1 - alloc.allowed_pods,
+                (info.pods.len() as i64 + 1).saturating_sub(alloc.allowed_pods),
             ),
             "Insufficient cpu" => (
                 "cpu".into(),
-                want.milli_cpu - (alloc.milli_cpu - used.milli_cpu),
+                want.milli_cpu
+                    .saturating_sub(alloc.milli_cpu.saturating_sub(used.milli_cpu)),
             ),
-            "Insufficient memory" => ("memory".into(), want.memory - (alloc.memory - used.memory)),
+            "Insufficient memory" => (
+                "memory".into(),
+                want.memory
+                    .saturating_sub(alloc.memory.saturating_sub(used.memory)),
+            ),
             "Insufficient ephemeral-storage" => (
                 "ephemeral-storage".into(),
-                want.ephemeral_storage
-                    - (alloc.ephemeral_storage - info.requested.ephemeral_storage),
+                want.ephemeral_storage.saturating_sub(
+                    alloc
+                        .ephemeral_storage
+                        .saturating_sub(info.requested.ephemeral_storage),
+                ),
             ),
             other => {
                 let Some(name) = other.strip_prefix("Insufficient ") else {
@@ -78,7 +86,11 @@ fn shortfall(
                 };
                 (
                     name.to_string(),
-                    want.scalar(sym) - (alloc.scalar(sym) - info.requested_scalar(sym, version)),
+                    want.scalar(sym).saturating_sub(
+                        alloc
+                            .scalar(sym)
+                            .saturating_sub(info.requested_scalar(sym, version)),
+                    ),
                 )
             }
         };

@@ -32,16 +32,16 @@ pub fn filter(
     if !empty {
         let used = &info.requested;
         let used_cpu_mem = info.requested_cpu_mem(version);
-        if r.milli_cpu > 0 && r.milli_cpu > alloc.milli_cpu - used_cpu_mem.milli_cpu {
+        if r.milli_cpu > 0 && r.milli_cpu > alloc.milli_cpu.wrapping_sub(used_cpu_mem.milli_cpu) {
             reasons.push("Insufficient cpu".into());
             unresolvable |= r.milli_cpu > alloc.milli_cpu;
         }
-        if r.memory > 0 && r.memory > alloc.memory - used_cpu_mem.memory {
+        if r.memory > 0 && r.memory > alloc.memory.wrapping_sub(used_cpu_mem.memory) {
             reasons.push("Insufficient memory".into());
             unresolvable |= r.memory > alloc.memory;
         }
         if r.ephemeral_storage > 0
-            && r.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage
+            && r.ephemeral_storage > alloc.ephemeral_storage.wrapping_sub(used.ephemeral_storage)
         {
             reasons.push("Insufficient ephemeral-storage".into());
             unresolvable |= r.ephemeral_storage > alloc.ephemeral_storage;
@@ -51,7 +51,12 @@ pub fn filter(
             if is_extended_resource(resource) && args.ignores(resource) {
                 continue;
             }
-            if want != 0 && want > alloc.scalar(name) - info.requested_scalar(name, version) {
+            if want != 0
+                && want
+                    > alloc
+                        .scalar(name)
+                        .wrapping_sub(info.requested_scalar(name, version))
+            {
                 reasons.push(format!("Insufficient {resource}").into());
                 unresolvable |= want > alloc.scalar(name);
             }
