@@ -1090,3 +1090,29 @@ items:
     let pods = screen(&app, 160, 40);
     assert!(pods.contains("gone-node (not in snapshot)"), "{pods}");
 }
+
+/// Pods whose requests sum past what an int64 holds (fuzzing found them):
+/// every view draws, in a debug build that traps overflow, and Tiers shows
+/// the lower-priority pods' requests rather than a wrapped negative total.
+#[test]
+fn every_view_draws_a_node_whose_pods_request_more_than_int64_holds() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/fuzz/snapshot/pods-summing-past-int64-on-one-node.yaml");
+    let mut app = App::new(Options {
+        snapshot: Some(path),
+        ..Default::default()
+    });
+    assert!(
+        app.wait_until_idle(SETTLE),
+        "snapshot did not load and settle"
+    );
+    for view in "12345678".chars() {
+        key(&mut app, KeyCode::Char(view));
+        let shown = screen(&app, 160, 45);
+        assert!(shown.contains("1 nodes"), "view {view}:\n{shown}");
+    }
+    key(&mut app, KeyCode::Char('3'));
+    let shown = screen(&app, 160, 45);
+    let cpu = line_with(&shown, "preemptible 9223372036854776.0");
+    assert!(cpu.contains("free 4.0"), "{cpu}");
+}

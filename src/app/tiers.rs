@@ -27,7 +27,11 @@ pub struct Split {
 impl Split {
     /// Held by pods at P or above: out of reach.
     pub fn out_of_reach(&self) -> i64 {
-        (self.allocatable - self.free - self.preemptible - self.protected).max(0)
+        self.allocatable
+            .saturating_sub(self.free)
+            .saturating_sub(self.preemptible)
+            .saturating_sub(self.protected)
+            .max(0)
     }
 }
 
@@ -134,11 +138,11 @@ pub fn headroom(cluster: &Cluster, derived: &Derived, tier: usize) -> Option<Hea
                 .copied()
                 .unwrap_or(false)
             {
-                z.cpu.protected += cpu;
-                z.memory.protected += mem;
+                z.cpu.protected = z.cpu.protected.saturating_add(cpu);
+                z.memory.protected = z.memory.protected.saturating_add(mem);
             } else {
-                z.cpu.preemptible += cpu;
-                z.memory.preemptible += mem;
+                z.cpu.preemptible = z.cpu.preemptible.saturating_add(cpu);
+                z.memory.preemptible = z.memory.preemptible.saturating_add(mem);
             }
         }
     }
