@@ -25,6 +25,15 @@ pub struct Split {
 }
 
 impl Split {
+    /// Counts a node: its allocatable, and what its pods leave free (never
+    /// negative; sums saturate, requests may be absurd).
+    fn add_node(&mut self, allocatable: i64, requested: i64) {
+        self.allocatable = self.allocatable.saturating_add(allocatable);
+        self.free = self
+            .free
+            .saturating_add(allocatable.saturating_sub(requested).max(0));
+    }
+
     /// Held by pods at P or above: out of reach.
     pub fn out_of_reach(&self) -> i64 {
         self.allocatable
@@ -109,20 +118,10 @@ pub fn headroom(cluster: &Cluster, derived: &Derived, tier: usize) -> Option<Hea
             None => z.nodes += 1,
         }
         let info = &cluster.node_infos[id];
-        z.cpu.allocatable = z.cpu.allocatable.saturating_add(node.allocatable.milli_cpu);
-        z.cpu.free = z.cpu.free.saturating_add(
-            node.allocatable
-                .milli_cpu
-                .saturating_sub(info.requested.milli_cpu)
-                .max(0),
-        );
-        z.memory.allocatable = z.memory.allocatable.saturating_add(node.allocatable.memory);
-        z.memory.free = z.memory.free.saturating_add(
-            node.allocatable
-                .memory
-                .saturating_sub(info.requested.memory)
-                .max(0),
-        );
+        z.cpu
+            .add_node(node.allocatable.milli_cpu, info.requested.milli_cpu);
+        z.memory
+            .add_node(node.allocatable.memory, info.requested.memory);
         if row.never {
             continue;
         }
