@@ -13,6 +13,11 @@ use kplace::engine::disruption::{Disruption, ZONE_LABEL, simulate};
 use kplace::source::file::load_snapshot_bytes;
 use kplace::synth::{SynthSpec, write_cluster_json};
 
+/// The allocator the `kplace` binary uses, so time and resident memory are
+/// what users see.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn env_count(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()

@@ -371,7 +371,9 @@ pub struct NodeScore {
 }
 
 /// PreScore, Score, NormalizeScore and weighting over the feasible nodes,
-/// for every score plugin of the profile.
+/// for every score plugin of the profile: every plugin's PreScore first,
+/// then one pass over the nodes scoring each for every plugin, then each
+/// plugin normalizes its column.
 pub fn score_nodes(
     cluster: &Cluster,
     pod: &Pod,
@@ -379,21 +381,34 @@ pub fn score_nodes(
     version: Version,
     profile: &Profile,
 ) -> Vec<NodeScore> {
-    let columns: Vec<Vec<i64>> = profile
+    let scorers: Vec<Scorer> = profile
         .score
         .iter()
-        .map(|&(plugin, _)| score_column(cluster, pod, feasible, version, profile, plugin))
+        .map(|&(plugin, _)| Scorer::pre_score(cluster, pod, feasible, version, profile, plugin))
         .collect();
+    let width = scorers.len().max(1);
+    let mut raw = vec![0i64; feasible.len() * width];
+    for (i, (row, &node)) in raw.chunks_mut(width).zip(feasible).enumerate() {
+        for (cell, scorer) in row.iter_mut().zip(&scorers) {
+            *cell = scorer.score(cluster, pod, i, node);
+        }
+    }
+    let mut column = vec![0i64; feasible.len()];
+    for (p, scorer) in scorers.iter().enumerate() {
+        for (i, c) in column.iter_mut().enumerate() {
+            *c = raw[i * width + p];
+        }
+        scorer.normalize(&mut column);
+        let weight = profile.score[p].1;
+        for (i, c) in column.iter().enumerate() {
+            raw[i * width + p] = c * weight;
+        }
+    }
     feasible
         .iter()
         .enumerate()
         .map(|(i, &node)| {
-            let plugins: Box<[i64]> = profile
-                .score
-                .iter()
-                .zip(&columns)
-                .map(|(&(_, weight), column)| column[i] * weight)
-                .collect();
+            let plugins: Box<[i64]> = raw[i * width..i * width + scorers.len()].into();
             NodeScore {
                 node,
                 total: plugins.iter().sum(),
@@ -403,77 +418,86 @@ pub fn score_nodes(
         .collect()
 }
 
-/// One score plugin's normalized scores over the feasible nodes; a plugin
-/// that skips itself at PreScore scores 0 everywhere.
-fn score_column(
-    cluster: &Cluster,
-    pod: &Pod,
-    feasible: &[NodeId],
-    version: Version,
-    profile: &Profile,
-    plugin: Plugin,
-) -> Vec<i64> {
-    let n = feasible.len();
-    let interner = &cluster.interner;
-    let args = &profile.args;
-    let per_node = |f: &dyn Fn(NodeId) -> i64| feasible.iter().map(|&id| f(id)).collect::<Vec<_>>();
-    match plugin {
-        Plugin::TaintToleration => {
-            let mut s = per_node(&|id| taint_toleration::score(pod, cluster.node(id)));
-            taint_toleration::normalize(&mut s);
-            s
-        }
-        Plugin::NodeAffinity => {
-            if node_affinity::pre_score_skips(pod, &args.node_affinity) {
-                return vec![0; n];
-            }
-            let mut s = per_node(&|id| {
-                node_affinity::score(pod, cluster.node(id), interner, &args.node_affinity)
-            });
-            node_affinity::normalize(&mut s);
-            s
-        }
-        Plugin::PodTopologySpread => {
-            match pts_score::pre_score(cluster, pod, feasible, &args.pod_topology_spread) {
-                None => vec![0; n],
-                Some(state) => {
-                    let mut s: Vec<i64> = feasible
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &id)| state.score(cluster, i, id))
-                        .collect();
-                    state.normalize(&mut s);
-                    s
+/// One score plugin after its PreScore: what it needs to score a node.
+enum Scorer<'a> {
+    /// Skipped at PreScore (or not a scoring plugin here): 0 everywhere.
+    Zero,
+    TaintToleration,
+    NodeAffinity(&'a super::profile::NodeAffinityArgs),
+    PodTopologySpread(pts_score::PreScoreState),
+    InterPodAffinity(ipa_score::PreScoreState),
+    Fit(fit::FitScorer<'a>),
+    Balanced(balanced_allocation::BalancedScorer),
+    ImageLocality,
+}
+
+impl<'a> Scorer<'a> {
+    fn pre_score(
+        cluster: &Cluster,
+        pod: &Pod,
+        feasible: &[NodeId],
+        version: Version,
+        profile: &'a Profile,
+        plugin: Plugin,
+    ) -> Self {
+        let interner = &cluster.interner;
+        let args = &profile.args;
+        match plugin {
+            Plugin::TaintToleration => Scorer::TaintToleration,
+            Plugin::NodeAffinity => {
+                if node_affinity::pre_score_skips(pod, &args.node_affinity) {
+                    Scorer::Zero
+                } else {
+                    Scorer::NodeAffinity(&args.node_affinity)
                 }
             }
-        }
-        Plugin::InterPodAffinity => {
-            match ipa_score::pre_score(cluster, pod, feasible, &args.inter_pod_affinity, version) {
-                None => vec![0; n],
-                Some(state) => {
-                    let mut s = per_node(&|id| state.score(cluster.node(id)));
-                    state.normalize(&mut s);
-                    s
-                }
+            Plugin::PodTopologySpread => {
+                pts_score::pre_score(cluster, pod, feasible, &args.pod_topology_spread)
+                    .map_or(Scorer::Zero, Scorer::PodTopologySpread)
             }
-        }
-        Plugin::NodeResourcesFit => {
-            let scorer = fit::pre_score(pod, &args.node_resources_fit, interner, version);
-            per_node(&|id| scorer.score(cluster.node(id), cluster.node_info(id)))
-        }
-        Plugin::NodeResourcesBalancedAllocation => {
-            match balanced_allocation::pre_score(pod, &args.balanced_allocation, interner, version)
-            {
-                None => vec![0; n],
-                Some(scorer) => {
-                    per_node(&|id| scorer.score(cluster.node(id), cluster.node_info(id)))
-                }
+            Plugin::InterPodAffinity => {
+                ipa_score::pre_score(cluster, pod, feasible, &args.inter_pod_affinity, version)
+                    .map_or(Scorer::Zero, Scorer::InterPodAffinity)
             }
+            Plugin::NodeResourcesFit => Scorer::Fit(fit::pre_score(
+                pod,
+                &args.node_resources_fit,
+                interner,
+                version,
+            )),
+            Plugin::NodeResourcesBalancedAllocation => {
+                balanced_allocation::pre_score(pod, &args.balanced_allocation, interner, version)
+                    .map_or(Scorer::Zero, Scorer::Balanced)
+            }
+            Plugin::ImageLocality => Scorer::ImageLocality,
+            // VolumeBinding: PreScore skips (VolumeCapacityPriority is off).
+            _ => Scorer::Zero,
         }
-        Plugin::ImageLocality => {
-            per_node(&|id| image_locality::score(cluster, pod, cluster.node(id)))
+    }
+
+    /// The raw score of the `i`-th feasible node, `id`.
+    fn score(&self, cluster: &Cluster, pod: &Pod, i: usize, id: NodeId) -> i64 {
+        let node = cluster.node(id);
+        match self {
+            Scorer::Zero => 0,
+            Scorer::TaintToleration => taint_toleration::score(pod, node),
+            Scorer::NodeAffinity(args) => node_affinity::score(pod, node, &cluster.interner, args),
+            Scorer::PodTopologySpread(state) => state.score(cluster, i, id),
+            Scorer::InterPodAffinity(state) => state.score(node),
+            Scorer::Fit(scorer) => scorer.score(node, cluster.node_info(id)),
+            Scorer::Balanced(scorer) => scorer.score(node, cluster.node_info(id)),
+            Scorer::ImageLocality => image_locality::score(cluster, pod, node),
         }
-        // VolumeBinding: PreScore skips (VolumeCapacityPriority is off).
-        _ => vec![0; n],
+    }
+
+    /// NormalizeScore, for the plugins that have one.
+    fn normalize(&self, scores: &mut [i64]) {
+        match self {
+            Scorer::TaintToleration => taint_toleration::normalize(scores),
+            Scorer::NodeAffinity(_) => node_affinity::normalize(scores),
+            Scorer::PodTopologySpread(state) => state.normalize(scores),
+            Scorer::InterPodAffinity(state) => state.normalize(scores),
+            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality => {}
+        }
     }
 }

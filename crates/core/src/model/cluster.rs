@@ -28,6 +28,10 @@ pub struct NodeInfo {
     pub used_ports: Vec<HostPort>,
     pub pods_with_affinity: Vec<PodId>,
     pub pods_with_required_anti_affinity: Vec<PodId>,
+    /// The pods with PersistentVolumeClaims (or ephemeral volumes): the
+    /// only ones NodeVolumeLimits counts attached volumes of, so it does
+    /// not walk every pod of every node for each incoming pod.
+    pub pods_with_claims: Vec<PodId>,
 }
 
 impl NodeInfo {
@@ -114,6 +118,9 @@ impl NodeInfo {
         if pod.has_required_anti_affinity() {
             self.pods_with_required_anti_affinity.push(id);
         }
+        if pod.claim_names().next().is_some() {
+            self.pods_with_claims.push(id);
+        }
     }
 
     /// Removes a pod. Like upstream, its host ports leave the set even if
@@ -127,6 +134,7 @@ impl NodeInfo {
         self.used_ports.retain(|p| !pod.host_ports.contains(p));
         self.pods_with_affinity.retain(|&p| p != id);
         self.pods_with_required_anti_affinity.retain(|&p| p != id);
+        self.pods_with_claims.retain(|&p| p != id);
         true
     }
 }

@@ -7,7 +7,7 @@
 //! translated to CSI; claims provisioned by an in-tree StorageClass are
 //! translated as upstream does.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 
 use crate::engine::status::{FilterResult, Plugin, Rejection};
 use crate::engine::version::Version;
@@ -42,14 +42,19 @@ const IN_TREE: [(&str, &str, bool); 7] = [
     ("kubernetes.io/vsphere-volume", "", false),
 ];
 
-/// `filterAttachableVolumes` for one pod: its volumes' `driver/handle` →
-/// driver. For the incoming pod a missing claim is an error.
-fn attachable(
-    cluster: &Cluster,
-    pod: &Pod,
+/// A volume as upstream keys it (`driver/handle`): driver names hold no
+/// `/`, so the pair is the key. The handle is borrowed from the
+/// PersistentVolume; only a claim not provisioned yet makes one.
+type Volume<'a> = (&'a str, Cow<'a, str>);
+
+/// `filterAttachableVolumes` for one pod: pushes its volumes (duplicates
+/// included). For the incoming pod a missing claim is an error.
+fn attachable<'a>(
+    cluster: &'a Cluster,
+    pod: &'a Pod,
     csi_node: Option<&CsiNode>,
     new_pod: bool,
-    out: &mut BTreeMap<String, Box<str>>,
+    out: &mut Vec<Volume<'a>>,
 ) -> Result<(), Rejection> {
     let storage = &cluster.storage;
     for v in pod.volumes.iter() {
@@ -86,9 +91,9 @@ fn attachable(
         let pv = (!claim.volume_name.is_empty())
             .then(|| storage.volume(&claim.volume_name))
             .flatten();
-        let (driver, handle): (&str, String) = match pv {
+        let (driver, handle): (&str, Cow<str>) = match pv {
             Some(pv) => match &pv.csi {
-                Some(csi) => (&csi.driver, csi.handle.to_string()),
+                Some(csi) => (&csi.driver, Cow::Borrowed(&*csi.handle)),
                 None => continue,
             },
             // No volume yet (or a missing one): what the class would provision.
@@ -99,11 +104,11 @@ fn attachable(
                 else {
                     continue;
                 };
-                let handle = format!(
+                let handle = Cow::Owned(format!(
                     "kplace-{}/{}",
                     cluster.interner.resolve(claim.namespace),
                     claim.name
-                );
+                ));
                 match IN_TREE.iter().find(|(p, _, _)| **p == *class.provisioner) {
                     None => (&class.provisioner, handle),
                     Some((plugin, driver, always)) => {
@@ -122,7 +127,7 @@ fn attachable(
         if driver.is_empty() || handle.is_empty() {
             continue;
         }
-        out.insert(format!("{driver}/{handle}"), driver.into());
+        out.push((driver, handle));
     }
     Ok(())
 }
@@ -169,28 +174,40 @@ pub fn filter(
         return Ok(());
     }
     let csi_node = cluster.storage.csi_node(&node.name);
-    let mut new_volumes = BTreeMap::new();
+    let mut new_volumes = Vec::new();
     attachable(cluster, pod, csi_node, true, &mut new_volumes)?;
     if new_volumes.is_empty() {
         return Ok(());
     }
-    let mut attached = BTreeMap::new();
-    for &id in &info.pods {
+    new_volumes.sort_unstable();
+    new_volumes.dedup();
+    // The limits of the new volumes' drivers: without one, nothing on the
+    // node needs counting (upstream returns early without limits too).
+    let mut limits: Vec<(&str, i64)> = Vec::new();
+    for (driver, _) in &new_volumes {
+        if limits.last().is_some_and(|(d, _)| d == driver) {
+            continue;
+        }
+        if let Some(max) = limit(cluster, node, csi_node, driver, version) {
+            limits.push((driver, max));
+        }
+    }
+    if limits.is_empty() {
+        return Ok(());
+    }
+    let mut attached = Vec::new();
+    for &id in &info.pods_with_claims {
         attachable(cluster, cluster.pod(id), csi_node, false, &mut attached)?;
     }
-    let mut attached_count: BTreeMap<&str, i64> = BTreeMap::new();
-    for (unique, driver) in &attached {
-        new_volumes.remove(unique);
-        *attached_count.entry(driver).or_default() += 1;
-    }
-    let mut new_count: BTreeMap<&str, i64> = BTreeMap::new();
-    for driver in new_volumes.values() {
-        *new_count.entry(driver).or_default() += 1;
-    }
-    for (driver, count) in new_count {
-        if let Some(max) = limit(cluster, node, csi_node, driver, version)
-            && attached_count.get(driver).copied().unwrap_or(0) + count > max
-        {
+    attached.sort_unstable();
+    attached.dedup();
+    for (driver, max) in limits {
+        let count_of = |volumes: &[Volume]| volumes.iter().filter(|(d, _)| *d == driver).count();
+        let new = new_volumes
+            .iter()
+            .filter(|v| v.0 == driver && attached.binary_search(v).is_err())
+            .count();
+        if new > 0 && (count_of(&attached) + new) as i64 > max {
             return Err(Rejection::unschedulable(Plugin::NodeVolumeLimits, REASON));
         }
     }

@@ -38,6 +38,7 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
         used_ports: original.used_ports.clone(),
         pods_with_affinity: Vec::new(),
         pods_with_required_anti_affinity: Vec::new(),
+        pods_with_claims: Vec::new(),
     };
     for &id in &original.pods {
         if cluster.priority_of(id) < prio {
@@ -60,6 +61,12 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
         .collect();
     info.pods_with_required_anti_affinity = original
         .pods_with_required_anti_affinity
+        .iter()
+        .copied()
+        .filter(|&id| cluster.priority_of(id) >= prio)
+        .collect();
+    info.pods_with_claims = original
+        .pods_with_claims
         .iter()
         .copied()
         .filter(|&id| cluster.priority_of(id) >= prio)

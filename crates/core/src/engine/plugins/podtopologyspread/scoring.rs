@@ -83,20 +83,28 @@ pub fn pre_score(
         .iter()
         .map(|c| counts_per_node(cluster, &c.selector, pod.namespace))
         .collect();
-    for (n, node) in cluster.nodes.iter().enumerate() {
-        if require_all && !node_has_all_keys(node, &constraints) {
-            continue;
-        }
-        for (ci, c) in constraints.iter().enumerate() {
-            if !matches_inclusion_policies(c, pod, node, &cluster.interner) {
+    // Only registered pairs collect counts (hostname pairs never are), so
+    // the inclusion policies, the costly part, are checked only where a
+    // node would add to one.
+    if !pair_counts.is_empty() {
+        for (n, node) in cluster.nodes.iter().enumerate() {
+            if require_all && !node_has_all_keys(node, &constraints) {
                 continue;
             }
-            let pair = (
-                c.topology_key,
-                node.labels.get(c.topology_key).unwrap_or(empty),
-            );
-            if let Some(count) = pair_counts.get_mut(&pair) {
-                *count += per_node[ci][n] as i64;
+            for (ci, c) in constraints.iter().enumerate() {
+                if Some(c.topology_key) == hostname || per_node[ci][n] == 0 {
+                    continue;
+                }
+                let pair = (
+                    c.topology_key,
+                    node.labels.get(c.topology_key).unwrap_or(empty),
+                );
+                let Some(count) = pair_counts.get_mut(&pair) else {
+                    continue;
+                };
+                if matches_inclusion_policies(c, pod, node, &cluster.interner) {
+                    *count += per_node[ci][n] as i64;
+                }
             }
         }
     }
