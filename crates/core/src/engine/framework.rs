@@ -428,7 +428,7 @@ enum Scorer<'a> {
     InterPodAffinity(ipa_score::PreScoreState),
     Fit(fit::FitScorer<'a>),
     Balanced(balanced_allocation::BalancedScorer),
-    ImageLocality,
+    ImageLocality(image_locality::ImageScorer),
 }
 
 impl<'a> Scorer<'a> {
@@ -469,7 +469,7 @@ impl<'a> Scorer<'a> {
                 balanced_allocation::pre_score(pod, &args.balanced_allocation, interner, version)
                     .map_or(Scorer::Zero, Scorer::Balanced)
             }
-            Plugin::ImageLocality => Scorer::ImageLocality,
+            Plugin::ImageLocality => Scorer::ImageLocality(image_locality::pre_score(cluster, pod)),
             // VolumeBinding: PreScore skips (VolumeCapacityPriority is off).
             _ => Scorer::Zero,
         }
@@ -486,7 +486,7 @@ impl<'a> Scorer<'a> {
             Scorer::InterPodAffinity(state) => state.score(node),
             Scorer::Fit(scorer) => scorer.score(node, cluster.node_info(id)),
             Scorer::Balanced(scorer) => scorer.score(node, cluster.node_info(id)),
-            Scorer::ImageLocality => image_locality::score(cluster, pod, node),
+            Scorer::ImageLocality(scorer) => scorer.score(node),
         }
     }
 
@@ -497,7 +497,7 @@ impl<'a> Scorer<'a> {
             Scorer::NodeAffinity(_) => node_affinity::normalize(scores),
             Scorer::PodTopologySpread(state) => state.normalize(scores),
             Scorer::InterPodAffinity(state) => state.normalize(scores),
-            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality => {}
+            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality(_) => {}
         }
     }
 }
