@@ -940,3 +940,48 @@ fn a_step_naming_an_unknown_node_or_zone_is_refused_with_what_there_is() {
     assert!(s.contains("no zone \"mars-1a\"; zones: eu-west-1a"), "{s}");
     assert!(whatif(&app).scenario.is_empty());
 }
+
+#[test]
+fn cancelling_the_only_step_of_a_zone_loss_goes_back_to_the_answer() {
+    // Big enough that the run is still going when esc arrives (thousands
+    // of displaced pods), small enough for a test.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synth.json");
+    let spec = kplace::synth::SynthSpec {
+        nodes: 300,
+        pods: 9000,
+        zones: 3,
+        seed: 7,
+    };
+    let mut out = Vec::new();
+    kplace::synth::write_cluster_json(&mut out, &spec).unwrap();
+    let (cluster, _) = kplace::source::file::load_snapshot_bytes(&out, "synth.json").unwrap();
+    let zone = zone_of(&cluster, &cluster.nodes[0].name);
+    std::fs::write(&path, out).unwrap();
+    let mut app = App::new(Options {
+        snapshot: Some(path),
+        ..Default::default()
+    });
+    assert!(
+        app.wait_until_idle(SETTLE),
+        "snapshot did not load and settle"
+    );
+    key(&mut app, KeyCode::Char('7'));
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, &format!("lose {zone}"));
+    // Enter starts the run; esc cancels it before it can finish.
+    app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    app.handle_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    assert!(app.wait_until_idle(SETTLE), "the cancelled run did not end");
+    let s = screen(&app);
+    assert!(
+        !s.contains("computing…"),
+        "a cancelled run left a spinner: {s}"
+    );
+    assert!(
+        whatif(&app).scenario.is_empty(),
+        "the cancelled step stays out of the scenario"
+    );
+    assert_eq!(whatif(&app).panel, kplace::app::whatif::Panel::Answer);
+    assert!(s.contains("No draft yet."), "{s}");
+}

@@ -122,6 +122,13 @@ impl WhatIf {
                         let asked = self.scenario.len();
                         self.scenario.truncate(completed);
                         self.disruption = (!self.scenario.is_empty()).then_some(table);
+                        // Cancelling the only step leaves nothing to show:
+                        // back to the answer, not a "computing…" that
+                        // would never end.
+                        if self.scenario.is_empty() && self.panel == Panel::Disruption {
+                            self.panel = Panel::Answer;
+                            self.scroll = 0;
+                        }
                         // The draft is answered on what the scenario leaves
                         // (a cleared scenario asked again when cleared).
                         if asked > 0 {
