@@ -479,11 +479,7 @@ fn load_errors_name_the_file_and_can_be_quit() {
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: default\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n",
     )
     .expect("write");
-    let mut app = App::new(Options {
-        snapshot: Some(path.clone()),
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE));
+    let mut app = common::snapshot_app(path.clone());
     let s = screen(&app, 160, 48);
     assert!(s.contains("Could not load"), "{s}");
     // The error names the file and line, the object and the field.
@@ -1074,11 +1070,7 @@ items:
 "#,
     )
     .unwrap();
-    let mut app = App::new(Options {
-        snapshot: Some(path),
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE), "snapshot did not load");
+    let mut app = common::snapshot_app(path);
     let overview = screen(&app, 160, 40);
     assert!(overview.contains("Pending pods (1)"), "{overview}");
     assert!(
@@ -1098,14 +1090,7 @@ items:
 fn every_view_draws_a_node_whose_pods_request_more_than_int64_holds() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/fuzz/snapshot/pods-summing-past-int64-on-one-node.yaml");
-    let mut app = App::new(Options {
-        snapshot: Some(path),
-        ..Default::default()
-    });
-    assert!(
-        app.wait_until_idle(SETTLE),
-        "snapshot did not load and settle"
-    );
+    let mut app = common::snapshot_app(path);
     for view in "12345678".chars() {
         key(&mut app, KeyCode::Char(view));
         let shown = screen(&app, 160, 45);

@@ -381,11 +381,7 @@ fn a_statefulset_draft_is_its_next_replica_with_the_claim_its_template_creates()
     let dir = tempfile::tempdir().unwrap();
     let snapshot = dir.path().join("sts.json");
     std::fs::write(&snapshot, common::stateful_snapshot().to_string()).unwrap();
-    let mut app = App::new(Options {
-        snapshot: Some(snapshot),
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE), "snapshot did not load");
+    let mut app = common::snapshot_app(snapshot);
     key(&mut app, KeyCode::Char(':'));
     keys(&mut app, "skew");
     key(&mut app, KeyCode::Enter);
@@ -958,14 +954,7 @@ fn cancelling_the_only_step_of_a_zone_loss_goes_back_to_the_answer() {
     let (cluster, _) = kplace::source::file::load_snapshot_bytes(&out, "synth.json").unwrap();
     let zone = zone_of(&cluster, &cluster.nodes[0].name);
     std::fs::write(&path, out).unwrap();
-    let mut app = App::new(Options {
-        snapshot: Some(path),
-        ..Default::default()
-    });
-    assert!(
-        app.wait_until_idle(SETTLE),
-        "snapshot did not load and settle"
-    );
+    let mut app = common::snapshot_app(path);
     key(&mut app, KeyCode::Char('7'));
     key(&mut app, KeyCode::Char(':'));
     keys(&mut app, &format!("lose {zone}"));

@@ -109,6 +109,20 @@ pub fn demo_app() -> App {
     app
 }
 
+/// A snapshot file opened in the TUI, loaded and with its background
+/// work done.
+pub fn snapshot_app(path: std::path::PathBuf) -> App {
+    let mut app = App::new(kplace::app::Options {
+        snapshot: Some(path),
+        ..Default::default()
+    });
+    assert!(
+        app.wait_until_idle(SETTLE),
+        "snapshot did not load and settle"
+    );
+    app
+}
+
 /// A key with modifiers, then waits for the answers it asked for.
 pub fn press(
     app: &mut App,

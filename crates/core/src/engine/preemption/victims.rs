@@ -53,24 +53,16 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
             info.pods.push(id);
         }
     }
-    info.pods_with_affinity = original
-        .pods_with_affinity
-        .iter()
-        .copied()
-        .filter(|&id| cluster.priority_of(id) >= prio)
-        .collect();
-    info.pods_with_required_anti_affinity = original
-        .pods_with_required_anti_affinity
-        .iter()
-        .copied()
-        .filter(|&id| cluster.priority_of(id) >= prio)
-        .collect();
-    info.pods_with_claims = original
-        .pods_with_claims
-        .iter()
-        .copied()
-        .filter(|&id| cluster.priority_of(id) >= prio)
-        .collect();
+    // The node's lists keep only the pods that stay (priority ≥ the pod's).
+    let staying = |ids: &[PodId]| -> Vec<PodId> {
+        ids.iter()
+            .copied()
+            .filter(|&id| cluster.priority_of(id) >= prio)
+            .collect()
+    };
+    info.pods_with_affinity = staying(&original.pods_with_affinity);
+    info.pods_with_required_anti_affinity = staying(&original.pods_with_required_anti_affinity);
+    info.pods_with_claims = staying(&original.pods_with_claims);
     let fail = |rejection: Rejection| NodeFailure {
         node: node_id,
         rejection,
