@@ -165,6 +165,12 @@ impl ClusterBuilder {
         }
     }
 
+    /// Makes room for `items` more objects, nearly all pods in a big
+    /// cluster (address space only until they arrive).
+    pub fn reserve(&mut self, items: usize) {
+        self.pods.reserve_exact(items);
+    }
+
     pub fn push(&mut self, object: ModelObject) {
         self.push_at(object, None);
     }
@@ -241,7 +247,7 @@ impl ClusterBuilder {
             self.owners,
             self.namespaces,
         );
-        cluster.storage = storage;
+        cluster.storage = storage.into();
         cluster.dra = Dra::new(
             self.device_classes,
             self.resource_slices,

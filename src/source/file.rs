@@ -105,7 +105,7 @@ struct Collector {
     /// Files read so far (the last is the current one).
     files: Vec<String>,
     /// Where each object was first seen, and its index in the builder.
-    seen: std::collections::HashMap<(&'static str, String, String), Seen>,
+    seen: rustc_hash::FxHashMap<(&'static str, Box<str>), Seen>,
     /// What the reader decided on its own (duplicates it let through).
     notes: Vec<String>,
 }
@@ -367,40 +367,99 @@ fn parse_item(item: &impl ItemSource, origin: &Origin) -> Result<Parsed, SourceE
     }
 }
 
+/// Namespace and name as one key (one allocation per object); the length
+/// prefix keeps `a`+`bc` apart from `ab`+`c`.
+fn identity_key(ns: &str, name: &str) -> Box<str> {
+    let mut key = String::with_capacity(ns.len() + name.len() + 4);
+    key.push_str(&ns.len().to_string());
+    key.push(':');
+    key.push_str(ns);
+    key.push_str(name);
+    key.into_boxed_str()
+}
+
 /// Items parsed per parallel batch: bounds how many typed objects exist at once.
 const BATCH: usize = 4096;
 
+/// One batch's parse results, in item order.
+type ParsedBatch = Vec<Result<Parsed, SourceError>>;
+
 impl Collector {
     /// Parses items in parallel batches and converts each batch in order.
+    /// Converting needs the one interner, so it is serial; it runs while the
+    /// next batch is parsed on the other workers, and the spent typed objects
+    /// are dropped there too, so the serial thread only converts.
     fn ingest_items<'o, I: ItemSource>(
         &mut self,
         items: &[I],
         origin_of: impl Fn(usize) -> Origin<'o> + Sync,
     ) -> Result<(), SourceError> {
-        for (b, batch) in items.chunks(BATCH).enumerate() {
+        // Room for every item up front: a 150,000-pod List would otherwise
+        // grow (and copy) the pod list a dozen times.
+        self.builder.reserve(items.len());
+        self.seen.reserve(items.len());
+        let parse = |b: usize| -> Option<ParsedBatch> {
+            let batch = items.chunks(BATCH).nth(b)?;
+            let base = b * BATCH;
+            Some(
+                batch
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, item)| parse_item(item, &origin_of(base + i)))
+                    .collect(),
+            )
+        };
+        let started = Instant::now();
+        let mut next = parse(0);
+        self.timings.load += started.elapsed();
+        let mut b = 0;
+        while let Some(parsed) = next.take() {
             let base = b * BATCH;
             let started = Instant::now();
-            let parsed: Vec<Result<Parsed, SourceError>> = batch
-                .par_iter()
-                .enumerate()
-                .map(|(i, item)| parse_item(item, &origin_of(base + i)))
-                .collect();
-            self.timings.load += started.elapsed();
-            let started = Instant::now();
-            for (i, p) in parsed.into_iter().enumerate() {
-                self.convert(p?, &origin_of(base + i))?;
-            }
-            self.timings.convert += started.elapsed();
+            let (following, converted) = rayon::join(
+                || parse(b + 1),
+                || {
+                    let converting = Instant::now();
+                    let spent = self.convert_batch(parsed, |i| origin_of(base + i));
+                    (spent, converting.elapsed())
+                },
+            );
+            let (spent, converting) = converted;
+            // The overlapped step counts as converting (the serial path),
+            // and as loading only where parsing took longer.
+            let step = started.elapsed();
+            self.timings.convert += converting;
+            self.timings.load += step.saturating_sub(converting);
+            let spent = spent?;
+            // Dropped on a worker, beside the next batch's parse.
+            rayon::spawn(move || drop(spent));
+            next = following;
+            b += 1;
         }
         Ok(())
     }
 
+    /// Converts one parsed batch in order; returns the typed objects to drop.
+    fn convert_batch<'o>(
+        &mut self,
+        parsed: ParsedBatch,
+        origin_of: impl Fn(usize) -> Origin<'o>,
+    ) -> Result<Vec<Parsed>, SourceError> {
+        let mut spent = Vec::with_capacity(parsed.len());
+        for (i, p) in parsed.into_iter().enumerate() {
+            let p = p?;
+            self.convert(&p, &origin_of(i))?;
+            spent.push(p);
+        }
+        Ok(spent)
+    }
+
     /// Converts one typed object into the model.
-    fn convert(&mut self, parsed: Parsed, origin: &Origin) -> Result<(), SourceError> {
+    fn convert(&mut self, parsed: &Parsed, origin: &Origin) -> Result<(), SourceError> {
         match parsed {
             Parsed::Object(o) => {
                 let (kind, ns, name) = o.identity();
-                let key = (kind, ns.to_string(), name.to_string());
+                let key = (kind, identity_key(ns, name));
                 let b = &mut self.builder;
                 let model = o
                     .to_model(&mut b.interner)
@@ -442,7 +501,7 @@ impl Collector {
                     },
                 );
             }
-            Parsed::Skipped(kind) => *self.skipped.entry(kind).or_default() += 1,
+            Parsed::Skipped(kind) => *self.skipped.entry(kind.clone()).or_default() += 1,
         }
         Ok(())
     }
