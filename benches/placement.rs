@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use kplace::engine;
-use kplace::model::{Cluster, Pod};
+use kplace::model::{Cluster, Pod, PodId};
 use kplace::source::file::{load_pod_bytes, load_snapshot_bytes};
 use kplace::synth::{SynthSpec, fitting_pod_yaml, preempting_pod_yaml, write_cluster_json};
 
@@ -69,6 +69,23 @@ fn benches(c: &mut Criterion) {
                 black_box(&f.fitting),
                 &engine::Scheduler::default(),
             )
+        })
+    });
+    group.finish();
+
+    // A bound pod's answer as if it were rescheduled (`place --pod NS/NAME`,
+    // the Placement view): the cluster without it is a fork that shares
+    // every untouched pod and node, not a copy.
+    let middle = f.cluster.pods.len() / 2;
+    let bound = (middle..f.cluster.pods.len())
+        .chain(0..middle)
+        .find(|&i| f.cluster.pods[i].node.is_some())
+        .expect("the synthetic cluster has bound pods") as PodId;
+    let mut group = c.benchmark_group("existing-pod");
+    group.bench_function(&nodes, |b| {
+        b.iter(|| {
+            let asked = engine::ExistingQuestion::new(&f.cluster, black_box(bound));
+            engine::place(&asked.cluster, &asked.pod, &engine::Scheduler::default())
         })
     });
     group.finish();

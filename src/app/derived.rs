@@ -505,7 +505,7 @@ impl Derived {
 /// Which pods a PDB with no disruptions left covers (eviction would break it).
 pub fn protected_pods(cluster: &Cluster) -> Vec<bool> {
     let mut protected = vec![false; cluster.pods.len()];
-    for pdb in &cluster.pdbs {
+    for pdb in cluster.pdbs.iter() {
         if pdb.disruptions_allowed.unwrap_or(0) > 0 {
             continue;
         }

@@ -2,6 +2,7 @@
 //! aggregates (`NodeInfo`) and indexes that the plugins read.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -11,6 +12,7 @@ use super::node::{Node, NodeId};
 use super::pod::{HostPort, Pod, PodAffinity, PodId, PodPhase, PreemptionPolicy};
 use super::policy::{DisruptionBudget, IntOrPercent, PriorityClass, SelectorOwner};
 use super::resources::{CpuMem, Resources};
+use super::shared_vec::SharedVec;
 
 /// Per-node aggregates over the pods the scheduler sees on the node
 /// (upstream `framework.NodeInfo`).
@@ -233,18 +235,23 @@ pub const WELL_KNOWN_STRINGS: [&str; 3] =
 #[derive(Clone, Debug, Default)]
 pub struct Cluster {
     pub interner: Interner,
-    pub nodes: Vec<Node>,
-    pub node_infos: Vec<NodeInfo>,
+    /// Nodes, their aggregates and pods are shared with forks of the
+    /// cluster until written ([`SharedVec`]): a what-if's fork costs
+    /// pointers, not a copy of 150,000 pods.
+    pub nodes: SharedVec<Node>,
+    pub node_infos: SharedVec<NodeInfo>,
     /// Every pod of the snapshot, scheduled or not.
-    pub pods: Vec<Pod>,
+    pub pods: SharedVec<Pod>,
     pub priority_classes: Vec<PriorityClass>,
-    pub pdbs: Vec<DisruptionBudget>,
+    /// Shared with forks (only building the cluster writes them).
+    pub pdbs: Arc<Vec<DisruptionBudget>>,
     pub owners: Vec<SelectorOwner>,
     /// Namespace labels, for `namespaceSelector`s; unknown namespaces have none.
     pub namespaces: FxHashMap<Sym, Labels>,
     pub images: FxHashMap<Sym, ImageSummary>,
     /// StorageClasses, PersistentVolumes, PersistentVolumeClaims and CSINodes.
-    pub storage: super::storage::Storage,
+    /// Shared with forks until one writes (a StatefulSet what-if binds claims).
+    pub storage: Arc<super::storage::Storage>,
     /// DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates.
     pub dra: super::dra::Dra,
     /// Object kinds the snapshot held that kplace does not use, with counts.
@@ -264,7 +271,7 @@ pub struct Cluster {
     pdbs_by_namespace: FxHashMap<Sym, Vec<usize>>,
     /// Per pod, the PDBs selecting it (empty selectors, which preemption
     /// ignores, are left out).
-    pod_pdbs: Vec<Box<[u32]>>,
+    pod_pdbs: SharedVec<Box<[u32]>>,
     /// Per pod, its priority: preemption reads it for every pod of every
     /// node, so it is kept dense rather than in the large `Pod` records.
     pod_priorities: Vec<i32>,
@@ -304,11 +311,11 @@ impl Cluster {
         }
         let mut cluster = Cluster {
             interner,
-            node_infos: vec![NodeInfo::default(); nodes.len()],
-            nodes: Vec::with_capacity(nodes.len()),
-            pods: Vec::with_capacity(pods.len()),
+            node_infos: std::iter::repeat_n(NodeInfo::default(), nodes.len()).collect(),
+            nodes: SharedVec::new(),
+            pods: SharedVec::new(),
             priority_classes,
-            pdbs,
+            pdbs: Arc::new(pdbs),
             owners,
             namespaces,
             ..Default::default()
@@ -404,7 +411,7 @@ impl Cluster {
             nodes,
             pods,
             self.priority_classes.clone(),
-            self.pdbs.clone(),
+            self.pdbs.to_vec(),
             self.owners.clone(),
             self.namespaces.clone(),
         );
@@ -720,7 +727,7 @@ impl Cluster {
                 (None, Some(max)) => expected - scaled(max),
                 (None, None) => expected,
             };
-            let pdb = &mut self.pdbs[i];
+            let pdb = &mut Arc::make_mut(&mut self.pdbs)[i];
             pdb.disruptions_allowed = Some((healthy - desired).max(0));
             pdb.computed = true;
         }

@@ -12,6 +12,7 @@ pub mod pod;
 pub mod policy;
 pub mod quantity;
 pub mod resources;
+pub mod shared_vec;
 pub mod storage;
 
 pub use cluster::{Cluster, NodeInfo};
