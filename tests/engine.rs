@@ -13,6 +13,8 @@ mod daemonset;
 mod disruption;
 #[path = "engine/dynamicresources.rs"]
 mod dynamicresources;
+#[path = "engine/existing.rs"]
+mod existing;
 #[path = "engine/nodevolumelimits.rs"]
 mod nodevolumelimits;
 #[path = "engine/preemption.rs"]
