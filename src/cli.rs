@@ -489,7 +489,7 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
         if !claims.is_empty() {
             claims_notes.push(engine::statefulset::created_note(&cluster, pod, &claims));
             for c in claims {
-                std::sync::Arc::make_mut(&mut cluster.storage).add_claim(c);
+                cluster.storage_mut().add_claim(c);
             }
         }
     }

@@ -399,8 +399,11 @@ impl Collector {
         self.builder.reserve(items.len());
         self.seen.reserve(items.len());
         let parse = |b: usize| -> Option<ParsedBatch> {
-            let batch = items.chunks(BATCH).nth(b)?;
             let base = b * BATCH;
+            if base >= items.len() {
+                return None;
+            }
+            let batch = &items[base..items.len().min(base + BATCH)];
             Some(
                 batch
                     .par_iter()

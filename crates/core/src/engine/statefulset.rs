@@ -152,7 +152,7 @@ pub fn with_missing_claims<'c>(
     let note = created_note(cluster, pod, &claims);
     let mut fork = cluster.clone();
     for c in claims {
-        std::sync::Arc::make_mut(&mut fork.storage).add_claim(c);
+        fork.storage_mut().add_claim(c);
     }
     (Cow::Owned(fork), Some(note))
 }
@@ -240,7 +240,7 @@ pub fn replica(
         let claim = claim_name(t, &name);
         if cluster.storage.claim(pod.namespace, &claim).is_none() {
             let c = new_claim(&cluster.storage, t, &name);
-            std::sync::Arc::make_mut(&mut cluster.storage).add_claim(c.clone());
+            cluster.storage_mut().add_claim(c.clone());
             created.push(c);
         }
     }
@@ -277,7 +277,7 @@ pub fn assume_volumes(cluster: &mut Cluster, pod: &Pod, node: NodeId, vac_enable
         let namespace = cluster.interner.resolve(claim.namespace).to_string();
         match matched {
             Some(pv) => {
-                if let Some(v) = std::sync::Arc::make_mut(&mut cluster.storage).volume_mut(&pv) {
+                if let Some(v) = cluster.storage_mut().volume_mut(&pv) {
                     v.claim_ref = Some(ClaimRef {
                         namespace: namespace.into(),
                         name: claim.name.clone(),
@@ -285,7 +285,8 @@ pub fn assume_volumes(cluster: &mut Cluster, pod: &Pod, node: NodeId, vac_enable
                     });
                     v.available = false;
                 }
-                if let Some(c) = std::sync::Arc::make_mut(&mut cluster.storage)
+                if let Some(c) = cluster
+                    .storage_mut()
                     .claim_mut(claim.namespace, &claim.name)
                 {
                     c.volume_name = pv.clone();
@@ -294,7 +295,8 @@ pub fn assume_volumes(cluster: &mut Cluster, pod: &Pod, node: NodeId, vac_enable
                 chosen.push(pv);
             }
             None => {
-                if let Some(c) = std::sync::Arc::make_mut(&mut cluster.storage)
+                if let Some(c) = cluster
+                    .storage_mut()
                     .claim_mut(claim.namespace, &claim.name)
                 {
                     c.selected_node = Some(node_name.clone());

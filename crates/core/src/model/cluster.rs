@@ -347,6 +347,12 @@ impl Cluster {
         cluster
     }
 
+    /// Storage to write (a StatefulSet what-if creates and binds claims):
+    /// the first write in a fork copies it, the snapshot's stays as it was.
+    pub fn storage_mut(&mut self) -> &mut super::storage::Storage {
+        Arc::make_mut(&mut self.storage)
+    }
+
     /// Records which PDBs select a pod, for preemption's PDB accounting.
     fn index_pod_pdbs(&mut self, id: PodId) {
         let pod = &self.pods[id as usize];
