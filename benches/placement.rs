@@ -90,6 +90,33 @@ fn benches(c: &mut Criterion) {
     });
     group.finish();
 
+    // Live updates (#15): a batch of 100 pod watch events applied in place
+    // to a fork of the cluster the views hold (the first write to a chunk
+    // copies it), against rebuilding the views' caches from scratch.
+    let batch = live_batch(&f.cluster, 100);
+    let mut followed = f.cluster.clone();
+    // Built once when a live feed starts following the cluster.
+    followed.index_pod_keys();
+    let mut group = c.benchmark_group("live-update");
+    group.bench_function(format!("{nodes}-100-pod-events"), |b| {
+        b.iter_batched(
+            || (followed.clone(), batch.clone()),
+            |(mut fork, batch)| {
+                kplace::source::live::apply_changes(&mut fork, black_box(batch));
+                fork
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.bench_function(format!("{nodes}-fork"), |b| b.iter(|| f.cluster.clone()));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(15));
+    group.bench_function(format!("{nodes}-view-caches"), |b| {
+        b.iter(|| kplace::app::derived::Derived::build(black_box(&f.cluster)))
+    });
+    group.finish();
+
     // A dry run on every potential node: tens to hundreds of milliseconds.
     let mut group = c.benchmark_group("preemption");
     group
@@ -117,6 +144,39 @@ fn benches(c: &mut Criterion) {
         b.iter(|| load_snapshot_bytes(black_box(&f.json), "synth.json").expect("loads"))
     });
     group.finish();
+}
+
+/// What a busy minute of a live cluster sends: bound pods moving to
+/// another node (a rollout), pods deleted and pods created, spread over the
+/// whole cluster.
+fn live_batch(cluster: &Cluster, events: usize) -> Vec<kplace::source::live::Change> {
+    use kplace::source::live::Change;
+    let bound: Vec<PodId> = (0..cluster.pods.len() as PodId)
+        .filter(|&p| cluster.pod(p).node.is_some())
+        .collect();
+    let step = bound.len() / events;
+    (0..events)
+        .map(|i| {
+            let pod = cluster.pod(bound[i * step]);
+            match i % 4 {
+                0 => Change::PodDeleted {
+                    namespace: cluster.interner.resolve(pod.namespace).to_string(),
+                    name: pod.name.to_string(),
+                },
+                1 => {
+                    let mut created = pod.clone();
+                    created.name = format!("{}-new", pod.name).into();
+                    Change::Pod(Box::new(created))
+                }
+                _ => {
+                    let mut moved = pod.clone();
+                    let to = (pod.node.unwrap() as usize + 1 + i) % cluster.nodes.len();
+                    moved.node_name = Some(cluster.nodes[to].name.clone());
+                    Change::Pod(Box::new(moved))
+                }
+            }
+        })
+        .collect()
 }
 
 criterion_group!(placement, benches);

@@ -1335,3 +1335,359 @@ fn a_malformed_watch_event_is_counted_and_the_watch_goes_on() {
     assert_eq!(live.state(), ConnectionState::Live);
     assert_eq!(live.malformed(), vec![(Kind::Pod, 1)]);
 }
+
+/// Pod and node watch events applied in place (the live feed's path) leave
+/// the model as a rebuild from the same objects would build it: a seeded
+/// random sequence of adds, updates and deletes of pods and nodes (labels,
+/// taints, bindings to nodes that come and go, phases, nominations, ports,
+/// affinity, claims), compared after every batch on every aggregate and
+/// index the engine reads, and on the engine's answers for probe pods.
+mod in_place {
+    use std::collections::BTreeMap;
+
+    use k8s_openapi::api::core::v1 as core;
+    use k8s_openapi::api::policy::v1 as policy;
+    use kplace::engine::{Scheduler, place};
+    use kplace::model::labels::{Requirement, SetOperator};
+    use kplace::model::{Cluster, LabelSelector, PodId};
+    use kplace::source::build::{ModelObject, Typed};
+    use kplace::source::live::apply_changes;
+    use kplace::source::live::store::ModelStore;
+    use kube::runtime::watcher::Event;
+    use serde_json::{Value, json};
+
+    /// xorshift64*: the sequence is the same on every run.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn chance(&mut self, percent: u64) -> bool {
+            self.below(100) < percent
+        }
+        fn pick<'a>(&mut self, of: &[&'a str]) -> &'a str {
+            of[self.below(of.len() as u64) as usize]
+        }
+    }
+
+    const NODES: usize = 10;
+    const ZONES: [&str; 3] = ["zone-a", "zone-b", "zone-c"];
+
+    fn node(rng: &mut Rng, i: usize) -> core::Node {
+        let name = format!("node-{i}");
+        let mut labels = json!({
+            "kubernetes.io/hostname": name,
+            "topology.kubernetes.io/zone": rng.pick(&ZONES),
+        });
+        if rng.chance(40) {
+            labels["pool"] = json!(rng.pick(&["gpu", "general"]));
+        }
+        let mut spec = json!({});
+        if rng.chance(30) {
+            spec["taints"] = json!([{"key": "gpu", "value": "true", "effect": "NoSchedule"}]);
+        }
+        if rng.chance(15) {
+            spec["unschedulable"] = json!(true);
+        }
+        // An image's size is the same on every node that has it.
+        let images: Vec<Value> = ["web:1", "db:2", "cache:3"]
+            .iter()
+            .enumerate()
+            .filter(|_| rng.chance(50))
+            .map(|(k, image)| json!({"names": [image], "sizeBytes": 300_000_000 * (k as i64 + 1)}))
+            .collect();
+        serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": labels},
+            "spec": spec,
+            "status": {
+                "allocatable": {"cpu": format!("{}", 2 + rng.below(6)), "memory": "16Gi", "pods": "20"},
+                "images": images,
+            }
+        }))
+        .expect("a valid Node")
+    }
+
+    fn pod(rng: &mut Rng, i: usize, invalid: bool) -> core::Pod {
+        let app = rng.pick(&["web", "db", "cache"]);
+        let mut labels = json!({"app": app});
+        if rng.chance(50) {
+            labels["tier"] = json!(rng.pick(&["x", "y"]));
+        }
+        let cpu = if invalid {
+            "12xyz".to_string()
+        } else {
+            format!("{}m", 100 * (1 + rng.below(8)))
+        };
+        let mut container = json!({"name": "c", "image": format!("{app}:1"),
+            "resources": {"requests": {"cpu": cpu, "memory": "256Mi"}}});
+        if rng.chance(15) {
+            container["ports"] = json!([{"containerPort": 80, "hostPort": 8000 + rng.below(3)}]);
+        }
+        let priority = [0, 100, 1000][rng.below(3) as usize];
+        let mut spec = json!({"containers": [container], "priority": priority});
+        let mut status = json!({"phase": "Pending"});
+        if rng.chance(70) {
+            // Sometimes a node that is not (or no longer) there.
+            spec["nodeName"] = json!(format!("node-{}", rng.below(NODES as u64 + 2)));
+            status["phase"] = json!(rng.pick(&["Running", "Running", "Succeeded"]));
+        } else if rng.chance(30) {
+            status["nominatedNodeName"] = json!(format!("node-{}", rng.below(NODES as u64)));
+        }
+        if rng.chance(20) {
+            spec["affinity"] = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]}});
+        }
+        if rng.chance(15) {
+            spec["volumes"] = json!([{"name": "data", "persistentVolumeClaim": {"claimName": format!("data-{i}")}}]);
+        }
+        serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("pod-{i}"), "namespace": rng.pick(&["shop", "data"]),
+                         "uid": format!("uid-{i}"), "labels": labels},
+            "spec": spec, "status": status,
+        }))
+        .expect("a valid Pod")
+    }
+
+    /// Everything the engine reads, with ids replaced by names: two
+    /// clusters that project the same hold the same model.
+    fn projection(c: &Cluster) -> String {
+        let pod_key = |id: PodId| c.pod_key(id);
+        let keys = |ids: &[PodId]| {
+            let mut k: Vec<String> = ids.iter().map(|&p| pod_key(p)).collect();
+            k.sort();
+            k
+        };
+        let mut out = BTreeMap::new();
+        for (id, n) in c.nodes.iter().enumerate() {
+            let info = c.node_info(id as u32);
+            let mut ports = info.used_ports.clone();
+            ports.sort();
+            out.insert(
+                format!("node {}", n.name),
+                format!(
+                    "{n:?} requested={:?} delta={:?} nonzero={:?} ports={ports:?} pods={:?} affinity={:?} anti={:?} claims={:?}",
+                    info.requested,
+                    info.pod_level_delta,
+                    info.non_zero_requested,
+                    keys(&info.pods),
+                    keys(&info.pods_with_affinity),
+                    keys(&info.pods_with_required_anti_affinity),
+                    keys(&info.pods_with_claims),
+                ),
+            );
+            assert_eq!(
+                c.node_id(&n.name),
+                Some(id as u32),
+                "node index of {}",
+                n.name
+            );
+        }
+        for (id, p) in c.pods.iter().enumerate() {
+            let id = id as PodId;
+            let mut record = p.clone();
+            let node = record.node.take().map(|n| c.node(n).name.to_string());
+            let pdbs: Vec<String> = c
+                .pdbs_of_pod(id)
+                .iter()
+                .map(|&i| c.pdbs[i as usize].name.to_string())
+                .collect();
+            out.insert(
+                format!("pod {}", pod_key(id)),
+                format!(
+                    "{record:?} on={node:?} priority={} pdbs={pdbs:?}",
+                    c.priority_of(id)
+                ),
+            );
+            assert_eq!(
+                c.find_pod(c.interner.resolve(p.namespace), &p.name),
+                Some(id)
+            );
+            // The label indexes: every pair and key finds exactly its pods.
+            for (k, v) in p.labels.iter() {
+                for req in [
+                    Requirement::equals(k, v),
+                    Requirement {
+                        key: k,
+                        op: SetOperator::Exists,
+                        values: Box::new([]),
+                    },
+                ] {
+                    let sel = LabelSelector::Requirements(Box::new([req.clone()]));
+                    let mut found = Vec::new();
+                    c.for_each_scheduled_match(&sel, |id, _| found.push(id));
+                    out.insert(format!("match {req:?}"), format!("{:?}", keys(&found)));
+                }
+            }
+        }
+        out.insert(
+            "nominated".into(),
+            format!("{:?}", keys(c.nominated_pods())),
+        );
+        out.insert("scheduled".into(), c.num_scheduled_pods().to_string());
+        out.insert("pdbs".into(), format!("{:?}", c.pdbs));
+        let mut groups: Vec<String> = c
+            .affinity_groups()
+            .iter()
+            .map(|g| {
+                let mut on: Vec<(String, u32)> = g
+                    .nodes
+                    .iter()
+                    .map(|(&n, &k)| (c.node(n).name.to_string(), k))
+                    .collect();
+                on.sort();
+                format!("{:?} {on:?} {}", g.terms, g.pods)
+            })
+            .collect();
+        groups.sort();
+        out.insert("affinity groups".into(), format!("{groups:?}"));
+        let images: BTreeMap<_, _> = c
+            .images
+            .iter()
+            .map(|(k, v)| (c.interner.resolve(*k), *v))
+            .collect();
+        out.insert("images".into(), format!("{images:?}"));
+        out.into_iter()
+            .map(|(k, v)| format!("{k}: {v}\n"))
+            .collect()
+    }
+
+    /// The engine's answer for `probe`, by node name.
+    fn answer(c: &Cluster, probe: &core::Pod) -> String {
+        let mut c = c.clone();
+        let ModelObject::Pod(pod) = probe.to_model(&mut c.interner).expect("probe") else {
+            unreachable!()
+        };
+        let a = place(&c, &pod, &Scheduler::default());
+        let name = |n: u32| c.node(n).name.to_string();
+        let mut feasible: Vec<String> = a.feasible.iter().map(|&n| name(n)).collect();
+        feasible.sort();
+        let mut scores: Vec<String> = a
+            .scores
+            .iter()
+            .map(|s| format!("{} {} {:?}", name(s.node), s.total, s.plugins))
+            .collect();
+        scores.sort();
+        let mut failures: Vec<String> = a
+            .failures
+            .iter()
+            .map(|f| format!("{} {:?}", name(f.node), f.rejection))
+            .collect();
+        failures.sort();
+        format!(
+            "{:?} {} feasible={feasible:?} scores={scores:?} failures={failures:?}",
+            a.outcome, a.message
+        )
+    }
+
+    /// Fails naming the lines that differ, not two pages of projection.
+    fn same(in_place: &str, rebuilt: &str, step: usize) {
+        let a: Vec<&str> = in_place.lines().collect();
+        let b: Vec<&str> = rebuilt.lines().collect();
+        let only_a: Vec<&&str> = a.iter().filter(|l| !b.contains(l)).take(4).collect();
+        let only_b: Vec<&&str> = b.iter().filter(|l| !a.contains(l)).take(4).collect();
+        assert!(
+            only_a.is_empty() && only_b.is_empty(),
+            "after step {step}\nin place only: {only_a:#?}\nrebuilt only: {only_b:#?}"
+        );
+    }
+
+    fn apply<K: Typed + kube::Resource>(store: &ModelStore, e: Event<K>) {
+        store.apply(&e);
+    }
+
+    #[test]
+    fn pod_and_node_events_applied_in_place_equal_a_rebuild() {
+        let mut rng = Rng(0x5eed_cafe_f00d_d00d);
+        let store = ModelStore::default();
+        apply(&store, Event::<core::Node>::Init);
+        for i in 0..NODES - 2 {
+            apply(&store, Event::InitApply(node(&mut rng, i)));
+        }
+        apply(&store, Event::<core::Node>::InitDone);
+        apply(&store, Event::<core::Pod>::Init);
+        for i in 0..40 {
+            apply(&store, Event::InitApply(pod(&mut rng, i, false)));
+        }
+        apply(&store, Event::<core::Pod>::InitDone);
+        // A PDB without a status: kplace computes what it allows from the
+        // pods it selects, so pod events must refresh it.
+        let pdb: policy::PodDisruptionBudget = serde_json::from_value(json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}
+        }))
+        .unwrap();
+        apply(&store, Event::<policy::PodDisruptionBudget>::Init);
+        apply(&store, Event::InitApply(pdb));
+        apply(&store, Event::<policy::PodDisruptionBudget>::InitDone);
+
+        let probes: Vec<core::Pod> = (100..104)
+            .map(|i| {
+                let mut p = pod(&mut rng, i, false);
+                p.spec.as_mut().unwrap().node_name = None;
+                p.status = None;
+                p
+            })
+            .collect();
+
+        let (mut model, _) = store.cluster();
+        let (mut in_place, mut rebuilt) = (0, 0);
+        for step in 0..400 {
+            let (pick, i) = (rng.below(100), rng.below(60) as usize);
+            let n = i % NODES;
+            match pick {
+                0..=44 => apply(&store, Event::Apply(pod(&mut rng, i, false))),
+                45..=64 => apply(&store, Event::Delete(pod(&mut rng, i, false))),
+                65..=79 => apply(&store, Event::Apply(node(&mut rng, n))),
+                80..=89 => apply(&store, Event::Delete(node(&mut rng, n))),
+                // What cannot be applied in place: the follower rebuilds.
+                90 => apply(&store, Event::Apply(pod(&mut rng, i, true))),
+                91 => {
+                    apply(&store, Event::<core::Node>::Init);
+                    apply(&store, Event::InitApply(node(&mut rng, 0)));
+                    apply(&store, Event::<core::Node>::InitDone);
+                }
+                _ => {}
+            }
+            if step % 5 != 4 {
+                continue;
+            }
+            match store.take_changes(&mut model.interner) {
+                Some(changes) => {
+                    apply_changes(&mut model, changes);
+                    in_place += 1;
+                    let (fresh, _) = store.cluster();
+                    same(&projection(&model), &projection(&fresh), step);
+                    for probe in &probes {
+                        assert_eq!(
+                            answer(&model, probe),
+                            answer(&fresh, probe),
+                            "after step {step}"
+                        );
+                    }
+                }
+                None => {
+                    model = store.cluster().0;
+                    rebuilt += 1;
+                }
+            }
+        }
+        // Most batches went in place; the relists and invalid pods did not.
+        assert!(
+            in_place >= 50,
+            "{in_place} batches in place, {rebuilt} rebuilt"
+        );
+        assert!(
+            rebuilt >= 3,
+            "{in_place} batches in place, {rebuilt} rebuilt"
+        );
+    }
+}

@@ -147,6 +147,18 @@ fn opens_live_and_follows_events_in_order() {
     let shown: String = nodes[1].chars().take(20).collect();
     assert!(row.contains("Running") && row.contains(&shown), "{row}");
     assert!(!s.contains("short-lived"), "{s}");
+    // Pod events were applied to the model in place, never by rebuilding it.
+    let live = app
+        .feed
+        .as_ref()
+        .and_then(|f| f.live())
+        .expect("a live feed");
+    assert!(live.rebuilds >= 1);
+    assert_eq!(
+        live.full_rebuilds
+            .load(std::sync::atomic::Ordering::Relaxed),
+        0
+    );
     // Read-only: nothing but GETs reached the server.
     assert!(server.requests().iter().all(|r| r.starts_with("GET ")));
 }

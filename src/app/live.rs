@@ -1,14 +1,16 @@
 //! Live mode: follows a [`LiveSource`]. Watch events arrive continuously;
-//! they are coalesced, and the model is rebuilt from the live store on
-//! a background thread, so the UI never waits on the conversion of a large
-//! cluster. Between two rebuilds there is at least [`MIN_REBUILD_GAP`], and
-//! at least as long as the last rebuild took, so a busy large cluster keeps
-//! at most about half a core converting.
+//! they are coalesced, and on a background thread pod and node events are
+//! applied in place to the feed's own copy of the model (other kinds and
+//! relists rebuild it from the live store), so the UI never waits on the
+//! conversion of a large cluster. Between two updates there is at least
+//! [`MIN_REBUILD_GAP`], and at least as long as the last one took, so a
+//! busy large cluster keeps at most about half a core busy.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::source::live::{Changes, ConnectionState, Limitation, LiveSource, Stale};
+use crate::model::Cluster;
+use crate::source::live::{Changes, ConnectionState, Limitation, LiveSource, Stale, apply_changes};
 use crate::source::version::ServerVersion;
 
 use super::job::{Ctx, Job};
@@ -71,6 +73,8 @@ pub struct LiveFeed {
     last_took: Duration,
     /// Snapshots built since the first (for the status line and tests).
     pub rebuilds: u64,
+    /// Of those, the ones built by a full rebuild instead of in place.
+    pub full_rebuilds: Arc<std::sync::atomic::AtomicU64>,
     /// The connection line as last drawn: state, last event, limitations.
     shown: Option<String>,
 }
@@ -78,17 +82,43 @@ pub struct LiveFeed {
 impl LiveFeed {
     /// `changes` must be taken before the first snapshot was built, so no
     /// event between the two is missed.
-    pub fn new(source: LiveSource, changes: Changes, skipped: Vec<String>) -> LiveFeed {
+    /// `model` is the cluster first shown (a fork of it): the next pod and
+    /// node events are applied to it.
+    pub fn new(
+        source: LiveSource,
+        changes: Changes,
+        skipped: Vec<String>,
+        model: Cluster,
+    ) -> LiveFeed {
         // A watch event wakes the event loop, which marks the feed dirty
-        // and schedules the rebuild.
+        // and schedules the update.
         source.on_change(super::job::wake);
         let source = Arc::new(source);
         let store = source.clone();
+        let full_rebuilds = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counted = full_rebuilds.clone();
+        let mut model = model;
+        let mut indexed = false;
+        let mut model_skipped = skipped.clone();
         let builder = Job::spawn("live-build", move |(), ctx: &Ctx<(Loaded, Vec<String>)>| {
             let started = Instant::now();
-            let (cluster, skipped) = store.cluster();
+            match store.take_changes(&mut model.interner) {
+                Some(changes) => {
+                    if !indexed {
+                        model.index_pod_keys();
+                        indexed = true;
+                    }
+                    apply_changes(&mut model, changes)
+                }
+                None => {
+                    (model, model_skipped) = store.cluster();
+                    model.index_pod_keys();
+                    counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
             let name = store.context().to_string();
-            ctx.send((Loaded::new(cluster, name, started.elapsed()), skipped));
+            let loaded = Loaded::new(model.clone(), name, started.elapsed());
+            ctx.send((loaded, model_skipped.clone()));
         });
         LiveFeed {
             source,
@@ -101,6 +131,7 @@ impl LiveFeed {
             last_build: Instant::now(),
             last_took: Duration::ZERO,
             rebuilds: 0,
+            full_rebuilds,
             shown: None,
         }
     }

@@ -299,10 +299,14 @@ fn open_live(
     set(progress, format!("{label}: converting the objects"));
     let changes = live.changes();
     let (cluster, skipped) = live.cluster();
+    // The feed keeps a fork to apply the next watch events to in place.
+    let model = cluster.clone();
     let loaded = Loaded::new(cluster, live.context().to_string(), started.elapsed());
     Ok(Opened {
         loaded,
-        feed: Some(Feed::Live(Box::new(LiveFeed::new(live, changes, skipped)))),
+        feed: Some(Feed::Live(Box::new(LiveFeed::new(
+            live, changes, skipped, model,
+        )))),
         note: None,
     })
 }

@@ -32,6 +32,7 @@ use thiserror::Error;
 pub use self::config::Target;
 pub use self::kind::Kind;
 pub use self::state::{ConnectionState, Limitation, Stale};
+pub use self::store::{Change, apply_changes};
 pub use self::strip::{Keep, StripMode};
 pub use self::watch::{TapChange, TapEvent};
 
@@ -298,6 +299,13 @@ impl LiveSource {
     /// objects skipped as invalid (`Kind ns/name: field: why`).
     pub fn cluster(&self) -> (Cluster, Vec<String>) {
         self.store.cluster()
+    }
+
+    /// The pod and node changes since [`LiveSource::cluster`] or the last
+    /// call, with `interner` caught up; `None` when the cluster must be
+    /// rebuilt instead (a relist, another kind changed, an invalid object).
+    pub fn take_changes(&self, interner: &mut crate::model::Interner) -> Option<Vec<Change>> {
+        self.store.take_changes(interner)
     }
 
     /// A change counter the UI polls each frame.

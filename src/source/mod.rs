@@ -1,5 +1,5 @@
 pub mod budget;
-pub(crate) mod build;
+pub mod build;
 pub(crate) mod convert;
 pub mod file;
 pub mod live;

@@ -14,6 +14,8 @@ use super::policy::{DisruptionBudget, IntOrPercent, PriorityClass, SelectorOwner
 use super::resources::{CpuMem, Resources};
 use super::shared_vec::SharedVec;
 
+mod incremental;
+
 /// Per-node aggregates over the pods the scheduler sees on the node
 /// (upstream `framework.NodeInfo`).
 #[derive(Clone, Debug, Default)]
@@ -276,6 +278,9 @@ pub struct Cluster {
     /// node, so it is kept dense rather than in the large `Pod` records.
     pod_priorities: Vec<i32>,
     affinity_groups: AffinityGroups,
+    /// Pods by namespace and name, once the cluster changes in place
+    /// (`incremental`); `None` for a snapshot that never does.
+    pod_by_key: Option<Arc<FxHashMap<incremental::PodKey, PodId>>>,
 }
 
 /// Where to look for pods a selector may match.
@@ -683,11 +688,7 @@ impl Cluster {
 
     /// Finds a pod by namespace and name.
     pub fn find_pod(&self, namespace: &str, name: &str) -> Option<PodId> {
-        let ns = self.interner.lookup(namespace)?;
-        self.pods
-            .iter()
-            .position(|p| p.namespace == ns && &*p.name == name)
-            .map(|i| i as PodId)
+        self.pod_id(self.interner.lookup(namespace)?, name)
     }
 
     pub fn priority_class(&self, name: &str) -> Option<&PriorityClass> {

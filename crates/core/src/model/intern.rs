@@ -42,6 +42,23 @@ impl Interner {
         &self.strings[sym.index()]
     }
 
+    /// Adds the strings `newer` interned after this interner was cloned
+    /// from it, so symbols of objects converted with `newer` since then
+    /// mean the same here. Interners only grow, so this is a copy of the
+    /// tail; `false` (and nothing changed) when this one is not a prefix of
+    /// `newer` (it interned strings of its own since).
+    pub fn catch_up(&mut self, newer: &Interner) -> bool {
+        let n = self.strings.len();
+        if n > newer.strings.len() || (n > 0 && self.strings[n - 1] != newer.strings[n - 1]) {
+            return false;
+        }
+        for s in &newer.strings[n..] {
+            self.map.insert(s.clone(), Sym(self.strings.len() as u32));
+            self.strings.push(s.clone());
+        }
+        true
+    }
+
     pub fn len(&self) -> usize {
         self.strings.len()
     }

@@ -102,6 +102,25 @@ impl<T: Clone> SharedVec<T> {
         x
     }
 
+    /// Swaps two elements, copying only their chunks if shared.
+    pub fn swap(&mut self, i: usize, j: usize) {
+        assert!(
+            i < self.len && j < self.len,
+            "swap of {i} and {j} out of range for length {}",
+            self.len
+        );
+        let (a, b) = (i.min(j), i.max(j));
+        if a >> CHUNK_BITS == b >> CHUNK_BITS {
+            Arc::make_mut(&mut self.chunks[a >> CHUNK_BITS]).swap(a & MASK, b & MASK);
+            return;
+        }
+        let (low, high) = self.chunks.split_at_mut(b >> CHUNK_BITS);
+        std::mem::swap(
+            &mut Arc::make_mut(&mut low[a >> CHUNK_BITS])[a & MASK],
+            &mut Arc::make_mut(&mut high[0])[b & MASK],
+        );
+    }
+
     pub fn resize(&mut self, len: usize, value: T) {
         self.truncate(len);
         while self.len < len {
@@ -219,5 +238,21 @@ mod tests {
         // The untouched chunk is still shared; the written one is not.
         assert!(Arc::ptr_eq(&original.chunks[0], &fork.chunks[0]));
         assert!(!Arc::ptr_eq(&original.chunks[1], &fork.chunks[1]));
+    }
+
+    #[test]
+    fn swap_within_and_across_chunks_leaves_a_fork_alone() {
+        let original: SharedVec<usize> = (0..3 * CHUNK).collect();
+        let mut fork = original.clone();
+        fork.swap(1, 2);
+        fork.swap(5, 2 * CHUNK + 9);
+        fork.swap(7, 7);
+        let mut expected: Vec<usize> = (0..3 * CHUNK).collect();
+        expected.swap(1, 2);
+        expected.swap(5, 2 * CHUNK + 9);
+        assert!(fork.iter().copied().eq(expected));
+        assert!(original.iter().copied().eq(0..3 * CHUNK));
+        // The untouched middle chunk is still shared.
+        assert!(Arc::ptr_eq(&fork.chunks[1], &original.chunks[1]));
     }
 }
