@@ -161,14 +161,32 @@ impl Derived {
         let mut d = Derived::default();
         d.build_zones(cluster);
         d.build_node_rows(cluster);
-        d.build_pod_rows(cluster);
+        // The two heavy parts side by side: the pod table with its sort
+        // orders, and the workloads with Skew's fleet list (an engine
+        // PreFilter per spreading workload).
+        let (mut pods, mut fleet) = (Derived::default(), Derived::default());
+        rayon::join(
+            || {
+                pods.build_pod_rows(cluster);
+                pods.pod_orders = SortOrders::pods(&pods.pod_rows);
+            },
+            || {
+                fleet.build_workloads(cluster);
+                fleet.skew_alerts = super::skew::fleet(cluster, &fleet.workloads);
+            },
+        );
+        d.pod_rows = pods.pod_rows;
+        d.pod_orders = pods.pod_orders;
+        d.scheduled = pods.scheduled;
+        d.pending = pods.pending;
+        d.on_absent_nodes = pods.on_absent_nodes;
+        d.workloads = fleet.workloads;
+        d.skew_alerts = fleet.skew_alerts;
         d.build_tiers(cluster);
-        d.build_workloads(cluster);
         d.build_topology_keys(cluster);
         d.build_skew_subjects(cluster);
         let zone_names: Vec<String> = d.zones.iter().map(|z| z.name.clone()).collect();
         d.node_orders = SortOrders::nodes(&d.node_rows, &zone_names);
-        d.pod_orders = SortOrders::pods(&d.pod_rows);
         d
     }
 
@@ -472,7 +490,6 @@ impl Derived {
                 self.skew_labels.push(cluster.pod_key(id));
             }
         }
-        self.skew_alerts = super::skew::fleet(cluster, &self.workloads);
     }
 
     fn build_topology_keys(&mut self, cluster: &Cluster) {

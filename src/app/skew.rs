@@ -278,56 +278,70 @@ impl SkewAlert {
 /// domain counts: those at or over maxSkew first (most over first), then
 /// those one replica away from it.
 pub fn fleet(cluster: &Cluster, workloads: &[Workload]) -> Vec<SkewAlert> {
-    let mut out = Vec::new();
-    for (i, w) in workloads.iter().enumerate() {
-        let Some(sample) = w.sample_pod else { continue };
-        let pod = cluster.pod(sample);
-        if !pod
-            .spread_constraints
-            .iter()
-            .any(|c| c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule)
-        {
-            continue;
-        }
-        for c in own_spread_domains(cluster, pod, WhenUnsatisfiable::DoNotSchedule) {
-            let Some(skew) = c.skew() else { continue };
-            let max_skew = c.constraint.max_skew;
-            if skew < max_skew as i64 - 1 {
-                continue;
-            }
-            let fullest = c
-                .domains
-                .iter()
-                .max_by_key(|d| d.matching)
-                .map(|d| cluster.interner.resolve(d.value).to_string())
-                .unwrap_or_default();
-            out.push(SkewAlert {
-                workload: i,
-                label: format!(
-                    "{} {}",
-                    if w.kind == "StatefulSet" {
-                        "sts"
-                    } else {
-                        "rs "
-                    },
-                    w.label
-                ),
-                topology_key: cluster
-                    .interner
-                    .resolve(c.constraint.topology_key)
-                    .to_string(),
-                skew,
-                max_skew,
-                fullest,
-            });
-        }
-    }
+    use rayon::prelude::*;
+    // One engine PreFilter per spreading workload: thousands on a large
+    // cluster, so over every core.
+    let mut out: Vec<SkewAlert> = workloads
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, w)| workload_alerts(cluster, i, w))
+        .collect();
     out.sort_by(|a, b| {
         b.at_max()
             .cmp(&a.at_max())
             .then((b.skew - b.max_skew as i64).cmp(&(a.skew - a.max_skew as i64)))
             .then(a.label.cmp(&b.label))
     });
+    out
+}
+
+/// The alerts of workload `i` (`w`): one per DoNotSchedule constraint of
+/// its pods at or one replica from its maxSkew.
+fn workload_alerts(cluster: &Cluster, i: usize, w: &Workload) -> Vec<SkewAlert> {
+    let mut out = Vec::new();
+    let Some(sample) = w.sample_pod else {
+        return out;
+    };
+    let pod = cluster.pod(sample);
+    if !pod
+        .spread_constraints
+        .iter()
+        .any(|c| c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule)
+    {
+        return out;
+    }
+    for c in own_spread_domains(cluster, pod, WhenUnsatisfiable::DoNotSchedule) {
+        let Some(skew) = c.skew() else { continue };
+        let max_skew = c.constraint.max_skew;
+        if skew < max_skew as i64 - 1 {
+            continue;
+        }
+        let fullest = c
+            .domains
+            .iter()
+            .max_by_key(|d| d.matching)
+            .map(|d| cluster.interner.resolve(d.value).to_string())
+            .unwrap_or_default();
+        out.push(SkewAlert {
+            workload: i,
+            label: format!(
+                "{} {}",
+                if w.kind == "StatefulSet" {
+                    "sts"
+                } else {
+                    "rs "
+                },
+                w.label
+            ),
+            topology_key: cluster
+                .interner
+                .resolve(c.constraint.topology_key)
+                .to_string(),
+            skew,
+            max_skew,
+            fullest,
+        });
+    }
     out
 }
 

@@ -111,62 +111,88 @@ pub struct SortOrders {
 }
 
 impl SortOrders {
+    /// Sorts once by name (`by_name`, a total order), then every other
+    /// column by its key with ties broken by the name's rank: an integer
+    /// compare instead of comparing names again in every column's sort.
     fn build(
         len: usize,
         columns: usize,
-        cmp: &(dyn Fn(usize, usize, usize) -> Ordering + Sync),
+        by_name: &(dyn Fn(usize, usize) -> Ordering + Sync),
+        by_column: &(dyn Fn(usize, usize, usize) -> Ordering + Sync),
     ) -> SortOrders {
+        let ranks = |order: &[u32]| {
+            let mut r = vec![0u32; len];
+            for (pos, &row) in order.iter().enumerate() {
+                r[row as usize] = pos as u32;
+            }
+            r
+        };
+        let mut names: Vec<u32> = (0..len as u32).collect();
+        names.par_sort_by(|&a, &b| by_name(a as usize, b as usize));
+        let name_rank = ranks(&names);
         let order: Vec<Vec<u32>> = (0..columns)
             .map(|col| {
+                if col == 0 {
+                    return names.clone();
+                }
                 let mut rows: Vec<u32> = (0..len as u32).collect();
-                rows.par_sort_by(|&a, &b| cmp(col, a as usize, b as usize));
+                // Unstable is exact here: the name rank makes keys unique.
+                rows.par_sort_unstable_by(|&a, &b| {
+                    by_column(col, a as usize, b as usize)
+                        .then_with(|| name_rank[a as usize].cmp(&name_rank[b as usize]))
+                });
                 rows
             })
             .collect();
-        let rank = order
-            .iter()
-            .map(|o| {
-                let mut r = vec![0u32; len];
-                for (pos, &row) in o.iter().enumerate() {
-                    r[row as usize] = pos as u32;
-                }
-                r
-            })
-            .collect();
+        let rank = order.iter().map(|o| ranks(o)).collect();
         SortOrders { rank, order }
     }
 
     pub fn nodes(rows: &[NodeRow], zone_names: &[String]) -> SortOrders {
-        SortOrders::build(rows.len(), NODE_SORTS.len(), &|col, a, b| {
-            let (x, y) = (&rows[a], &rows[b]);
-            let o = match col {
-                1 => zone_names[x.zone].cmp(&zone_names[y.zone]),
-                2 => x.pods.cmp(&y.pods),
-                3 => x.cpu.percent().cmp(&y.cpu.percent()),
-                4 => x.memory.percent().cmp(&y.memory.percent()),
-                5 => x.status.cmp(&y.status),
-                6 => by_age(x.created, y.created),
-                _ => Ordering::Equal,
-            };
-            o.then_with(|| x.name.cmp(&y.name))
-        })
+        SortOrders::build(
+            rows.len(),
+            NODE_SORTS.len(),
+            &|a, b| rows[a].name.cmp(&rows[b].name),
+            &|col, a, b| {
+                let (x, y) = (&rows[a], &rows[b]);
+                match col {
+                    1 => zone_names[x.zone].cmp(&zone_names[y.zone]),
+                    2 => x.pods.cmp(&y.pods),
+                    3 => x.cpu.percent().cmp(&y.cpu.percent()),
+                    4 => x.memory.percent().cmp(&y.memory.percent()),
+                    5 => x.status.cmp(&y.status),
+                    6 => by_age(x.created, y.created),
+                    _ => Ordering::Equal,
+                }
+            },
+        )
     }
 
     pub fn pods(rows: &[PodRow]) -> SortOrders {
-        SortOrders::build(rows.len(), POD_SORTS.len(), &|col, a, b| {
-            let (x, y) = (&rows[a], &rows[b]);
-            let o = match col {
-                1 => x.node.cmp(&y.node),
-                2 => x.priority.cmp(&y.priority),
-                3 => x.cpu.cmp(&y.cpu),
-                4 => x.memory.cmp(&y.memory),
-                5 => x.phase.cmp(y.phase),
-                6 => by_age(x.created, y.created),
-                _ => Ordering::Equal,
-            };
-            o.then_with(|| x.namespace.cmp(&y.namespace))
-                .then_with(|| x.name.cmp(&y.name))
-        })
+        SortOrders::build(
+            rows.len(),
+            POD_SORTS.len(),
+            &|a, b| {
+                let (x, y) = (&rows[a], &rows[b]);
+                x.namespace
+                    .cmp(&y.namespace)
+                    .then_with(|| x.name.cmp(&y.name))
+                    // Two rows of one name (never in a cluster): stable.
+                    .then(a.cmp(&b))
+            },
+            &|col, a, b| {
+                let (x, y) = (&rows[a], &rows[b]);
+                match col {
+                    1 => x.node.cmp(&y.node),
+                    2 => x.priority.cmp(&y.priority),
+                    3 => x.cpu.cmp(&y.cpu),
+                    4 => x.memory.cmp(&y.memory),
+                    5 => x.phase.cmp(y.phase),
+                    6 => by_age(x.created, y.created),
+                    _ => Ordering::Equal,
+                }
+            },
+        )
     }
 }
 
@@ -507,5 +533,78 @@ mod tests {
     fn in_order_check() {
         assert!(in_order_ignore_ascii_case("Trainer-XL", "trxl"));
         assert!(!in_order_ignore_ascii_case("trainer", "xt"));
+    }
+
+    fn pod_row(namespace: &str, name: &str, priority: i32, node: &str) -> PodRow {
+        PodRow {
+            id: 0,
+            namespace: namespace.into(),
+            name: name.into(),
+            node: node.into(),
+            phase: "Running",
+            priority,
+            cpu: 0,
+            memory: 0,
+            owner: String::new(),
+            created: None,
+            search: String::new(),
+            labels_at: 0,
+        }
+    }
+
+    #[test]
+    fn every_column_breaks_ties_by_namespace_then_name() {
+        let rows = vec![
+            pod_row("shop", "web-b", 100, "node-2"),
+            pod_row("data", "db-0", 1000, "node-1"),
+            pod_row("shop", "web-a", 100, "node-1"),
+            pod_row("data", "cache", 100, "node-2"),
+            pod_row("shop", "api", 1000, "node-1"),
+        ];
+        let orders = SortOrders::pods(&rows);
+        let names = |col: usize| -> Vec<String> {
+            orders.order[col]
+                .iter()
+                .map(|&r| format!("{}/{}", rows[r as usize].namespace, rows[r as usize].name))
+                .collect()
+        };
+        assert_eq!(
+            names(0),
+            [
+                "data/cache",
+                "data/db-0",
+                "shop/api",
+                "shop/web-a",
+                "shop/web-b"
+            ]
+        );
+        // PRIORITY ascending, equal priorities by namespace and name.
+        assert_eq!(
+            names(2),
+            [
+                "data/cache",
+                "shop/web-a",
+                "shop/web-b",
+                "data/db-0",
+                "shop/api"
+            ]
+        );
+        // NODE, then namespace and name.
+        assert_eq!(
+            names(1),
+            [
+                "data/db-0",
+                "shop/api",
+                "shop/web-a",
+                "data/cache",
+                "shop/web-b"
+            ]
+        );
+        // Ranks are the inverse of the orders.
+        for col in 0..POD_SORTS.len() {
+            for (pos, &row) in orders.order[col].iter().enumerate() {
+                assert_eq!(orders.rank[col][row as usize], pos as u32);
+            }
+        }
     }
 }
