@@ -1603,6 +1603,42 @@ mod in_place {
         store.apply(&e);
     }
 
+    /// The pod index a followed model keeps is only an accelerator: a fork
+    /// that adds a pod without it (a what-if's draft) still finds the pod,
+    /// and a reader's snapshot, which has no index, finds every pod.
+    #[test]
+    fn pods_are_found_by_name_in_forks_and_snapshots_of_a_followed_model() {
+        let mut rng = Rng(7);
+        let store = ModelStore::default();
+        apply(&store, Event::<core::Node>::Init);
+        apply(&store, Event::InitApply(node(&mut rng, 0)));
+        apply(&store, Event::<core::Node>::InitDone);
+        apply(&store, Event::<core::Pod>::Init);
+        for i in 0..5 {
+            apply(&store, Event::InitApply(pod(&mut rng, i, false)));
+        }
+        apply(&store, Event::<core::Pod>::InitDone);
+        let (mut model, _) = store.cluster();
+        model.index_pod_keys();
+        let mut fork = model.clone();
+        let ModelObject::Pod(draft) = pod(&mut rng, 9, false)
+            .to_model(&mut fork.interner)
+            .expect("a draft")
+        else {
+            unreachable!()
+        };
+        let ns = fork.interner.resolve(draft.namespace).to_string();
+        let id = fork.add_pod(*draft);
+        assert_eq!(fork.find_pod(&ns, "pod-9"), Some(id));
+        assert_eq!(model.find_pod(&ns, "pod-9"), None);
+        let snapshot = model.snapshot();
+        for (i, p) in model.pods.iter().enumerate() {
+            let ns = model.interner.resolve(p.namespace);
+            assert_eq!(model.find_pod(ns, &p.name), Some(i as PodId));
+            assert_eq!(snapshot.find_pod(ns, &p.name), Some(i as PodId));
+        }
+    }
+
     #[test]
     fn pod_and_node_events_applied_in_place_equal_a_rebuild() {
         let mut rng = Rng(0x5eed_cafe_f00d_d00d);

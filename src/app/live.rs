@@ -117,7 +117,7 @@ impl LiveFeed {
                 }
             }
             let name = store.context().to_string();
-            let loaded = Loaded::new(model.clone(), name, started.elapsed());
+            let loaded = Loaded::new(model.snapshot(), name, started.elapsed());
             ctx.send((loaded, model_skipped.clone()));
         });
         LiveFeed {

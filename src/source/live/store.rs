@@ -56,8 +56,10 @@ pub enum Change {
 }
 
 /// Past this many changes waiting, the log is dropped and the next cluster
-/// rebuilt (a follower that stopped taking them costs no more memory).
-pub const MAX_LOGGED_CHANGES: usize = 100_000;
+/// rebuilt: a converted pod is about a KiB, so a source nobody follows in
+/// place (a one-shot `place --context`) holds at most a few tens of MB of
+/// log, and a feed that takes changes every second or two never nears it.
+pub const MAX_LOGGED_CHANGES: usize = 20_000;
 
 #[derive(Default)]
 struct Inner {

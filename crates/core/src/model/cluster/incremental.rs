@@ -25,17 +25,35 @@ use crate::model::pod::{Pod, PodId};
 pub(super) type PodKey = (Sym, Box<str>);
 
 impl Cluster {
-    /// The pod named `name` in `namespace` (by index once the cluster has
-    /// changed in place, else by a scan).
+    /// The pod named `name` in `namespace`: by the index a cluster changed
+    /// in place keeps, else (and whenever the index has no such pod, as in
+    /// a fork that added one without it) by a scan.
     pub fn pod_id(&self, namespace: Sym, name: &str) -> Option<PodId> {
-        match &self.pod_by_key {
-            Some(index) => index.get(&(namespace, Box::from(name))).copied(),
-            None => self
-                .pods
+        let indexed = self
+            .pod_by_key
+            .as_ref()
+            .and_then(|index| index.get(&(namespace, Box::from(name))).copied())
+            .filter(|&id| {
+                self.pods
+                    .get(id as usize)
+                    .is_some_and(|p| p.namespace == namespace && &*p.name == name)
+            });
+        indexed.or_else(|| {
+            self.pods
                 .iter()
                 .position(|p| p.namespace == namespace && &*p.name == name)
-                .map(|i| i as PodId),
-        }
+                .map(|i| i as PodId)
+        })
+    }
+
+    /// A copy for readers (the views' snapshot of a live model): shares
+    /// pods and nodes like any fork but not the pod index, so the next
+    /// change in place does not copy the index for a reader that never
+    /// uses it.
+    pub fn snapshot(&self) -> Cluster {
+        let mut copy = self.clone();
+        copy.pod_by_key = None;
+        copy
     }
 
     /// Builds the index of pods by namespace and name now rather than on
