@@ -73,19 +73,42 @@ impl Tmux {
         self.run(&["send-keys", "-t", self.session, key]);
     }
 
-    /// Polls the pane until it shows `needle` (up to [`WAIT`]).
+    /// Polls the pane until it shows `needle` (up to [`WAIT`]), then until
+    /// two captures in a row agree: a capture can land while kplace is
+    /// halfway through writing a frame, showing the new frame's first rows
+    /// over the old one's last (a torn frame).
     fn expect(&self, step: &str, needle: &str) -> String {
         let deadline = Instant::now() + WAIT;
         loop {
             let screen = self.capture();
             if screen.contains(needle) {
-                return screen;
+                return self.settled(screen, needle);
             }
             if Instant::now() >= deadline {
                 panic!("{step}: the pane never showed {needle:?}; it shows:\n{screen}");
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+impl Tmux {
+    /// The pane once a frame has been written whole: the first capture that
+    /// equals the one before and still shows `needle`; after two seconds of
+    /// change (a spinner), the latest capture showing it.
+    fn settled(&self, mut screen: String, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+            let next = self.capture();
+            if next == screen {
+                return next;
+            }
+            if next.contains(needle) {
+                screen = next;
+            }
+        }
+        screen
     }
 }
 
