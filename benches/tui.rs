@@ -16,6 +16,10 @@ use kplace::synth::{SynthSpec, write_cluster_json};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
+/// The allocator the binary uses: loading makes millions of small allocations.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn spec() -> SynthSpec {
     if std::env::var_os("KPLACE_BENCH_SMALL").is_some() {
         SynthSpec::small()
@@ -148,5 +152,53 @@ fn draw_views(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, draw_views);
+/// The first usable screen (#15): from `App::new` on the synthetic cluster's
+/// JSON file to the Overview drawn, as the event loop does it (take what
+/// arrived, draw). The Pods, Skew and Tiers caches are built afterwards in
+/// the background; each run waits for them, untimed, before the next.
+fn first_screen(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("synth.json");
+    let mut json = Vec::new();
+    write_cluster_json(&mut json, &spec()).expect("synth cluster");
+    std::fs::write(&path, json).expect("write the synthetic cluster");
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
+    let mut group = c.benchmark_group("first_screen");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(40))
+        .warm_up_time(Duration::from_millis(1));
+    group.bench_function("overview_drawn", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let started = Instant::now();
+                let mut app = App::new(Options {
+                    snapshot: Some(path.clone()),
+                    ..Options::default()
+                });
+                while app.session().is_none() {
+                    assert!(started.elapsed() < Duration::from_secs(600), "never loaded");
+                    app.frame_due();
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let ready = started.elapsed();
+                terminal.draw(|f| kplace::ui::draw(f, &app)).expect("draw");
+                total += started.elapsed();
+                eprintln!(
+                    "first screen: ready {:.2} s, drawn {:.2} s, load took {:.2} s",
+                    ready.as_secs_f64(),
+                    started.elapsed().as_secs_f64(),
+                    app.session().map_or(0.0, |s| s.loaded.took.as_secs_f64())
+                );
+                app.stop_background();
+                assert!(app.wait_until_idle(Duration::from_secs(600)));
+            }
+            total
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, draw_views, first_screen);
 criterion_main!(benches);

@@ -37,7 +37,7 @@ fn snapshot_inputs_load_or_fail_cleanly_and_what_loads_is_answered() {
     replay("snapshot", |data| match load_snapshot_bytes(data, "fuzz") {
         Ok((cluster, _)) => {
             // The views' per-node and per-zone totals, as the TUI builds them.
-            let _ = kplace::app::derived::Derived::build(&cluster);
+            let _ = kplace::app::derived::Derived::build(&std::sync::Arc::new(cluster.clone()));
             let scheduler = Scheduler::default();
             for id in (0..cluster.pods.len() as u32).take(4) {
                 let _ = place_existing(&cluster, id, &scheduler);

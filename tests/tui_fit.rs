@@ -105,7 +105,7 @@ fn pods_table_keeps_the_distinguishing_end_of_names_at_80x24() {
         .iter()
         .take(5)
         .map(|&r| {
-            app.session().unwrap().loaded.derived.pod_rows[r as usize]
+            app.session().unwrap().loaded.derived.pods_now().rows[r as usize]
                 .name
                 .clone()
         })

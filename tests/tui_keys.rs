@@ -171,7 +171,7 @@ fn shift_letters_sort_and_up_always_means_ascending() {
     assert!(s.contains("sort: CPU↑") && s.contains("CPU↑"), "{s}");
     let cpu = |app: &App, i: usize| {
         let sess = app.session().unwrap();
-        sess.loaded.derived.pod_rows[sess.pods.rows[i] as usize].cpu
+        sess.loaded.derived.pods_now().rows[sess.pods.rows[i] as usize].cpu
     };
     let last = app.session().unwrap().pods.rows.len() - 1;
     assert!(cpu(&app, 0) <= cpu(&app, last), "↑ is smallest first");
@@ -222,7 +222,7 @@ fn inverse_label_and_phase_filters() {
     let n = sess.pods.rows.len();
     assert!(n > 10, "{n}");
     assert!(sess.pods.rows.iter().all(|&r| {
-        let p = &sess.loaded.derived.pod_rows[r as usize];
+        let p = &sess.loaded.derived.pods_now().rows[r as usize];
         p.name.starts_with("frontend-")
     }));
     let s = screen(&app);
@@ -274,7 +274,7 @@ fn ns_command_filters_every_namespaced_list_and_stays_in_the_view() {
     assert!(s.contains("Workloads [ml]"), "{s}");
     {
         let session = app.session().unwrap();
-        let labels = &session.loaded.derived.skew_labels;
+        let labels = &session.loaded.derived.fleet_now().skew_labels;
         assert!(!session.skew_rows.is_empty());
         assert!(session.skew_rows.len() < labels.len());
         for &i in &session.skew_rows {

@@ -1,6 +1,8 @@
 //! Everything the views show that depends only on the loaded cluster,
 //! computed once (on the loading thread) so no frame walks 150k pods.
 
+use std::sync::{Arc, OnceLock};
+
 use rustc_hash::FxHashMap;
 
 use crate::model::pod::PreemptionPolicy;
@@ -127,7 +129,13 @@ pub struct Workload {
     pub sample_pod: Option<PodId>,
 }
 
-#[derive(Clone, Debug, Default)]
+/// What the views cache about one cluster. The cheap part (zones, node
+/// rows, the pending list: one pass over nodes and one over pods) is built
+/// before the first screen; the pod table, the workloads with Skew's fleet
+/// list, and the priority tiers ([`PodTable`], [`Fleet`], [`TierTable`]) take
+/// about a second on 150,000 pods, so they are built on demand or in the
+/// background ([`Derived::warm_in_background`]) and read as `Option` by the
+/// UI, which says "building…" until they are there.
 pub struct Derived {
     pub zones: Vec<ZoneSummary>,
     /// Zone index of each node.
@@ -138,11 +146,23 @@ pub struct Derived {
     pub on_absent_nodes: Vec<PodId>,
     pub scheduled: usize,
     pub node_rows: Vec<NodeRow>,
-    pub pod_rows: Vec<PodRow>,
-    pub tiers: Vec<TierRow>,
-    pub workloads: Vec<Workload>,
     /// Node label keys to spread over: zone, hostname, region, then the rest.
     pub topology_keys: Vec<Sym>,
+    pub node_orders: SortOrders,
+    lazy: Arc<Lazy>,
+}
+
+/// The Pods table: a row per pod and its sort orders.
+#[derive(Clone, Debug, Default)]
+pub struct PodTable {
+    pub rows: Vec<PodRow>,
+    pub orders: SortOrders,
+}
+
+/// The workloads and what the Skew view lists.
+#[derive(Clone, Debug, Default)]
+pub struct Fleet {
+    pub workloads: Vec<Workload>,
     /// What the Skew view lists: every workload, then the pending pods
     /// with spread constraints of their own.
     pub skew_subjects: Vec<super::skew::Subject>,
@@ -150,47 +170,189 @@ pub struct Derived {
     pub skew_labels: Vec<String>,
     /// Workloads at or over a DoNotSchedule maxSkew, or one replica away.
     pub skew_alerts: Vec<super::skew::SkewAlert>,
+}
+
+/// The Tiers view's rows.
+#[derive(Clone, Debug, Default)]
+pub struct TierTable {
+    pub rows: Vec<TierRow>,
     /// Per pod: covered by a PDB with no disruptions left.
     pub protected: Vec<bool>,
-    pub node_orders: SortOrders,
-    pub pod_orders: SortOrders,
+}
+
+/// The slow caches of one cluster, shared with a thread that needs them
+/// (a replay comparison).
+#[derive(Clone)]
+pub struct ViewCaches(Arc<Lazy>);
+
+impl ViewCaches {
+    pub fn fleet(&self) -> &Fleet {
+        self.0.fleet()
+    }
+    pub fn tiers(&self) -> &TierTable {
+        self.0.tiers()
+    }
+}
+
+/// The heavy caches, filled once each by whoever asks first (a view, the
+/// warming thread); a second asker waits for the first.
+struct Lazy {
+    cluster: Arc<Cluster>,
+    zones: usize,
+    node_zone: Vec<usize>,
+    pending: Vec<PodId>,
+    pods: OnceLock<PodTable>,
+    fleet: OnceLock<Fleet>,
+    tiers: OnceLock<TierTable>,
+}
+
+/// Runs `f` on the view caches' own thread pool. The caches are built
+/// while the UI is up (after the first screen, on every live update), and
+/// the UI thread's own parallel work (filtering a table) uses the global
+/// pool: sharing one pool, a keystroke's filter would queue behind a
+/// second of cache building (measured: the Nodes table's first fill took
+/// 1 s instead of 1 ms). Without that pool (threads refused), `f` runs here.
+fn on_cache_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    let pool = POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("view-caches-{i}"))
+            .build()
+            .ok()
+    });
+    match pool {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
+impl Lazy {
+    fn pods(&self) -> &PodTable {
+        self.pods
+            .get_or_init(|| on_cache_pool(|| PodTable::build(&self.cluster)))
+    }
+    fn fleet(&self) -> &Fleet {
+        self.fleet
+            .get_or_init(|| on_cache_pool(|| Fleet::build(&self.cluster, &self.pending)))
+    }
+    fn tiers(&self) -> &TierTable {
+        self.tiers.get_or_init(|| {
+            on_cache_pool(|| TierTable::build(&self.cluster, self.zones, &self.node_zone))
+        })
+    }
+    /// The pod table and the fleet side by side.
+    fn build_pods_and_fleet(&self) {
+        on_cache_pool(|| rayon::join(|| self.pods(), || self.fleet()));
+    }
+    fn build_all(&self) {
+        self.build_pods_and_fleet();
+        self.tiers();
+    }
 }
 
 impl Derived {
-    pub fn build(cluster: &Cluster) -> Derived {
-        let mut d = Derived::default();
-        d.build_zones(cluster);
-        d.build_node_rows(cluster);
-        // The two heavy parts side by side: the pod table with its sort
-        // orders, and the workloads with Skew's fleet list (an engine
-        // PreFilter per spreading workload).
-        let (mut pods, mut fleet) = (Derived::default(), Derived::default());
-        rayon::join(
-            || {
-                pods.build_pod_rows(cluster);
-                pods.pod_orders = SortOrders::pods(&pods.pod_rows);
-            },
-            || {
-                fleet.build_workloads(cluster);
-                fleet.skew_alerts = super::skew::fleet(cluster, &fleet.workloads);
-            },
-        );
-        d.pod_rows = pods.pod_rows;
-        d.pod_orders = pods.pod_orders;
-        d.scheduled = pods.scheduled;
-        d.pending = pods.pending;
-        d.on_absent_nodes = pods.on_absent_nodes;
-        d.workloads = fleet.workloads;
-        d.skew_alerts = fleet.skew_alerts;
-        d.build_tiers(cluster);
-        d.build_topology_keys(cluster);
-        d.build_skew_subjects(cluster);
-        let zone_names: Vec<String> = d.zones.iter().map(|z| z.name.clone()).collect();
-        d.node_orders = SortOrders::nodes(&d.node_rows, &zone_names);
+    /// Every cache, built now (live updates and replay moments: the views
+    /// must not wait on a cluster they already show).
+    pub fn build(cluster: &Arc<Cluster>) -> Derived {
+        let d = Derived::new(cluster);
+        d.lazy.build_all();
         d
     }
 
-    fn build_zones(&mut self, cluster: &Cluster) {
+    /// The cheap part now; the rest on first use.
+    pub fn new(cluster: &Arc<Cluster>) -> Derived {
+        let (zones, node_zone) = zones_of(cluster);
+        let node_rows = node_rows_of(cluster, &zones, &node_zone);
+        let (pending, on_absent_nodes, scheduled) = pod_states(cluster);
+        let zone_names: Vec<String> = zones.iter().map(|z| z.name.clone()).collect();
+        let node_orders = SortOrders::nodes(&node_rows, &zone_names);
+        let lazy = Arc::new(Lazy {
+            cluster: cluster.clone(),
+            zones: zones.len(),
+            node_zone: node_zone.clone(),
+            pending: pending.clone(),
+            pods: OnceLock::new(),
+            fleet: OnceLock::new(),
+            tiers: OnceLock::new(),
+        });
+        Derived {
+            topology_keys: topology_keys_of(cluster),
+            zones,
+            node_zone,
+            pending,
+            on_absent_nodes,
+            scheduled,
+            node_rows,
+            node_orders,
+            lazy,
+        }
+    }
+
+    /// Builds the heavy caches on a thread of their own, so the first screen
+    /// does not wait for them. A thread that cannot start builds them here.
+    /// The thread stops early once nobody holds these caches any more.
+    pub fn warm_in_background(&self) {
+        let weak = Arc::downgrade(&self.lazy);
+        let warm = move || {
+            let steps: [fn(&Lazy); 2] = [Lazy::build_pods_and_fleet, |l| {
+                l.tiers();
+            }];
+            for step in steps {
+                let Some(lazy) = weak.upgrade() else { return };
+                step(&lazy);
+            }
+        };
+        let spawned = std::thread::Builder::new()
+            .name("view-caches".into())
+            .spawn(warm);
+        if spawned.is_err() {
+            self.lazy.build_all();
+        }
+    }
+
+    /// The pod table, if built.
+    pub fn pods(&self) -> Option<&PodTable> {
+        self.lazy.pods.get()
+    }
+    /// The pod table, built (or waited for) now.
+    pub fn pods_now(&self) -> &PodTable {
+        self.lazy.pods()
+    }
+    /// The workloads and Skew's lists, if built.
+    pub fn fleet(&self) -> Option<&Fleet> {
+        self.lazy.fleet.get()
+    }
+    /// The workloads and Skew's lists, built (or waited for) now.
+    pub fn fleet_now(&self) -> &Fleet {
+        self.lazy.fleet()
+    }
+    /// The priority tiers, if built.
+    pub fn tiers(&self) -> Option<&TierTable> {
+        self.lazy.tiers.get()
+    }
+    /// The priority tiers, built (or waited for) now.
+    pub fn tiers_now(&self) -> &TierTable {
+        self.lazy.tiers()
+    }
+    /// A handle on the slow caches for another thread (it builds or waits
+    /// for them there).
+    pub fn caches(&self) -> ViewCaches {
+        ViewCaches(self.lazy.clone())
+    }
+
+    /// Whether every cache is built (nothing left for a view to wait on).
+    pub fn complete(&self) -> bool {
+        self.pods().is_some() && self.fleet().is_some() && self.tiers().is_some()
+    }
+}
+
+/// One summary per zone (by name, the label-less bucket last), and each
+/// node's zone index.
+fn zones_of(cluster: &Cluster) -> (Vec<ZoneSummary>, Vec<usize>) {
+    let mut zones: Vec<ZoneSummary> = Vec::new();
+    let mut node_zone: Vec<usize> = Vec::with_capacity(cluster.nodes.len());
+    {
         let zone_key = cluster.interner.lookup(ZONE_KEY);
         let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
         let mut names: Vec<String> = cluster
@@ -213,17 +375,17 @@ impl Derived {
         }
         for (i, z) in sorted.iter().enumerate() {
             by_name.insert(z.clone(), i);
-            self.zones.push(ZoneSummary {
+            zones.push(ZoneSummary {
                 name: z.clone(),
                 ..Default::default()
             });
         }
         for (id, name) in names.drain(..).enumerate() {
             let zi = by_name[&name];
-            self.node_zone.push(zi);
+            node_zone.push(zi);
             let node = &cluster.nodes[id];
             let info = &cluster.node_infos[id];
-            let z = &mut self.zones[zi];
+            let z = &mut zones[zi];
             z.nodes.push(id as NodeId);
             z.cordoned += node.unschedulable as usize;
             z.tainted += (!node.taints.is_empty() && !node.unschedulable) as usize;
@@ -243,14 +405,18 @@ impl Derived {
         }
     }
 
-    fn build_node_rows(&mut self, cluster: &Cluster) {
-        self.node_rows = cluster
+    (zones, node_zone)
+}
+
+fn node_rows_of(cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize]) -> Vec<NodeRow> {
+    {
+        cluster
             .nodes
             .iter()
             .enumerate()
             .map(|(id, node)| {
                 let info = &cluster.node_infos[id];
-                let zone = self.node_zone[id];
+                let zone = node_zone[id];
                 let mut status = match node.ready {
                     Some(false) => "NotReady".to_string(),
                     _ => "Ready".to_string(),
@@ -285,7 +451,7 @@ impl Derived {
                     })
                     .collect::<Vec<_>>()
                     .join(" ");
-                let zone_name = &self.zones[zone].name;
+                let zone_name = &zones[zone].name;
                 let head = format!(
                     "{} {zone_name} {status} {} {} {} {taints} ",
                     node.name,
@@ -313,21 +479,40 @@ impl Derived {
                     taints,
                 }
             })
-            .collect();
+            .collect()
     }
+}
 
-    fn build_pod_rows(&mut self, cluster: &Cluster) {
-        self.pod_rows = Vec::with_capacity(cluster.pods.len());
+/// The pending pods, the pods bound to absent nodes, and how many are scheduled.
+fn pod_states(cluster: &Cluster) -> (Vec<PodId>, Vec<PodId>, usize) {
+    let (mut pending, mut on_absent, mut scheduled) = (Vec::new(), Vec::new(), 0);
+    for (id, pod) in cluster.pods.iter().enumerate() {
+        let id = id as PodId;
+        if pod.node.is_some() {
+            scheduled += 1;
+        } else if cluster.absent_node_of(pod).is_some() {
+            on_absent.push(id);
+        } else if !pod.phase.is_terminal() {
+            pending.push(id);
+        }
+    }
+    (pending, on_absent, scheduled)
+}
+
+impl PodTable {
+    fn build(cluster: &Cluster) -> PodTable {
+        let rows = pod_rows_of(cluster);
+        let orders = SortOrders::pods(&rows);
+        PodTable { rows, orders }
+    }
+}
+
+fn pod_rows_of(cluster: &Cluster) -> Vec<PodRow> {
+    let mut rows = Vec::with_capacity(cluster.pods.len());
+    {
         for (id, pod) in cluster.pods.iter().enumerate() {
             let id = id as PodId;
             let absent = cluster.absent_node_of(pod);
-            if pod.node.is_some() {
-                self.scheduled += 1;
-            } else if absent.is_some() {
-                self.on_absent_nodes.push(id);
-            } else if !pod.phase.is_terminal() {
-                self.pending.push(id);
-            }
             let namespace = cluster.interner.resolve(pod.namespace).to_string();
             let node = match absent {
                 Some(n) => format!("{n} (not in snapshot)"),
@@ -354,7 +539,7 @@ impl Derived {
                 search.push_str(cluster.interner.resolve(v));
                 search.push(' ');
             }
-            self.pod_rows.push(PodRow {
+            rows.push(PodRow {
                 id,
                 namespace,
                 name: pod.name.to_string(),
@@ -371,8 +556,11 @@ impl Derived {
         }
     }
 
-    fn build_tiers(&mut self, cluster: &Cluster) {
-        let zones = self.zones.len();
+    rows
+}
+
+impl TierTable {
+    fn build(cluster: &Cluster, zones: usize, node_zone: &[usize]) -> TierTable {
         let row = |value: i32| TierRow {
             value,
             per_zone: vec![TierZone::default(); zones],
@@ -390,7 +578,7 @@ impl Derived {
                 ..row(pc.value)
             })
             .collect();
-        self.protected = protected_pods(cluster);
+        let protected = protected_pods(cluster);
         for (id, pod) in cluster.pods.iter().enumerate() {
             if pod.phase.is_terminal() {
                 continue;
@@ -423,11 +611,11 @@ impl Derived {
             r.pods += 1;
             r.cpu = r.cpu.saturating_add(pod.requests.milli_cpu);
             r.memory = r.memory.saturating_add(pod.requests.memory);
-            let z = &mut r.per_zone[self.node_zone[node as usize]];
+            let z = &mut r.per_zone[node_zone[node as usize]];
             z.pods += 1;
             z.cpu = z.cpu.saturating_add(pod.requests.milli_cpu);
             z.memory = z.memory.saturating_add(pod.requests.memory);
-            if self.protected[id] {
+            if protected[id] {
                 z.protected_cpu = z.protected_cpu.saturating_add(pod.requests.milli_cpu);
                 z.protected_memory = z.protected_memory.saturating_add(pod.requests.memory);
             }
@@ -440,10 +628,42 @@ impl Derived {
                 .then(a.classes.is_empty().cmp(&b.classes.is_empty()))
                 .then(a.classes.cmp(&b.classes))
         });
-        self.tiers = rows;
+        TierTable { rows, protected }
+    }
+}
+
+impl Fleet {
+    fn build(cluster: &Cluster, pending: &[PodId]) -> Fleet {
+        let workloads = workloads_of(cluster);
+        let skew_alerts = super::skew::fleet(cluster, &workloads);
+        let mut fleet = Fleet {
+            workloads,
+            skew_alerts,
+            ..Fleet::default()
+        };
+        fleet.add_skew_subjects(cluster, pending);
+        fleet
     }
 
-    fn build_workloads(&mut self, cluster: &Cluster) {
+    fn add_skew_subjects(&mut self, cluster: &Cluster, pending: &[PodId]) {
+        use super::skew::Subject;
+        for (i, w) in self.workloads.iter().enumerate() {
+            self.skew_subjects.push(Subject::Workload(i));
+            self.skew_labels.push(w.label.clone());
+        }
+        for &id in pending {
+            if !cluster.pod(id).spread_constraints.is_empty() {
+                self.skew_subjects.push(Subject::Pending(id));
+                self.skew_labels.push(cluster.pod_key(id));
+            }
+        }
+    }
+}
+
+/// The ReplicaSets and StatefulSets, biggest first.
+fn workloads_of(cluster: &Cluster) -> Vec<Workload> {
+    let mut workloads = Vec::new();
+    {
         // (namespace, kind, name) → (first pod, count).
         let mut owned: FxHashMap<(Sym, &str, &str), (PodId, usize)> = FxHashMap::default();
         for (id, pod) in cluster.pods.iter().enumerate() {
@@ -461,7 +681,7 @@ impl Derived {
                 _ => continue,
             };
             let found = owned.get(&(owner.namespace, kind, &*owner.name)).copied();
-            self.workloads.push(Workload {
+            workloads.push(Workload {
                 owner: i,
                 label: format!(
                     "{}/{}",
@@ -474,25 +694,14 @@ impl Derived {
             });
         }
         // Biggest first: that is where skew matters.
-        self.workloads
-            .sort_by(|a, b| b.pods.cmp(&a.pods).then_with(|| a.label.cmp(&b.label)));
+        workloads.sort_by(|a, b| b.pods.cmp(&a.pods).then_with(|| a.label.cmp(&b.label)));
     }
+    workloads
+}
 
-    fn build_skew_subjects(&mut self, cluster: &Cluster) {
-        use super::skew::Subject;
-        for (i, w) in self.workloads.iter().enumerate() {
-            self.skew_subjects.push(Subject::Workload(i));
-            self.skew_labels.push(w.label.clone());
-        }
-        for &id in &self.pending {
-            if !cluster.pod(id).spread_constraints.is_empty() {
-                self.skew_subjects.push(Subject::Pending(id));
-                self.skew_labels.push(cluster.pod_key(id));
-            }
-        }
-    }
-
-    fn build_topology_keys(&mut self, cluster: &Cluster) {
+/// Node label keys to spread over: zone, hostname, region, then the rest by name.
+fn topology_keys_of(cluster: &Cluster) -> Vec<Sym> {
+    {
         let mut keys: Vec<Sym> = Vec::new();
         for node in &cluster.nodes {
             for (k, _) in node.labels.iter() {
@@ -515,7 +724,7 @@ impl Derived {
                     .cmp(cluster.interner.resolve(*b))
             })
         });
-        self.topology_keys = keys;
+        keys
     }
 }
 

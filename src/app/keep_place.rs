@@ -19,7 +19,13 @@ impl Session {
             let p = &rows[r as usize];
             (p.namespace.clone(), p.name.clone())
         };
-        let pod_sel = old.pods.selected_row().map(|r| pod_key(&od.pod_rows, r));
+        // (The old cluster's slow caches may not have been built yet: then
+        // nothing was selected in their views.)
+        let pod_sel = old
+            .pods
+            .selected_row()
+            .zip(od.pods())
+            .map(|(r, table)| pod_key(&table.rows, r));
         let pending_sel = old
             .pending_rows
             .get(old.pending_cursor.selected)
@@ -27,8 +33,12 @@ impl Session {
         let subject = old
             .skew_rows
             .get(old.skew_cursor.selected)
-            .map(|&i| od.skew_labels[i].clone());
-        let tier_value = od.tiers.get(old.tier_cursor.selected).map(|t| t.value);
+            .zip(od.fleet())
+            .map(|(&i, fleet)| fleet.skew_labels[i].clone());
+        let tier_value = od
+            .tiers()
+            .and_then(|t| t.rows.get(old.tier_cursor.selected))
+            .map(|t| t.value);
         let placement = old.placement_pod.map(|p| old.loaded.cluster.pod_key(p));
 
         // Tables: same sort and filter, same row by name, else same place.
@@ -56,11 +66,11 @@ impl Session {
         self.pods.filter = old.pods.filter.clone();
         self.namespace = old.namespace.clone();
         self.refresh_pods();
-        let d = &self.loaded.derived;
+        let table = self.loaded.derived.pods_now();
         self.pods.cursor.selected = pod_sel
             .and_then(|(ns, name)| {
                 self.pods.rows.iter().position(|&r| {
-                    let p = &d.pod_rows[r as usize];
+                    let p = &table.rows[r as usize];
                     p.name == name && p.namespace == ns
                 })
             })
@@ -90,12 +100,12 @@ impl Session {
         // screen until the new one is computed.
         self.skew_key = old.skew_key;
         self.refresh_skew_rows();
-        let d = &self.loaded.derived;
+        let fleet = self.loaded.derived.fleet_now();
         if let Some(label) = subject
             && let Some(i) = self
                 .skew_rows
                 .iter()
-                .position(|&w| d.skew_labels[w] == label)
+                .position(|&w| fleet.skew_labels[w] == label)
         {
             self.skew_cursor.selected = i;
         }
@@ -104,9 +114,9 @@ impl Session {
             self.skew = old.skew.clone();
         }
 
-        let d = &self.loaded.derived;
+        let tiers = self.loaded.derived.tiers_now();
         if let Some(v) = tier_value
-            && let Some(i) = d.tiers.iter().position(|t| t.value == v)
+            && let Some(i) = tiers.rows.iter().position(|t| t.value == v)
         {
             self.tier_cursor.selected = i;
         }

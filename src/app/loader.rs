@@ -66,11 +66,34 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// With every view cache built: a live update or a replay moment, which
+    /// replaces a cluster whose views are all there.
     pub fn new(cluster: Cluster, name: String, took: Duration) -> Loaded {
-        let derived = Derived::build(&cluster);
+        let cluster = Arc::new(cluster);
         Loaded {
-            cluster: Arc::new(cluster),
-            derived,
+            derived: Derived::build(&cluster),
+            cluster,
+            name,
+            took,
+        }
+    }
+
+    /// The first cluster of a source: the Overview's caches now, the
+    /// others (the pod table, workloads, tiers) built in the background,
+    /// so the first screen waits only for the cluster.
+    pub fn first(cluster: Cluster, name: String, took: Duration) -> Loaded {
+        let loaded = Loaded::cold(cluster, name, took);
+        loaded.derived.warm_in_background();
+        loaded
+    }
+
+    /// The Overview's caches only; the others are built when first asked
+    /// for, by whoever asks (a test stands in for the warming thread).
+    pub fn cold(cluster: Cluster, name: String, took: Duration) -> Loaded {
+        let cluster = Arc::new(cluster);
+        Loaded {
+            derived: Derived::new(&cluster),
+            cluster,
             name,
             took,
         }
@@ -180,7 +203,7 @@ fn open(source: Source, progress: &Mutex<String>) -> Result<Opened, String> {
         Source::Demo => load_demo().map(|c| Opened::plain(Loaded::new(c, name, started.elapsed()))),
         Source::DemoTimeline => load_demo_timeline().map(|t| open_timeline(t, name)),
         Source::File(path) if path.is_dir() => load_snapshot(&path)
-            .map(|(c, _)| Opened::plain(Loaded::new(c, name, started.elapsed())))
+            .map(|(c, _)| Opened::plain(Loaded::first(c, name, started.elapsed())))
             .map_err(|e| e.to_string()),
         // A file is read once (within the input budget), then sniffed: a
         // pipe (`--snapshot <(…)`) cannot be opened a second time.
@@ -196,7 +219,7 @@ fn open(source: Source, progress: &Mutex<String>) -> Result<Opened, String> {
                 Ok(open_timeline(t, name))
             } else {
                 load_snapshot_bytes(&bytes, &name)
-                    .map(|(c, _)| Opened::plain(Loaded::new(c, name, started.elapsed())))
+                    .map(|(c, _)| Opened::plain(Loaded::first(c, name, started.elapsed())))
                     .map_err(|e| e.to_string())
             }
         }
@@ -209,7 +232,7 @@ fn open(source: Source, progress: &Mutex<String>) -> Result<Opened, String> {
 pub fn open_timeline(t: Timeline, name: String) -> Opened {
     let started = Instant::now();
     let cluster = t.state_after(0);
-    let loaded = Loaded::new(cluster, name, started.elapsed());
+    let loaded = Loaded::first(cluster, name, started.elapsed());
     Opened {
         loaded,
         feed: Some(Feed::Replay(Box::new(Replay::new(Arc::new(t))))),
@@ -301,7 +324,7 @@ fn open_live(
     let (cluster, skipped) = live.cluster();
     // The feed keeps a fork to apply the next watch events to in place.
     let model = cluster.clone();
-    let loaded = Loaded::new(cluster, live.context().to_string(), started.elapsed());
+    let loaded = Loaded::first(cluster, live.context().to_string(), started.elapsed());
     Ok(Opened {
         loaded,
         feed: Some(Feed::Live(Box::new(LiveFeed::new(

@@ -129,6 +129,17 @@ pub struct Session {
     version_before: Option<(Switch, Arc<PlacementReport>)>,
     /// What the switch changed for the pod in Placement (taken by the app).
     version_note: Option<String>,
+    /// Which of the view caches built after the first screen this session
+    /// has taken in (its tables filled, its selections placed).
+    caches_taken: CachesTaken,
+}
+
+/// See [`Session::take_built_caches`].
+#[derive(Clone, Copy, Debug, Default)]
+struct CachesTaken {
+    pods: bool,
+    fleet: bool,
+    tiers: bool,
 }
 
 impl Session {
@@ -148,7 +159,7 @@ impl Session {
             pending_cursor: Cursor::default(),
             node_bars: Cursor::default(),
             skew_filter: String::new(),
-            skew_rows: (0..loaded.derived.skew_subjects.len()).collect(),
+            skew_rows: Vec::new(),
             skew_cursor: Cursor::default(),
             skew_key: 0,
             skew: None,
@@ -173,34 +184,67 @@ impl Session {
             scheduler,
             version_before: None,
             version_note: None,
+            caches_taken: CachesTaken::default(),
             loaded,
         };
         s.refresh_nodes();
-        s.refresh_pods();
-        // Start on the biggest workload with a hard spread constraint: the
-        // one whose skew can keep pods pending.
-        let d = &s.loaded.derived;
-        let cluster = &s.loaded.cluster;
-        let hard = |w: &super::derived::Workload| {
-            w.sample_pod.is_some_and(|p| {
-                cluster.pod(p).spread_constraints.iter().any(|c| {
-                    c.when_unsatisfiable == crate::model::pod::WhenUnsatisfiable::DoNotSchedule
-                })
-            })
-        };
-        s.skew_cursor.selected = d.workloads.iter().position(hard).unwrap_or(0);
-        s.refresh_skew();
-        // Start the Tiers view on the default tier, if any, else the top.
-        let default_tier = s
-            .loaded
-            .derived
-            .tiers
-            .iter()
-            .position(|t| t.global_default)
-            .unwrap_or(0);
-        s.tier_cursor.selected = default_tier;
-        s.refresh_headroom();
+        s.take_built_caches();
         s
+    }
+
+    /// Takes in each view cache built since the last call (on a first load
+    /// they arrive after the first screen): fills its table and puts its
+    /// selection on the starting row. Returns whether any arrived.
+    fn take_built_caches(&mut self) -> bool {
+        let mut arrived = false;
+        let d = &self.loaded.derived;
+        if !self.caches_taken.pods && d.pods().is_some() {
+            self.caches_taken.pods = true;
+            self.refresh_pods();
+            arrived = true;
+        }
+        let d = &self.loaded.derived;
+        if !self.caches_taken.fleet
+            && let Some(fleet) = d.fleet()
+        {
+            self.caches_taken.fleet = true;
+            // Start on the biggest workload with a hard spread constraint:
+            // the one whose skew can keep pods pending.
+            let cluster = &self.loaded.cluster;
+            let hard = |w: &super::derived::Workload| {
+                w.sample_pod.is_some_and(|p| {
+                    cluster.pod(p).spread_constraints.iter().any(|c| {
+                        c.when_unsatisfiable == crate::model::pod::WhenUnsatisfiable::DoNotSchedule
+                    })
+                })
+            };
+            // (Unless a filter typed while it was built left other rows.)
+            if self.skew_filter.is_empty() && self.namespace.is_none() {
+                self.skew_cursor.selected = fleet.workloads.iter().position(hard).unwrap_or(0);
+            }
+            self.refresh_skew_rows();
+            arrived = true;
+        }
+        let d = &self.loaded.derived;
+        if !self.caches_taken.tiers
+            && let Some(tiers) = d.tiers()
+        {
+            self.caches_taken.tiers = true;
+            // Start the Tiers view on the default tier, if any, else the top.
+            self.tier_cursor.selected = tiers
+                .rows
+                .iter()
+                .position(|t| t.global_default)
+                .unwrap_or(0);
+            self.refresh_headroom();
+            arrived = true;
+        }
+        arrived
+    }
+
+    /// Whether a view cache is still being built (its view says so).
+    pub fn caches_building(&self) -> bool {
+        !self.loaded.derived.complete()
     }
 
     pub fn cluster(&self) -> &Cluster {
@@ -247,12 +291,15 @@ impl Session {
         table::refresh_nodes(&mut self.nodes, &d.node_rows, &d.node_orders);
     }
 
+    /// Refilters the pod table (nothing before it is built).
     pub(super) fn refresh_pods(&mut self) {
-        let d = &self.loaded.derived;
+        let Some(table) = self.loaded.derived.pods() else {
+            return;
+        };
         table::refresh_pods(
             &mut self.pods,
-            &d.pod_rows,
-            &d.pod_orders,
+            &table.rows,
+            &table.orders,
             self.namespace.as_deref(),
         );
     }
@@ -281,9 +328,11 @@ impl Session {
     }
 
     pub(super) fn refresh_skew_rows(&mut self) {
-        let mut rows =
-            table::fuzzy_rank_indices(&self.loaded.derived.skew_labels, &self.skew_filter);
-        rows.retain(|&i| self.in_namespace(&self.loaded.derived.skew_labels[i]));
+        let Some(fleet) = self.loaded.derived.fleet() else {
+            return;
+        };
+        let mut rows = table::fuzzy_rank_indices(&fleet.skew_labels, &self.skew_filter);
+        rows.retain(|&i| self.in_namespace(&fleet.skew_labels[i]));
         self.skew_rows = rows;
         self.skew_cursor.clamp(self.skew_rows.len());
         self.refresh_skew();
@@ -292,7 +341,7 @@ impl Session {
     /// What the Skew view's selection is.
     pub fn selected_subject(&self) -> Option<&skew::Subject> {
         let i = self.skew_rows.get(self.skew_cursor.selected)?;
-        self.loaded.derived.skew_subjects.get(*i)
+        self.loaded.derived.fleet()?.skew_subjects.get(*i)
     }
 
     /// The workload selected in Skew (an index into `derived.workloads`).
@@ -312,12 +361,12 @@ impl Session {
             return;
         };
         let cluster = self.loaded.cluster.clone();
-        let Some((name, note, pod)) =
-            skew::subject_pod(&cluster, &subject, &self.loaded.derived.workloads)
+        // Built: a subject is selected.
+        let fleet = self.loaded.derived.fleet_now();
+        let Some((name, note, pod)) = skew::subject_pod(&cluster, &subject, &fleet.workloads)
         else {
             self.skew = Some(SkewReport {
-                subject: self.loaded.derived.skew_labels[self.skew_rows[self.skew_cursor.selected]]
-                    .clone(),
+                subject: fleet.skew_labels[self.skew_rows[self.skew_cursor.selected]].clone(),
                 pod_note: "the workload has no pod in the snapshot to ask about".into(),
                 ..Default::default()
             });
@@ -439,6 +488,7 @@ impl Session {
         }
         changed |= self.whatif.pump(&self.loaded.cluster.clone());
         changed |= self.pump_skew();
+        changed |= self.take_built_caches();
         changed
     }
 
@@ -475,6 +525,7 @@ impl Session {
             || tallying
             || self.whatif.busy()
             || self.skew_computing()
+            || self.caches_building()
     }
 
     /// The pod under the selection of the current list, if it is a pod list.
@@ -609,9 +660,17 @@ impl App {
 
     /// An app on a cluster already in memory (benchmarks, tests).
     pub fn with_cluster(cluster: Cluster, name: &str, options: Options) -> App {
+        App::with_loaded(
+            Loaded::new(cluster, name.to_string(), Duration::ZERO),
+            options,
+        )
+    }
+
+    /// An app on a loaded cluster, its view caches as they are (tests).
+    pub fn with_loaded(loaded: Loaded, options: Options) -> App {
         let mut app = App::bare(&options);
         app.become_ready(Opened {
-            loaded: Loaded::new(cluster, name.to_string(), Duration::ZERO),
+            loaded,
             feed: None,
             note: None,
         });

@@ -91,9 +91,11 @@ pub fn left_out(pod: &Pod, node: &Node) -> Option<bool> {
     }
 }
 
-/// Headroom for the tier at `tier` (an index into `derived.tiers`).
+/// Headroom for the tier at `tier` (an index into the tier rows); `None`
+/// also while the tiers are not built yet.
 pub fn headroom(cluster: &Cluster, derived: &Derived, tier: usize) -> Option<Headroom> {
-    let row = derived.tiers.get(tier)?;
+    let tiers = derived.tiers()?;
+    let row = tiers.rows.get(tier)?;
     let p = row.value;
     let pod = plain_pod(cluster, p, &row.classes, row.never);
     let mut zones: Vec<ZoneHeadroom> = derived
@@ -131,12 +133,7 @@ pub fn headroom(cluster: &Cluster, derived: &Derived, tier: usize) -> Option<Hea
                 continue;
             }
             let (cpu, mem) = (other.requests.milli_cpu, other.requests.memory);
-            if derived
-                .protected
-                .get(pid as usize)
-                .copied()
-                .unwrap_or(false)
-            {
+            if tiers.protected.get(pid as usize).copied().unwrap_or(false) {
                 z.cpu.protected = z.cpu.protected.saturating_add(cpu);
                 z.memory.protected = z.memory.protected.saturating_add(mem);
             } else {

@@ -109,6 +109,20 @@ pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {
 }
 
 /// A bordered block titled in the theme's colours.
+/// A view whose cache is still being built after the first screen: says
+/// what is being built, with a spinner (the frame loop ticks while it is).
+pub(crate) fn building(frame: &mut Frame, app: &App, area: Rect, title: &str, what: String) {
+    let spin = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"][(app.tick as usize) % 10];
+    frame.render_widget(
+        ratatui::widgets::Paragraph::new(ratatui::text::Span::styled(
+            format!("{spin} building {what}…"),
+            app.theme.fg(app.theme.warn),
+        ))
+        .block(panel(app, title)),
+        area,
+    );
+}
+
 pub(crate) fn panel<'a>(app: &App, title: impl Into<String>) -> Block<'a> {
     Block::bordered()
         .border_style(app.theme.fg(app.theme.border))

@@ -8,6 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::app::derived::Fleet;
 use crate::app::format;
 use crate::app::skew::{SkewReport, Subject};
 use crate::app::{App, Session};
@@ -17,25 +18,28 @@ use super::bar::bar;
 use super::panel;
 
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+    let Some(fleet) = s.loaded.derived.fleet() else {
+        let what = format!("the workload list from {} pods", s.cluster().pods.len());
+        return super::building(frame, app, area, "Skew", what);
+    };
     let [left, right] = Layout::horizontal([
         Constraint::Length(56.min(area.width / 3).max(46.min(area.width / 2))),
         Constraint::Min(10),
     ])
     .areas(area);
-    let alerts = s.loaded.derived.skew_alerts.len() as u16;
-    let [list, fleet] = Layout::vertical([
+    let alerts = fleet.skew_alerts.len() as u16;
+    let [list, fleet_area] = Layout::vertical([
         Constraint::Min(5),
         Constraint::Length((alerts + 4).clamp(4, left.height / 2)),
     ])
     .areas(left);
-    draw_workloads(frame, app, s, list);
-    draw_fleet(frame, app, s, fleet);
+    draw_workloads(frame, app, s, fleet, list);
+    draw_fleet(frame, app, s, fleet, fleet_area);
     draw_domains(frame, app, s, right);
 }
 
-fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, d: &Fleet, area: Rect) {
     let t = &app.theme;
-    let d = &s.loaded.derived;
     let height = area.height.saturating_sub(2) as usize;
     let range = s.skew_cursor.visible(s.skew_rows.len(), height);
     let width = (area.width as usize).saturating_sub(2);
@@ -85,16 +89,13 @@ fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
 
 /// Every workload at or over a DoNotSchedule maxSkew, then those one
 /// replica away from it.
-fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Rect) {
     let t = &app.theme;
-    let alerts: Vec<_> = s
-        .loaded
-        .derived
+    let alerts: Vec<_> = fleet
         .skew_alerts
         .iter()
         .filter(|a| {
-            s.loaded
-                .derived
+            fleet
                 .workloads
                 .get(a.workload)
                 .is_none_or(|w| s.in_namespace(&w.label))

@@ -253,7 +253,10 @@ pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
 
 pub fn pods(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let t = &app.theme;
-    let d = &s.loaded.derived;
+    let Some(pod_table) = s.loaded.derived.pods() else {
+        let what = format!("the pod table ({} pods)", s.cluster().pods.len());
+        return super::building(frame, app, area, "Pods", what);
+    };
     let height = area.height.saturating_sub(3) as usize;
     let range = s.pods.cursor.visible(s.pods.rows.len(), height);
     s.pods.cursor.set_screen_top(area.y + 2);
@@ -261,7 +264,7 @@ pub fn pods(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let mut cells = Vec::new();
     let mut styles = Vec::new();
     for i in range {
-        let r = &d.pod_rows[s.pods.rows[i] as usize];
+        let r = &pod_table.rows[s.pods.rows[i] as usize];
         let selected = i == s.pods.cursor.selected;
         let phase_style = match r.phase {
             "Running" | "Succeeded" => Style::new().fg(t.good),
@@ -314,7 +317,7 @@ pub fn pods(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         title(
             "Pods",
             &s.pods,
-            d.pod_rows.len(),
+            pod_table.rows.len(),
             &POD_SORTS,
             s.namespace.as_deref(),
         ),

@@ -7,6 +7,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::app::derived::TierRow;
 use crate::app::format;
 use crate::app::tiers::Split;
 use crate::app::{App, Session};
@@ -15,15 +16,18 @@ use super::bar::stacked;
 use super::panel;
 
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
-    let d = &s.loaded.derived;
-    let table_height = (d.tiers.len() as u16 + 4).min(area.height / 2).max(5);
+    let Some(tiers) = s.loaded.derived.tiers() else {
+        let what = format!("the tiers from {} pods", s.cluster().pods.len());
+        return super::building(frame, app, area, "Priority tiers", what);
+    };
+    let table_height = (tiers.rows.len() as u16 + 4).min(area.height / 2).max(5);
     let [top, bottom] =
         Layout::vertical([Constraint::Length(table_height), Constraint::Min(3)]).areas(area);
-    draw_table(frame, app, s, top);
+    draw_table(frame, app, s, &tiers.rows, top);
     draw_headroom(frame, app, s, bottom);
 }
 
-fn draw_table(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
+fn draw_table(frame: &mut Frame, app: &App, s: &Session, rows: &[TierRow], area: Rect) {
     let t = &app.theme;
     let d = &s.loaded.derived;
     let zone_cols: String = d
@@ -41,9 +45,9 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         Style::new().fg(t.header).add_modifier(Modifier::BOLD),
     ))];
     let height = (area.height as usize).saturating_sub(3);
-    let range = s.tier_cursor.visible(d.tiers.len(), height);
+    let range = s.tier_cursor.visible(rows.len(), height);
     for i in range {
-        let r = &d.tiers[i];
+        let r = &rows[i];
         let name = if r.classes.is_empty() {
             "(no class)".to_string()
         } else {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::model::Cluster;
 use crate::source::timeline::Diff;
 
-use crate::app::derived::{Derived, TierRow, Workload, ZONE_KEY};
+use crate::app::derived::{Derived, TierRow, ViewCaches, ZONE_KEY};
 use crate::app::report::{Line, Tone};
 use crate::app::skew;
 
@@ -16,22 +16,22 @@ use crate::app::skew;
 /// the counting happens on the comparison thread.
 pub struct MomentInput {
     cluster: Arc<Cluster>,
-    tiers: Vec<TierRow>,
+    /// The moment's tiers and workloads, built (or waited for) on the
+    /// comparison thread.
+    caches: ViewCaches,
     zones: Vec<(String, usize)>,
-    workloads: Vec<Workload>,
 }
 
 impl MomentInput {
     pub fn of(cluster: &Arc<Cluster>, derived: &Derived) -> MomentInput {
         MomentInput {
             cluster: cluster.clone(),
-            tiers: derived.tiers.clone(),
+            caches: derived.caches(),
             zones: derived
                 .zones
                 .iter()
                 .map(|z| (z.name.clone(), z.pods))
                 .collect(),
-            workloads: derived.workloads.clone(),
         }
     }
 }
@@ -162,13 +162,15 @@ impl Moment {
     pub fn of(input: &MomentInput) -> Moment {
         let cluster = &input.cluster;
         let tiers = input
-            .tiers
+            .caches
+            .tiers()
+            .rows
             .iter()
             .map(|t| (tier_label(t), t.pods, t.pending))
             .collect();
         let mut skews = Vec::new();
         if let Some(zone) = cluster.interner.lookup(ZONE_KEY) {
-            for w in &input.workloads {
+            for w in &input.caches.fleet().workloads {
                 let Some((skew, per_zone)) = skew::zone_skew(cluster, w, zone) else {
                     continue;
                 };

@@ -391,13 +391,16 @@ impl App {
     fn set_namespace(&mut self, ns: Option<String>) {
         let Some(s) = self.session_mut() else { return };
         if let Some(n) = &ns {
+            // The namespaces in use, from the full tables (waited for).
             let d = &s.loaded.derived;
             let mut names: Vec<&str> = d
-                .pod_rows
+                .pods_now()
+                .rows
                 .iter()
                 .map(|p| p.namespace.as_str())
                 .chain(
-                    d.skew_labels
+                    d.fleet_now()
+                        .skew_labels
                         .iter()
                         .filter_map(|l| l.split_once('/').map(|(ns, _)| ns)),
                 )
@@ -570,7 +573,8 @@ impl App {
                 let Some(w) = s.selected_workload() else {
                     return;
                 };
-                let owner = &s.loaded.cluster.owners[s.loaded.derived.workloads[w].owner];
+                let owner =
+                    &s.loaded.cluster.owners[s.loaded.derived.fleet_now().workloads[w].owner];
                 s.pods.filter = owner.name.to_string();
                 s.pods.cursor.home();
                 s.refresh_pods();
@@ -653,7 +657,8 @@ impl App {
             }
             View::Tiers => {
                 let before = s.tier_cursor.selected;
-                m.apply(&mut s.tier_cursor, s.loaded.derived.tiers.len());
+                let tiers = s.loaded.derived.tiers().map_or(0, |t| t.rows.len());
+                m.apply(&mut s.tier_cursor, tiers);
                 if s.tier_cursor.selected != before {
                     s.refresh_headroom();
                 }

@@ -46,7 +46,7 @@ impl App {
         } else if view == View::Skew
             && let Some(w) = s.selected_workload()
         {
-            let w = &s.loaded.derived.workloads[w];
+            let w = &s.loaded.derived.fleet_now().workloads[w];
             let name = format!("{}-draft", cluster.owners[w.owner].name);
             match w.sample_pod {
                 // A StatefulSet's next replica: its ordinal and claims.
