@@ -134,3 +134,42 @@ fn a_snapshot_file_opens_with_its_caches_warmed_in_the_background() {
     let screen = frame(&mut app);
     assert!(screen.contains(&format!("Pods ({pods})")), "{screen}");
 }
+
+/// The namespaces `:ns` offers, from the error naming them all.
+fn namespaces_offered(app: &mut App) -> String {
+    for c in ":ns nowhere".chars() {
+        press(app, c);
+    }
+    app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let screen = frame(app);
+    let line = screen
+        .lines()
+        .find(|l| l.contains("no pods or workloads in namespace \"nowhere\""))
+        .unwrap_or_else(|| panic!("no :ns error:\n{screen}"))
+        .to_string();
+    line.trim().to_string()
+}
+
+#[test]
+fn ns_works_before_the_tables_exist_and_offers_the_same_namespaces() {
+    let mut app = cold_app();
+    // It neither waits for nor builds the pod table.
+    let cold = namespaces_offered(&mut app);
+    assert!(app.session().unwrap().loaded.derived.pods().is_none());
+    let mut eager = eager_app();
+    assert_eq!(cold, namespaces_offered(&mut eager));
+    assert!(cold.contains("payments") && cold.contains("shop"), "{cold}");
+
+    for c in ":ns payments".chars() {
+        press(&mut app, c);
+    }
+    app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let screen = frame(&mut app);
+    assert!(screen.contains("ns:payments"), "{screen}");
+    // The pod table, when it arrives, shows that namespace only.
+    app.session().unwrap().loaded.derived.pods_now();
+    press(&mut app, '5');
+    let screen = frame(&mut app);
+    assert!(screen.contains("Pods [payments]"), "{screen}");
+    assert!(!screen.contains(" shop "), "{screen}");
+}

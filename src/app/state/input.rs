@@ -7,6 +7,7 @@ use super::*;
 use crate::app::inspect::{Inspect, Kind};
 use crate::app::keys::{self, Action, Scope};
 use crate::app::line::{self, Edit};
+use crate::model::policy::SelectorOwnerKind;
 
 impl App {
     pub fn handle_key(&mut self, key: KeyEvent) {
@@ -391,22 +392,23 @@ impl App {
     fn set_namespace(&mut self, ns: Option<String>) {
         let Some(s) = self.session_mut() else { return };
         if let Some(n) = &ns {
-            // The namespaces in use, from the full tables (waited for).
-            let d = &s.loaded.derived;
-            let mut names: Vec<&str> = d
-                .pods_now()
-                .rows
-                .iter()
-                .map(|p| p.namespace.as_str())
-                .chain(
-                    d.fleet_now()
-                        .skew_labels
-                        .iter()
-                        .filter_map(|l| l.split_once('/').map(|(ns, _)| ns)),
+            // The namespaces of the pods and workloads the lists show, from
+            // the model (the tables may still be building).
+            let cluster = s.cluster();
+            let workloads = cluster.owners.iter().filter(|o| {
+                matches!(
+                    o.kind,
+                    SelectorOwnerKind::ReplicaSet | SelectorOwnerKind::StatefulSet
                 )
+            });
+            let syms: rustc_hash::FxHashSet<crate::model::Sym> = cluster
+                .pods
+                .iter()
+                .map(|p| p.namespace)
+                .chain(workloads.map(|o| o.namespace))
                 .collect();
+            let mut names: Vec<&str> = syms.iter().map(|&n| cluster.interner.resolve(n)).collect();
             names.sort_unstable();
-            names.dedup();
             if !names.contains(&n.as_str()) {
                 let text = format!(
                     "no pods or workloads in namespace {n:?}; namespaces: {}",
