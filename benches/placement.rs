@@ -13,6 +13,10 @@ use kplace::model::{Cluster, Pod, PodId};
 use kplace::source::file::{load_pod_bytes, load_snapshot_bytes};
 use kplace::synth::{SynthSpec, fitting_pod_yaml, preempting_pod_yaml, write_cluster_json};
 
+/// The allocator the binary uses, so the figures are the ones `kplace` shows.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Everything built once, outside the measurements.
 struct Fixture {
     spec: SynthSpec,

@@ -1470,6 +1470,18 @@ mod in_place {
             let info = c.node_info(id as u32);
             let mut ports = info.used_ports.clone();
             ports.sort();
+            // Preemption reads the node's briefs of its pods, not the
+            // records: each must say what a fresh one would.
+            assert_eq!(info.briefs.len(), info.pods.len(), "briefs on {}", n.name);
+            for (&p, brief) in info.pods.iter().zip(&info.briefs) {
+                assert_eq!(
+                    *brief,
+                    c.brief_of(p),
+                    "brief of {} on {}",
+                    pod_key(p),
+                    n.name
+                );
+            }
             out.insert(
                 format!("node {}", n.name),
                 format!(

@@ -44,3 +44,29 @@ fn pdb_without_status_is_computed_and_said() {
             .any(|n| n.contains("shop/web has no status"))
     );
 }
+
+/// Pods bound during a what-if (a disruption re-placing them, replicas
+/// placed in turn) join their node through `bind_pod`: preemption must
+/// still see the PDB that selects them, as it does for pods of the snapshot.
+#[test]
+fn pods_bound_in_a_what_if_keep_their_pdb_in_preemption() {
+    let (mut cluster, _) = load_snapshot_bytes(SNAPSHOT.as_bytes(), "test").unwrap();
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\nspec:\n  priorityClassName: high\n  containers: [{name: c, image: i, resources: {requests: {cpu: '2'}}}]\n";
+    let pod = load_pod_bytes(pod.as_bytes(), "pod", &mut cluster.interner).unwrap();
+    let before = engine::place(&cluster, &pod, &engine::Scheduler::default());
+    let node = cluster.node_id("n1").unwrap();
+    for name in ["w1", "w2", "w3"] {
+        let id = cluster.find_pod("shop", name).unwrap();
+        cluster.unbind_pod(id);
+        cluster.bind_pod(id, node);
+        assert_eq!(
+            cluster.node_info(node).briefs[cluster.node_info(node).pods.len() - 1],
+            cluster.brief_of(id),
+            "{name}'s brief on n1"
+        );
+    }
+    let after = engine::place(&cluster, &pod, &engine::Scheduler::default());
+    let (before, after) = (before.preemption.unwrap(), after.preemption.unwrap());
+    assert_eq!(after.candidates[0].num_pdb_violations, 1);
+    assert_eq!(after.candidates, before.candidates);
+}

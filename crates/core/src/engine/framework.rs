@@ -286,6 +286,12 @@ impl<'a> Cycle<'a> {
         Ok(())
     }
 
+    /// Whether AddPod/RemovePod change anything in `state`: some PreFilter
+    /// extension (spread, inter-pod affinity, volume restrictions) ran.
+    pub fn tracks_pods(&self, state: &FilterState) -> bool {
+        state.spread.is_some() || state.interpod.is_some() || state.restrictions.is_some()
+    }
+
     /// AddPod on every non-skipped PreFilter extension.
     pub fn add_pod(&self, state: &mut FilterState, pod: &Pod, node: &Node) {
         self.update_pod(state, pod, node, 1);

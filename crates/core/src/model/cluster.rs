@@ -36,6 +36,83 @@ pub struct NodeInfo {
     /// only ones NodeVolumeLimits counts attached volumes of, so it does
     /// not walk every pod of every node for each incoming pod.
     pub pods_with_claims: Vec<PodId>,
+    /// What preemption's dry run reads of each pod, in `pods` order: it
+    /// walks every lower-priority pod of every potential node, and one
+    /// dense array per node costs a cache line per pod where the large
+    /// `Pod` records cost several.
+    pub briefs: Vec<PodBrief>,
+}
+
+/// The few fields of a pod that preemption's dry run reads for every
+/// victim it tries (priority, start, requests, which lists it joins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PodBrief {
+    pub priority: i32,
+    flags: u8,
+    /// `status.startTime`; a pod not started counts as starting last.
+    pub start_time: i64,
+    milli_cpu: i64,
+    memory: i64,
+    ephemeral_storage: i64,
+    /// `NonZeroRequested` before v1.32, and from it (sidecars counted);
+    /// only for pods without pod-level resources, which read the record.
+    non_zero: [CpuMem; 2],
+}
+
+impl PodBrief {
+    /// No scalar resources, pod-level requests or host ports: accounting
+    /// needs only the brief.
+    const PLAIN: u8 = 1;
+    const AFFINITY: u8 = 2;
+    const REQUIRED_ANTI_AFFINITY: u8 = 4;
+    const CLAIMS: u8 = 8;
+    const HOST_PORTS: u8 = 16;
+    /// Some PDB selects the pod: set by the cluster, which indexes PDBs.
+    const PDBS: u8 = 32;
+
+    pub fn of(pod: &Pod) -> PodBrief {
+        use crate::engine::Version;
+        let flag = |set: bool, bit: u8| if set { bit } else { 0 };
+        let plain =
+            pod.requests.scalars.is_empty() && pod.pod_level.is_none() && pod.host_ports.is_empty();
+        PodBrief {
+            priority: pod.priority_value(),
+            flags: flag(plain, Self::PLAIN)
+                | flag(pod.has_affinity(), Self::AFFINITY)
+                | flag(
+                    pod.has_required_anti_affinity(),
+                    Self::REQUIRED_ANTI_AFFINITY,
+                )
+                | flag(pod.claim_names().next().is_some(), Self::CLAIMS)
+                | flag(!pod.host_ports.is_empty(), Self::HOST_PORTS),
+            start_time: pod.start_time.unwrap_or(i64::MAX),
+            milli_cpu: pod.requests.milli_cpu,
+            memory: pod.requests.memory,
+            ephemeral_storage: pod.requests.ephemeral_storage,
+            non_zero: [
+                pod.existing_non_zero_in(Version::V1_30),
+                pod.existing_non_zero_in(Version::V1_32),
+            ],
+        }
+    }
+
+    fn has(&self, bit: u8) -> bool {
+        self.flags & bit != 0
+    }
+
+    /// Whether some PodDisruptionBudget selects the pod (most pods of a
+    /// node have none, and preemption then skips the PDB index).
+    pub fn has_pdbs(&self) -> bool {
+        self.has(Self::PDBS)
+    }
+
+    fn set_pdbs(&mut self, yes: bool) {
+        if yes {
+            self.flags |= Self::PDBS;
+        } else {
+            self.flags &= !Self::PDBS;
+        }
+    }
 }
 
 impl NodeInfo {
@@ -108,21 +185,57 @@ impl NodeInfo {
         self.requested.scalar(name).wrapping_add(delta)
     }
 
-    pub fn add_pod(&mut self, id: PodId, pod: &Pod) {
-        self.pods.push(id);
-        self.account(pod, 1);
-        for p in pod.host_ports.iter() {
-            if !self.used_ports.contains(p) {
-                self.used_ports.push(p.clone());
+    /// Adds or removes a pod's requests from its brief alone when it is
+    /// plain; `pod` is read only otherwise.
+    fn account_brief<'p>(&mut self, brief: &PodBrief, pod: impl FnOnce() -> &'p Pod, by: i8) {
+        if !brief.has(PodBrief::PLAIN) {
+            return self.account(pod(), by);
+        }
+        let r = &mut self.requested;
+        let nz = &mut self.non_zero_requested;
+        // Without pod-level resources v1.34 counts as v1.32 does.
+        let eras = [brief.non_zero[0], brief.non_zero[1], brief.non_zero[1]];
+        if by > 0 {
+            r.milli_cpu = r.milli_cpu.wrapping_add(brief.milli_cpu);
+            r.memory = r.memory.wrapping_add(brief.memory);
+            r.ephemeral_storage = r.ephemeral_storage.wrapping_add(brief.ephemeral_storage);
+            for (sum, v) in nz.iter_mut().zip(eras) {
+                sum.add(v);
+            }
+        } else {
+            r.milli_cpu = r.milli_cpu.wrapping_sub(brief.milli_cpu);
+            r.memory = r.memory.wrapping_sub(brief.memory);
+            r.ephemeral_storage = r.ephemeral_storage.wrapping_sub(brief.ephemeral_storage);
+            for (sum, v) in nz.iter_mut().zip(eras) {
+                sum.subtract(v);
             }
         }
-        if pod.has_affinity() {
+    }
+
+    pub fn add_pod(&mut self, id: PodId, pod: &Pod) {
+        self.add_pod_brief(id, PodBrief::of(pod), || pod);
+    }
+
+    /// [`NodeInfo::add_pod`] from the pod's brief, reading the record only
+    /// for what the brief does not hold (scalars, pod-level requests, ports).
+    pub fn add_pod_brief<'p>(&mut self, id: PodId, brief: PodBrief, pod: impl Fn() -> &'p Pod) {
+        self.pods.push(id);
+        self.briefs.push(brief);
+        self.account_brief(&brief, &pod, 1);
+        if brief.has(PodBrief::HOST_PORTS) {
+            for p in pod().host_ports.iter() {
+                if !self.used_ports.contains(p) {
+                    self.used_ports.push(p.clone());
+                }
+            }
+        }
+        if brief.has(PodBrief::AFFINITY) {
             self.pods_with_affinity.push(id);
         }
-        if pod.has_required_anti_affinity() {
+        if brief.has(PodBrief::REQUIRED_ANTI_AFFINITY) {
             self.pods_with_required_anti_affinity.push(id);
         }
-        if pod.claim_names().next().is_some() {
+        if brief.has(PodBrief::CLAIMS) {
             self.pods_with_claims.push(id);
         }
     }
@@ -133,13 +246,35 @@ impl NodeInfo {
         let Some(i) = self.pods.iter().position(|&p| p == id) else {
             return false;
         };
-        self.pods.swap_remove(i);
-        self.account(pod, -1);
-        self.used_ports.retain(|p| !pod.host_ports.contains(p));
-        self.pods_with_affinity.retain(|&p| p != id);
-        self.pods_with_required_anti_affinity.retain(|&p| p != id);
-        self.pods_with_claims.retain(|&p| p != id);
+        self.remove_at(i, || pod);
         true
+    }
+
+    /// Takes a pod's requests and host ports off the node's totals, leaving
+    /// the pod lists as they are (preemption's dry run rebuilds those).
+    pub fn discount<'p>(&mut self, brief: &PodBrief, pod: impl Fn() -> &'p Pod) {
+        self.account_brief(brief, &pod, -1);
+        if brief.has(PodBrief::HOST_PORTS) {
+            let pod = pod();
+            self.used_ports.retain(|p| !pod.host_ports.contains(p));
+        }
+    }
+
+    /// Removes the pod at `index` of `pods` (the last one added is
+    /// `pods.len() - 1`).
+    pub fn remove_at<'p>(&mut self, index: usize, pod: impl Fn() -> &'p Pod) {
+        let id = self.pods.swap_remove(index);
+        let brief = self.briefs.swap_remove(index);
+        self.discount(&brief, pod);
+        if brief.has(PodBrief::AFFINITY) {
+            self.pods_with_affinity.retain(|&p| p != id);
+        }
+        if brief.has(PodBrief::REQUIRED_ANTI_AFFINITY) {
+            self.pods_with_required_anti_affinity.retain(|&p| p != id);
+        }
+        if brief.has(PodBrief::CLAIMS) {
+            self.pods_with_claims.retain(|&p| p != id);
+        }
     }
 }
 
@@ -377,6 +512,30 @@ impl Cluster {
             .map(|&i| i as u32)
             .collect();
         self.pod_pdbs[id as usize] = matching;
+        self.flag_pdbs_on_node(id);
+    }
+
+    /// Copies "some PDB selects it" into the pod's brief on its node.
+    fn flag_pdbs_on_node(&mut self, id: PodId) {
+        let Some(node) = self.pods[id as usize].node else {
+            return;
+        };
+        let has = !self.pdbs_of_pod(id).is_empty();
+        let info = &self.node_infos[node as usize];
+        let Some(i) = info.pods.iter().position(|&p| p == id) else {
+            return;
+        };
+        if info.briefs[i].has_pdbs() != has {
+            self.node_infos[node as usize].briefs[i].set_pdbs(has);
+        }
+    }
+
+    /// The brief a node holds for a pod bound to it, as it should be (a
+    /// check for tests of the incremental model).
+    pub fn brief_of(&self, id: PodId) -> PodBrief {
+        let mut brief = PodBrief::of(self.pod(id));
+        brief.set_pdbs(!self.pdbs_of_pod(id).is_empty());
+        brief
     }
 
     /// The PDBs (indexes into `pdbs`) whose non-empty selector matches the pod.
@@ -596,6 +755,7 @@ impl Cluster {
             self.key_index.entry(k).or_default().push(id);
         }
         self.num_scheduled += 1;
+        self.flag_pdbs_on_node(id);
     }
 
     /// Takes a scheduled pod off its node (evicted, or deleted in a what-if).

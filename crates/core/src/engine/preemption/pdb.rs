@@ -1,11 +1,12 @@
 //! `filterPodsWithPDBViolation`: split victims into those whose eviction
 //! would break a PodDisruptionBudget and those that would not.
 
-use crate::model::{Cluster, PodId};
+use crate::model::{Cluster, PodBrief, PodId};
 
+/// Victims with their briefs, in importance order within each group.
 pub struct Split {
-    pub violating: Vec<PodId>,
-    pub non_violating: Vec<PodId>,
+    pub violating: Vec<(PodId, PodBrief)>,
+    pub non_violating: Vec<(PodId, PodBrief)>,
 }
 
 /// Disruptions still allowed, per PDB, as evictions on one node use them
@@ -30,17 +31,17 @@ impl Budgets {
 
 /// Walks the victims in importance order against a per-node copy of each
 /// PDB's `disruptionsAllowed`.
-pub fn split_by_pdb_violation(cluster: &Cluster, victims: &[PodId]) -> Split {
+pub fn split_by_pdb_violation(cluster: &Cluster, victims: &[(PodId, PodBrief)]) -> Split {
     let mut budgets = Budgets::default();
     let mut split = Split {
         violating: Vec::new(),
         non_violating: Vec::with_capacity(victims.len()),
     };
-    for &id in victims {
-        if violated_pdbs(cluster, id, &mut budgets).is_empty() {
-            split.non_violating.push(id);
+    for &(id, brief) in victims {
+        if !brief.has_pdbs() || violated_pdbs(cluster, id, &mut budgets).is_empty() {
+            split.non_violating.push((id, brief));
         } else {
-            split.violating.push(id);
+            split.violating.push((id, brief));
         }
     }
     split
@@ -53,13 +54,13 @@ pub fn violated_pdbs(cluster: &Cluster, id: PodId, budgets: &mut Budgets) -> Vec
     let mut violated = Vec::new();
     let pdbs = cluster.pdbs_of_pod(id);
     if pdbs.is_empty() {
-        // Most pods have no PDB: their (large) record is not read.
         return violated;
     }
-    let pod = cluster.pod(id);
     for &i in pdbs {
         let i = i as usize;
-        if cluster.pdbs[i].disrupted_pods.contains(&pod.name) {
+        let disrupted = &cluster.pdbs[i].disrupted_pods;
+        // The pod's (large) record is read only when the PDB lists some.
+        if !disrupted.is_empty() && disrupted.contains(&cluster.pod(id).name) {
             continue;
         }
         if budgets.take(cluster, i) < 0 {

@@ -6,7 +6,7 @@ use super::{Candidate, NO_VICTIMS};
 use crate::engine::answer::NodeFailure;
 use crate::engine::framework::Cycle;
 use crate::engine::status::{Plugin, Rejection};
-use crate::model::{Cluster, NodeId, NodeInfo, PodId};
+use crate::model::{Cluster, NodeId, NodeInfo, PodBrief, PodId};
 
 /// `MoreImportantPod` order key: higher priority, then earlier start
 /// (a pod not started yet counts as starting now, after every real start).
@@ -27,11 +27,16 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
     // 1. Remove every lower-priority pod, in the node's pod order. The node
     //    as it would be is the node minus those pods; like upstream's
     //    used-port set (no reference counts), a victim's ports leave the
-    //    set even when a remaining pod declared the same one.
+    //    set even when a remaining pod declared the same one. The pods'
+    //    briefs carry what this needs; a record is read only for what a
+    //    brief lacks (scalar or pod-level requests, ports, and the pod
+    //    itself when a PreFilter state tracks pods).
     let original = cluster.node_info(node_id);
-    let mut potential: Vec<PodId> = Vec::new();
+    let tracks_pods = cycle.tracks_pods(&state);
+    let mut potential: Vec<(PodId, PodBrief)> = Vec::new();
     let mut info = NodeInfo {
         pods: Vec::with_capacity(original.pods.len()),
+        briefs: Vec::with_capacity(original.pods.len()),
         requested: original.requested.clone(),
         pod_level_delta: original.pod_level_delta.clone(),
         non_zero_requested: original.non_zero_requested,
@@ -40,17 +45,16 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
         pods_with_required_anti_affinity: Vec::new(),
         pods_with_claims: Vec::new(),
     };
-    for &id in &original.pods {
-        if cluster.priority_of(id) < prio {
-            let p = cluster.pod(id);
-            potential.push(id);
-            info.account(p, -1);
-            if !p.host_ports.is_empty() {
-                info.used_ports.retain(|port| !p.host_ports.contains(port));
+    for (&id, &brief) in original.pods.iter().zip(&original.briefs) {
+        if brief.priority < prio {
+            potential.push((id, brief));
+            info.discount(&brief, || cluster.pod(id));
+            if tracks_pods {
+                cycle.remove_pod(&mut state, cluster.pod(id), node);
             }
-            cycle.remove_pod(&mut state, p, node);
         } else {
             info.pods.push(id);
+            info.briefs.push(brief);
         }
     }
     // The node's lists keep only the pods that stay (priority ≥ the pod's).
@@ -79,24 +83,29 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
         .map_err(fail)?;
 
     // 3. Most important first (a stable sort, as Go's insertion sort is for
-    //    the small slices involved); each key read once from the pod record.
-    potential.sort_by_cached_key(|&id| importance_key(cluster, id));
+    //    the small slices involved), keyed from the briefs.
+    potential.sort_by_key(|(_, b)| (std::cmp::Reverse(b.priority), b.start_time));
+    let potential: Vec<(PodId, PodBrief)> = potential;
     let split = split_by_pdb_violation(cluster, &potential);
 
     // 4. Reprieve: add each back; keep it if the pod still fits.
     let mut victims = Vec::new();
     let mut num_pdb_violations = 0;
     for (group, violating) in [(&split.violating, true), (&split.non_violating, false)] {
-        for &id in group {
-            let p = cluster.pod(id);
-            info.add_pod(id, p);
-            cycle.add_pod(&mut state, p, node);
+        for &(id, brief) in group {
+            let pod = || cluster.pod(id);
+            info.add_pod_brief(id, brief, pod);
+            if tracks_pods {
+                cycle.add_pod(&mut state, pod(), node);
+            }
             if cycle
                 .run_filters_with_nominated(&state, node_id, &info)
                 .is_err()
             {
-                info.remove_pod(id, p);
-                cycle.remove_pod(&mut state, p, node);
+                info.remove_at(info.pods.len() - 1, pod);
+                if tracks_pods {
+                    cycle.remove_pod(&mut state, pod(), node);
+                }
                 victims.push(id);
                 if violating {
                     num_pdb_violations += 1;
