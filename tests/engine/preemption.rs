@@ -70,3 +70,30 @@ fn pods_bound_in_a_what_if_keep_their_pdb_in_preemption() {
     assert_eq!(after.candidates[0].num_pdb_violations, 1);
     assert_eq!(after.candidates, before.candidates);
 }
+
+/// A pod selected by two PDBs uses up a disruption of each: with one of
+/// them at zero, every victim breaks a budget, so the reprieve keeps the
+/// most important pod and evicts the next two (with one PDB alone, the
+/// first victim stays within its budget and is evicted last).
+#[test]
+fn a_pod_under_two_pdbs_uses_up_both() {
+    let two = SNAPSHOT.replace(
+        "- apiVersion: policy/v1\n  kind: PodDisruptionBudget\n  metadata: {name: web, namespace: shop}",
+        "- apiVersion: policy/v1\n  kind: PodDisruptionBudget\n  metadata: {name: frozen, namespace: shop}\n  spec: {maxUnavailable: 0, selector: {matchLabels: {app: web}}}\n- apiVersion: policy/v1\n  kind: PodDisruptionBudget\n  metadata: {name: web, namespace: shop}",
+    );
+    let victims = |snapshot: &str| {
+        let (mut cluster, _) = load_snapshot_bytes(snapshot.as_bytes(), "test").unwrap();
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\nspec:\n  priorityClassName: high\n  containers: [{name: c, image: i, resources: {requests: {cpu: '2'}}}]\n";
+        let pod = load_pod_bytes(pod.as_bytes(), "pod", &mut cluster.interner).unwrap();
+        let answer = engine::place(&cluster, &pod, &engine::Scheduler::default());
+        let candidate = answer.preemption.unwrap().candidates[0].clone();
+        let names: Vec<String> = candidate
+            .victims
+            .iter()
+            .map(|&v| cluster.pod(v).name.to_string())
+            .collect();
+        (names, candidate.num_pdb_violations)
+    };
+    assert_eq!(victims(&two), (vec!["w2".into(), "w3".into()], 2));
+    assert_eq!(victims(SNAPSHOT), (vec!["w3".into(), "w1".into()], 1));
+}

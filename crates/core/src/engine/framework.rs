@@ -34,6 +34,11 @@ pub struct Cycle<'a> {
     restrictions: Option<volumerestrictions::PreFilterState>,
     /// NodeVolumeLimits' PreFilter did not skip.
     volume_limits: bool,
+    /// The Filter plugins, in profile order, whose verdict on a node can
+    /// change with its pods (they read `NodeInfo` or the PreFilter state
+    /// and have something to check for this pod); every other one takes
+    /// only the pod and the node.
+    reading_pods: Vec<Plugin>,
     binding: Option<volumebinding::PreFilterState<'a>>,
     zone: Option<Vec<volumezone::PvTopology>>,
     /// DynamicResources' state (`None`: skipped, the pod has no claims).
@@ -47,6 +52,15 @@ pub struct Cycle<'a> {
     affinity_allowed: Option<Vec<bool>>,
     /// Pods nominated to nodes, of priority ≥ the incoming pod's.
     nominated: Vec<(PodId, NodeId)>,
+}
+
+/// Which Filter plugins a run covers. The plugins left out of
+/// `ReadingPods` take only the pod and the node (and cluster-wide state
+/// that a dry run on one node does not change), as their signatures show.
+#[derive(Clone, Copy)]
+enum Filters {
+    All,
+    ReadingPods,
 }
 
 /// The mutable part of the cycle state that AddPod/RemovePod change;
@@ -79,6 +93,7 @@ impl<'a> Cycle<'a> {
             interpod: None,
             restrictions: None,
             volume_limits: false,
+            reading_pods: Vec::new(),
             binding: None,
             zone: None,
             dra: None,
@@ -183,6 +198,20 @@ impl<'a> Cycle<'a> {
                 Ok(s) => cycle.dra = s,
             }
         }
+        cycle.reading_pods = profile
+            .filter
+            .iter()
+            .copied()
+            .filter(|&plugin| match plugin {
+                Plugin::NodePorts => !pod.host_ports.is_empty(),
+                Plugin::NodeResourcesFit => true,
+                Plugin::VolumeRestrictions => cycle.restrictions.is_some(),
+                Plugin::NodeVolumeLimits => cycle.volume_limits,
+                Plugin::PodTopologySpread => cycle.spread.is_some(),
+                Plugin::InterPodAffinity => cycle.interpod.is_some(),
+                _ => false,
+            })
+            .collect();
         cycle
     }
 
@@ -228,9 +257,25 @@ impl<'a> Cycle<'a> {
 
     /// Every Filter plugin in profile order; the first failure decides.
     pub fn run_filters(&self, state: &FilterState, node: &Node, info: &NodeInfo) -> FilterResult {
+        self.run_filter_plugins(state, node, info, Filters::All)
+    }
+
+    /// The Filter plugins in profile order (all, or only those that read
+    /// the node's pods); the first failure decides.
+    fn run_filter_plugins(
+        &self,
+        state: &FilterState,
+        node: &Node,
+        info: &NodeInfo,
+        which: Filters,
+    ) -> FilterResult {
         let (pod, interner) = (self.pod, &self.cluster.interner);
         let args = &self.profile.args;
-        for &plugin in &self.profile.filter {
+        let plugins = match which {
+            Filters::All => &self.profile.filter[..],
+            Filters::ReadingPods => &self.reading_pods[..],
+        };
+        for &plugin in plugins {
             match plugin {
                 Plugin::NodeUnschedulable => node_unschedulable::filter(pod, node)?,
                 Plugin::NodeName => node_name::filter(pod, node)?,
@@ -323,6 +368,30 @@ impl<'a> Cycle<'a> {
         node_id: NodeId,
         info: &NodeInfo,
     ) -> FilterResult {
+        self.run_with_nominated(state, node_id, info, Filters::All)
+    }
+
+    /// Whether the pod still fits a node that passed every filter (with
+    /// nominated pods) once its pods changed: only the plugins that read
+    /// the node's pods or the PreFilter state can change their verdict, so
+    /// only they run. Preemption's reprieve asks this once per victim.
+    pub fn still_fits_with_nominated(
+        &self,
+        state: &FilterState,
+        node_id: NodeId,
+        info: &NodeInfo,
+    ) -> bool {
+        self.run_with_nominated(state, node_id, info, Filters::ReadingPods)
+            .is_ok()
+    }
+
+    fn run_with_nominated(
+        &self,
+        state: &FilterState,
+        node_id: NodeId,
+        info: &NodeInfo,
+        which: Filters,
+    ) -> FilterResult {
         let node = self.cluster.node(node_id);
         let mut nominated = self
             .nominated
@@ -330,7 +399,7 @@ impl<'a> Cycle<'a> {
             .filter(|(_, n)| *n == node_id)
             .peekable();
         if nominated.peek().is_none() {
-            return self.run_filters(state, node, info);
+            return self.run_filter_plugins(state, node, info, which);
         }
         let mut with = info.clone();
         let mut with_state = state.clone();
@@ -339,8 +408,8 @@ impl<'a> Cycle<'a> {
             with.add_pod(id, p);
             self.add_pod(&mut with_state, p, node);
         }
-        self.run_filters(&with_state, node, &with)?;
-        self.run_filters(state, node, info)
+        self.run_filter_plugins(&with_state, node, &with, which)?;
+        self.run_filter_plugins(state, node, info, which)
     }
 }
 

@@ -48,6 +48,9 @@ pub struct NodeInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PodBrief {
     pub priority: i32,
+    /// The PDB selecting the pod when exactly one does (set by the
+    /// cluster, which indexes PDBs), or `NO_PDB` / `SEVERAL_PDBS`.
+    pdb: u32,
     flags: u8,
     /// `status.startTime`; a pod not started counts as starting last.
     pub start_time: i64,
@@ -67,8 +70,8 @@ impl PodBrief {
     const REQUIRED_ANTI_AFFINITY: u8 = 4;
     const CLAIMS: u8 = 8;
     const HOST_PORTS: u8 = 16;
-    /// Some PDB selects the pod: set by the cluster, which indexes PDBs.
-    const PDBS: u8 = 32;
+    const NO_PDB: u32 = u32::MAX;
+    const SEVERAL_PDBS: u32 = u32::MAX - 1;
 
     pub fn of(pod: &Pod) -> PodBrief {
         use crate::engine::Version;
@@ -77,6 +80,7 @@ impl PodBrief {
             pod.requests.scalars.is_empty() && pod.pod_level.is_none() && pod.host_ports.is_empty();
         PodBrief {
             priority: pod.priority_value(),
+            pdb: Self::NO_PDB,
             flags: flag(plain, Self::PLAIN)
                 | flag(pod.has_affinity(), Self::AFFINITY)
                 | flag(
@@ -100,19 +104,34 @@ impl PodBrief {
         self.flags & bit != 0
     }
 
-    /// Whether some PodDisruptionBudget selects the pod (most pods of a
-    /// node have none, and preemption then skips the PDB index).
-    pub fn has_pdbs(&self) -> bool {
-        self.has(Self::PDBS)
-    }
-
-    fn set_pdbs(&mut self, yes: bool) {
-        if yes {
-            self.flags |= Self::PDBS;
-        } else {
-            self.flags &= !Self::PDBS;
+    /// The PodDisruptionBudgets selecting the pod, as far as the brief
+    /// knows: most pods of a node have none or one, and preemption then
+    /// needs neither the PDB index nor the record.
+    pub fn pdbs(&self) -> BriefPdbs {
+        match self.pdb {
+            Self::NO_PDB => BriefPdbs::None,
+            Self::SEVERAL_PDBS => BriefPdbs::Several,
+            one => BriefPdbs::One(one as usize),
         }
     }
+
+    fn set_pdbs(&mut self, pdbs: &[u32]) {
+        self.pdb = match pdbs {
+            [] => Self::NO_PDB,
+            &[one] if one < Self::SEVERAL_PDBS => one,
+            _ => Self::SEVERAL_PDBS,
+        };
+    }
+}
+
+/// What a [`PodBrief`] says of the PDBs selecting its pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BriefPdbs {
+    None,
+    /// This one (an index into `Cluster::pdbs`).
+    One(usize),
+    /// More than one: `Cluster::pdbs_of_pod` lists them.
+    Several,
 }
 
 impl NodeInfo {
@@ -515,18 +534,19 @@ impl Cluster {
         self.flag_pdbs_on_node(id);
     }
 
-    /// Copies "some PDB selects it" into the pod's brief on its node.
+    /// Copies which PDBs select the pod into its brief on its node.
     fn flag_pdbs_on_node(&mut self, id: PodId) {
         let Some(node) = self.pods[id as usize].node else {
             return;
         };
-        let has = !self.pdbs_of_pod(id).is_empty();
         let info = &self.node_infos[node as usize];
         let Some(i) = info.pods.iter().position(|&p| p == id) else {
             return;
         };
-        if info.briefs[i].has_pdbs() != has {
-            self.node_infos[node as usize].briefs[i].set_pdbs(has);
+        let mut brief = info.briefs[i];
+        brief.set_pdbs(self.pdbs_of_pod(id));
+        if info.briefs[i] != brief {
+            self.node_infos[node as usize].briefs[i] = brief;
         }
     }
 
@@ -534,7 +554,7 @@ impl Cluster {
     /// check for tests of the incremental model).
     pub fn brief_of(&self, id: PodId) -> PodBrief {
         let mut brief = PodBrief::of(self.pod(id));
-        brief.set_pdbs(!self.pdbs_of_pod(id).is_empty());
+        brief.set_pdbs(self.pdbs_of_pod(id));
         brief
     }
 

@@ -116,9 +116,10 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
     answer.upstream_sample =
         upstream_sample_size(potential.len(), &cycle.profile.args.default_preemption);
 
+    let pdbs = pdb::PdbTable::of(cluster);
     let results: Vec<Result<Candidate, NodeFailure>> = potential
         .par_iter()
-        .map(|&node| victims::select_victims_on_node(cycle, node))
+        .map(|&node| victims::select_victims_on_node(cycle, &pdbs, node))
         .collect();
     for r in results {
         match r {
@@ -204,10 +205,11 @@ fn ineligible(cycle: &Cycle, failures: &[NodeFailure]) -> Option<&'static str> {
 /// For each victim (in order), the names of the PDBs its eviction breaks.
 pub fn pdb_names_violated(cluster: &crate::model::Cluster, victims: &[PodId]) -> Vec<Vec<String>> {
     let mut budgets = pdb::Budgets::default();
+    let table = pdb::PdbTable::of(cluster);
     victims
         .iter()
         .map(|&id| {
-            pdb::violated_pdbs(cluster, id, &mut budgets)
+            pdb::violated_pdbs(cluster, &table, id, &mut budgets)
                 .into_iter()
                 .map(|i| {
                     let p = &cluster.pdbs[i];

@@ -1,12 +1,40 @@
 //! `filterPodsWithPDBViolation`: split victims into those whose eviction
 //! would break a PodDisruptionBudget and those that would not.
 
-use crate::model::{Cluster, PodBrief, PodId};
+use crate::model::{BriefPdbs, Cluster, NodeInfo, PodId};
 
-/// Victims with their briefs, in importance order within each group.
+/// Victims as positions in their node's pod list, in importance order
+/// within each group.
 pub struct Split {
-    pub violating: Vec<(PodId, PodBrief)>,
-    pub non_violating: Vec<(PodId, PodBrief)>,
+    pub violating: Vec<u32>,
+    pub non_violating: Vec<u32>,
+}
+
+/// What the split reads of each PDB, gathered once per preemption: the
+/// dry run on thousands of nodes would otherwise load the large PDB
+/// records again for every victim.
+pub struct PdbTable {
+    /// `disruptionsAllowed` (0 when unknown).
+    allowed: Vec<i32>,
+    /// Whether `disruptedPods` names any pod.
+    lists_disrupted: Vec<bool>,
+}
+
+impl PdbTable {
+    pub fn of(cluster: &Cluster) -> PdbTable {
+        PdbTable {
+            allowed: cluster
+                .pdbs
+                .iter()
+                .map(|p| p.disruptions_allowed.unwrap_or(0))
+                .collect(),
+            lists_disrupted: cluster
+                .pdbs
+                .iter()
+                .map(|p| !p.disrupted_pods.is_empty())
+                .collect(),
+        }
+    }
 }
 
 /// Disruptions still allowed, per PDB, as evictions on one node use them
@@ -15,12 +43,11 @@ pub struct Split {
 pub struct Budgets(Vec<(usize, i32)>);
 
 impl Budgets {
-    fn take(&mut self, cluster: &Cluster, pdb: usize) -> i32 {
+    fn take(&mut self, table: &PdbTable, pdb: usize) -> i32 {
         let slot = match self.0.iter().position(|b| b.0 == pdb) {
             Some(i) => i,
             None => {
-                let allowed = cluster.pdbs[pdb].disruptions_allowed.unwrap_or(0);
-                self.0.push((pdb, allowed));
+                self.0.push((pdb, table.allowed[pdb]));
                 self.0.len() - 1
             }
         };
@@ -31,17 +58,28 @@ impl Budgets {
 
 /// Walks the victims in importance order against a per-node copy of each
 /// PDB's `disruptionsAllowed`.
-pub fn split_by_pdb_violation(cluster: &Cluster, victims: &[(PodId, PodBrief)]) -> Split {
+pub fn split_by_pdb_violation(
+    cluster: &Cluster,
+    table: &PdbTable,
+    node: &NodeInfo,
+    victims: &[u32],
+) -> Split {
     let mut budgets = Budgets::default();
     let mut split = Split {
         violating: Vec::new(),
         non_violating: Vec::with_capacity(victims.len()),
     };
-    for &(id, brief) in victims {
-        if !brief.has_pdbs() || violated_pdbs(cluster, id, &mut budgets).is_empty() {
-            split.non_violating.push((id, brief));
+    for &at in victims {
+        let id = node.pods[at as usize];
+        let violates = match node.briefs[at as usize].pdbs() {
+            BriefPdbs::None => false,
+            BriefPdbs::One(pdb) => uses_up(cluster, table, id, pdb, &mut budgets),
+            BriefPdbs::Several => !violated_pdbs(cluster, table, id, &mut budgets).is_empty(),
+        };
+        if violates {
+            split.violating.push(at);
         } else {
-            split.violating.push((id, brief));
+            split.non_violating.push(at);
         }
     }
     split
@@ -50,22 +88,36 @@ pub fn split_by_pdb_violation(cluster: &Cluster, victims: &[(PodId, PodBrief)]) 
 /// Uses up one disruption of each PDB matching the pod and returns those
 /// now below zero. Unlabelled pods match no PDB; a `{}` selector is ignored,
 /// and a pod already in `disruptedPods` is not counted again.
-pub fn violated_pdbs(cluster: &Cluster, id: PodId, budgets: &mut Budgets) -> Vec<usize> {
-    let mut violated = Vec::new();
-    let pdbs = cluster.pdbs_of_pod(id);
-    if pdbs.is_empty() {
-        return violated;
+pub fn violated_pdbs(
+    cluster: &Cluster,
+    table: &PdbTable,
+    id: PodId,
+    budgets: &mut Budgets,
+) -> Vec<usize> {
+    cluster
+        .pdbs_of_pod(id)
+        .iter()
+        .map(|&i| i as usize)
+        .filter(|&i| uses_up(cluster, table, id, i, budgets))
+        .collect()
+}
+
+/// Evicting the pod uses up one disruption of `pdb`: whether that breaks
+/// it (none left). A pod the PDB already lists as disrupted uses none.
+fn uses_up(
+    cluster: &Cluster,
+    table: &PdbTable,
+    id: PodId,
+    pdb: usize,
+    budgets: &mut Budgets,
+) -> bool {
+    // The pod's (large) record is read only when the PDB lists some.
+    if table.lists_disrupted[pdb]
+        && cluster.pdbs[pdb]
+            .disrupted_pods
+            .contains(&cluster.pod(id).name)
+    {
+        return false;
     }
-    for &i in pdbs {
-        let i = i as usize;
-        let disrupted = &cluster.pdbs[i].disrupted_pods;
-        // The pod's (large) record is read only when the PDB lists some.
-        if !disrupted.is_empty() && disrupted.contains(&cluster.pod(id).name) {
-            continue;
-        }
-        if budgets.take(cluster, i) < 0 {
-            violated.push(i);
-        }
-    }
-    violated
+    budgets.take(table, pdb) < 0
 }

@@ -1,12 +1,12 @@
 //! `SelectVictimsOnNode`: remove every lower-priority pod, check the pod
 //! fits, then reprieve as many victims as possible, PDB-violating ones first.
 
-use super::pdb::split_by_pdb_violation;
+use super::pdb::{PdbTable, split_by_pdb_violation};
 use super::{Candidate, NO_VICTIMS};
 use crate::engine::answer::NodeFailure;
 use crate::engine::framework::Cycle;
 use crate::engine::status::{Plugin, Rejection};
-use crate::model::{Cluster, NodeId, NodeInfo, PodBrief, PodId};
+use crate::model::{Cluster, NodeId, NodeInfo, PodId};
 
 /// `MoreImportantPod` order key: higher priority, then earlier start
 /// (a pod not started yet counts as starting now, after every real start).
@@ -18,7 +18,11 @@ pub fn importance_key(cluster: &Cluster, id: PodId) -> (std::cmp::Reverse<i32>, 
     )
 }
 
-pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidate, NodeFailure> {
+pub fn select_victims_on_node(
+    cycle: &Cycle,
+    pdbs: &PdbTable,
+    node_id: NodeId,
+) -> Result<Candidate, NodeFailure> {
     let cluster = cycle.cluster;
     let node = cluster.node(node_id);
     let prio = cycle.pod.priority_value();
@@ -33,7 +37,8 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
     //    itself when a PreFilter state tracks pods).
     let original = cluster.node_info(node_id);
     let tracks_pods = cycle.tracks_pods(&state);
-    let mut potential: Vec<(PodId, PodBrief)> = Vec::new();
+    // Positions in `original.pods` of the lower-priority pods.
+    let mut potential: Vec<u32> = Vec::with_capacity(original.pods.len());
     let mut info = NodeInfo {
         pods: Vec::with_capacity(original.pods.len()),
         briefs: Vec::with_capacity(original.pods.len()),
@@ -45,9 +50,9 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
         pods_with_required_anti_affinity: Vec::new(),
         pods_with_claims: Vec::new(),
     };
-    for (&id, &brief) in original.pods.iter().zip(&original.briefs) {
+    for (at, (&id, &brief)) in original.pods.iter().zip(&original.briefs).enumerate() {
         if brief.priority < prio {
-            potential.push((id, brief));
+            potential.push(at as u32);
             info.discount(&brief, || cluster.pod(id));
             if tracks_pods {
                 cycle.remove_pod(&mut state, cluster.pod(id), node);
@@ -84,24 +89,31 @@ pub fn select_victims_on_node(cycle: &Cycle, node_id: NodeId) -> Result<Candidat
 
     // 3. Most important first (a stable sort, as Go's insertion sort is for
     //    the small slices involved), keyed from the briefs.
-    potential.sort_by_key(|(_, b)| (std::cmp::Reverse(b.priority), b.start_time));
-    let potential: Vec<(PodId, PodBrief)> = potential;
-    let split = split_by_pdb_violation(cluster, &potential);
+    //    The position breaks ties, so an unstable sort gives that order.
+    let brief = |at: u32| &original.briefs[at as usize];
+    potential.sort_unstable_by_key(|&at| {
+        (
+            std::cmp::Reverse(brief(at).priority),
+            brief(at).start_time,
+            at,
+        )
+    });
+    let split = split_by_pdb_violation(cluster, pdbs, original, &potential);
 
-    // 4. Reprieve: add each back; keep it if the pod still fits.
+    // 4. Reprieve: add each back; keep it if the pod still fits. The node
+    //    passed every filter without them, so only the filters that read
+    //    its pods can change their verdict.
     let mut victims = Vec::new();
     let mut num_pdb_violations = 0;
     for (group, violating) in [(&split.violating, true), (&split.non_violating, false)] {
-        for &(id, brief) in group {
+        for &at in group {
+            let id = original.pods[at as usize];
             let pod = || cluster.pod(id);
-            info.add_pod_brief(id, brief, pod);
+            info.add_pod_brief(id, *brief(at), pod);
             if tracks_pods {
                 cycle.add_pod(&mut state, pod(), node);
             }
-            if cycle
-                .run_filters_with_nominated(&state, node_id, &info)
-                .is_err()
-            {
+            if !cycle.still_fits_with_nominated(&state, node_id, &info) {
                 info.remove_at(info.pods.len() - 1, pod);
                 if tracks_pods {
                     cycle.remove_pod(&mut state, pod(), node);
