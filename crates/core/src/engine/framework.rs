@@ -284,6 +284,25 @@ impl<'a> Cycle<'a> {
                     node_affinity::filter(pod, node, interner, &args.node_affinity)?
                 }
                 Plugin::NodePorts if !pod.host_ports.is_empty() => node_ports::filter(pod, info)?,
+                // Only `still_fits_with_nominated` runs `ReadingPods`, and
+                // it reads the verdict alone: no reasons are built.
+                Plugin::NodeResourcesFit
+                    if matches!(which, Filters::ReadingPods)
+                        && !fit::fits(
+                            pod,
+                            node,
+                            info,
+                            interner,
+                            &args.node_resources_fit,
+                            self.version,
+                        ) =>
+                {
+                    return Err(Rejection::unschedulable(
+                        Plugin::NodeResourcesFit,
+                        "the pod does not fit (verdict only)",
+                    ));
+                }
+                Plugin::NodeResourcesFit if matches!(which, Filters::ReadingPods) => {}
                 Plugin::NodeResourcesFit => fit::filter(
                     pod,
                     node,

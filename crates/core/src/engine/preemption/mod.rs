@@ -127,7 +127,8 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
             Err(f) => answer.statuses.push(f),
         }
     }
-    answer.statuses.sort_by_key(|f| f.node);
+    // One status per node: an unstable sort gives the same order.
+    answer.statuses.sort_unstable_by_key(|f| f.node);
 
     if answer.candidates.is_empty() {
         let msg = fit_error_message(
@@ -157,6 +158,9 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
 /// PDBs without status in the snapshot (budget computed by kplace) that
 /// select a victim of some candidate.
 fn computed_pdbs(cluster: &crate::model::Cluster, candidates: &[Candidate]) -> Vec<(String, i32)> {
+    if !cluster.pdbs.iter().any(|p| p.computed) {
+        return vec![];
+    }
     // Thousands of candidates' victims meet as many PDBs: a flag per PDB.
     let mut seen = vec![false; cluster.pdbs.len()];
     for c in candidates {

@@ -35,7 +35,9 @@ impl Criterion {
 
     /// Higher is better.
     fn score(self, cluster: &Cluster, c: &Candidate) -> i64 {
-        let prio = |id| cluster.pod(id).priority_value() as i64;
+        // From the dense priority array: the sum reads every victim of
+        // every candidate, thousands of large records otherwise.
+        let prio = |id| cluster.priority_of(id) as i64;
         match self {
             Criterion::FewestPdbViolations => -(c.num_pdb_violations as i64),
             // Upstream reads victims[0], which is the first PDB-violating

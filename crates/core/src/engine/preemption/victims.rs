@@ -18,6 +18,16 @@ pub fn importance_key(cluster: &Cluster, id: PodId) -> (std::cmp::Reverse<i32>, 
     )
 }
 
+/// `MoreImportantPod` order as one integer, for the pods of one node:
+/// higher priority first, then earlier start, then the position in the
+/// node's pod list (which makes it the order a stable sort leaves). Each
+/// part is mapped to an unsigned value that orders the same way.
+fn importance_order(priority: i32, start_time: i64, position: u32) -> u128 {
+    let higher_first = !((priority as u32) ^ (1 << 31));
+    let earlier_first = (start_time as u64) ^ (1 << 63);
+    ((higher_first as u128) << 96) | ((earlier_first as u128) << 32) | position as u128
+}
+
 pub fn select_victims_on_node(
     cycle: &Cycle,
     pdbs: &PdbTable,
@@ -37,8 +47,8 @@ pub fn select_victims_on_node(
     //    itself when a PreFilter state tracks pods).
     let original = cluster.node_info(node_id);
     let tracks_pods = cycle.tracks_pods(&state);
-    // Positions in `original.pods` of the lower-priority pods.
-    let mut potential: Vec<u32> = Vec::with_capacity(original.pods.len());
+    // Each lower-priority pod as its `importance_order` key.
+    let mut potential: Vec<u128> = Vec::with_capacity(original.pods.len());
     let mut info = NodeInfo {
         pods: Vec::with_capacity(original.pods.len()),
         briefs: Vec::with_capacity(original.pods.len()),
@@ -52,7 +62,11 @@ pub fn select_victims_on_node(
     };
     for (at, (&id, &brief)) in original.pods.iter().zip(&original.briefs).enumerate() {
         if brief.priority < prio {
-            potential.push(at as u32);
+            potential.push(importance_order(
+                brief.priority,
+                brief.start_time,
+                at as u32,
+            ));
             info.discount(&brief, || cluster.pod(id));
             if tracks_pods {
                 cycle.remove_pod(&mut state, cluster.pod(id), node);
@@ -88,17 +102,11 @@ pub fn select_victims_on_node(
         .map_err(fail)?;
 
     // 3. Most important first (a stable sort, as Go's insertion sort is for
-    //    the small slices involved), keyed from the briefs.
-    //    The position breaks ties, so an unstable sort gives that order.
-    let brief = |at: u32| &original.briefs[at as usize];
-    potential.sort_unstable_by_key(|&at| {
-        (
-            std::cmp::Reverse(brief(at).priority),
-            brief(at).start_time,
-            at,
-        )
-    });
-    let split = split_by_pdb_violation(cluster, pdbs, original, &potential);
+    //    the small slices involved). The position breaks ties, so sorting
+    //    the keys unstably gives that order.
+    potential.sort_unstable();
+    let order: Vec<u32> = potential.iter().map(|&k| k as u32).collect();
+    let split = split_by_pdb_violation(cluster, pdbs, original, &order);
 
     // 4. Reprieve: add each back; keep it if the pod still fits. The node
     //    passed every filter without them, so only the filters that read
@@ -109,7 +117,7 @@ pub fn select_victims_on_node(
         for &at in group {
             let id = original.pods[at as usize];
             let pod = || cluster.pod(id);
-            info.add_pod_brief(id, *brief(at), pod);
+            info.add_pod_brief(id, original.briefs[at as usize], pod);
             if tracks_pods {
                 cycle.add_pod(&mut state, pod(), node);
             }
@@ -131,4 +139,34 @@ pub fn select_victims_on_node(
         num_pdb_violations,
         lost_on: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::importance_order;
+
+    /// The packed key sorts as (priority descending, start, position),
+    /// across negative priorities and a pod not started (i64::MAX).
+    #[test]
+    fn importance_order_sorts_as_the_tuple_does() {
+        let pods = [
+            (-5, 10, 0),
+            (i32::MAX, i64::MAX, 1),
+            (0, -3, 2),
+            (i32::MIN, i64::MIN, 3),
+            (0, -3, 4),
+            (1000, 7, 5),
+            (0, i64::MAX, 6),
+            (-5, 9, 7),
+        ];
+        let mut by_tuple = pods.to_vec();
+        by_tuple.sort_by_key(|&(p, s, at)| (std::cmp::Reverse(p), s, at));
+        let mut by_key = pods.to_vec();
+        by_key.sort_by_key(|&(p, s, at)| importance_order(p, s, at));
+        assert_eq!(by_key, by_tuple);
+        assert_eq!(
+            by_key.iter().map(|p| p.2).collect::<Vec<_>>(),
+            [1, 5, 2, 4, 6, 7, 0, 3]
+        );
+    }
 }

@@ -4,7 +4,9 @@
 use super::resource_allocation::{self, Requests, ScoredResource};
 use super::{least_allocated, most_allocated, requested_to_capacity_ratio};
 use crate::engine::profile::{FitArgs, ScoringStrategy};
-use crate::engine::status::{Code, FilterResult, Plugin, Reasons, Rejection};
+use std::ops::ControlFlow;
+
+use crate::engine::status::{Code, FilterResult, Plugin, Reason, Reasons, Rejection};
 use crate::engine::version::Version;
 use crate::model::intern::Interner;
 use crate::model::{Node, NodeInfo, Pod};
@@ -22,46 +24,11 @@ pub fn filter(
 ) -> FilterResult {
     let mut reasons = Reasons::none();
     let mut unresolvable = false;
-    let alloc = &node.allocatable;
-    if info.pods.len() as i64 + 1 > alloc.allowed_pods {
-        reasons.push("Too many pods".into());
-    }
-    let r = pod.requests_in(version);
-    let empty =
-        r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalars.is_empty();
-    if !empty {
-        let used = &info.requested;
-        let used_cpu_mem = info.requested_cpu_mem(version);
-        if r.milli_cpu > 0 && r.milli_cpu > alloc.milli_cpu.wrapping_sub(used_cpu_mem.milli_cpu) {
-            reasons.push("Insufficient cpu".into());
-            unresolvable |= r.milli_cpu > alloc.milli_cpu;
-        }
-        if r.memory > 0 && r.memory > alloc.memory.wrapping_sub(used_cpu_mem.memory) {
-            reasons.push("Insufficient memory".into());
-            unresolvable |= r.memory > alloc.memory;
-        }
-        if r.ephemeral_storage > 0
-            && r.ephemeral_storage > alloc.ephemeral_storage.wrapping_sub(used.ephemeral_storage)
-        {
-            reasons.push("Insufficient ephemeral-storage".into());
-            unresolvable |= r.ephemeral_storage > alloc.ephemeral_storage;
-        }
-        for &(name, want) in &r.scalars {
-            let resource = interner.resolve(name);
-            if is_extended_resource(resource) && args.ignores(resource) {
-                continue;
-            }
-            if want != 0
-                && want
-                    > alloc
-                        .scalar(name)
-                        .wrapping_sub(info.requested_scalar(name, version))
-            {
-                reasons.push(format!("Insufficient {resource}").into());
-                unresolvable |= want > alloc.scalar(name);
-            }
-        }
-    }
+    let _ = shortages(pod, node, info, interner, args, version, |reason, above| {
+        reasons.push(reason());
+        unresolvable |= above;
+        ControlFlow::Continue(())
+    });
     if reasons.is_empty() {
         Ok(())
     } else {
@@ -75,6 +42,80 @@ pub fn filter(
             reasons,
         })
     }
+}
+
+/// Whether the pod fits: [`filter`] without building its rejection, for
+/// preemption's reprieve, which asks once per victim on every node.
+pub fn fits(
+    pod: &Pod,
+    node: &Node,
+    info: &NodeInfo,
+    interner: &Interner,
+    args: &FitArgs,
+    version: Version,
+) -> bool {
+    shortages(pod, node, info, interner, args, version, |_, _| {
+        ControlFlow::Break(())
+    })
+    .is_continue()
+}
+
+/// Calls `each` with every resource the node lacks for the pod, in
+/// upstream's order: its reason (built on demand) and whether the request
+/// exceeds the node's whole allocatable. `each` may stop the walk.
+fn shortages(
+    pod: &Pod,
+    node: &Node,
+    info: &NodeInfo,
+    interner: &Interner,
+    args: &FitArgs,
+    version: Version,
+    mut each: impl FnMut(&dyn Fn() -> Reason, bool) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let alloc = &node.allocatable;
+    if info.pods.len() as i64 + 1 > alloc.allowed_pods {
+        each(&|| "Too many pods".into(), false)?;
+    }
+    let r = pod.requests_in(version);
+    let empty =
+        r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalars.is_empty();
+    if empty {
+        return ControlFlow::Continue(());
+    }
+    let used = &info.requested;
+    let used_cpu_mem = info.requested_cpu_mem(version);
+    if r.milli_cpu > 0 && r.milli_cpu > alloc.milli_cpu.wrapping_sub(used_cpu_mem.milli_cpu) {
+        each(&|| "Insufficient cpu".into(), r.milli_cpu > alloc.milli_cpu)?;
+    }
+    if r.memory > 0 && r.memory > alloc.memory.wrapping_sub(used_cpu_mem.memory) {
+        each(&|| "Insufficient memory".into(), r.memory > alloc.memory)?;
+    }
+    if r.ephemeral_storage > 0
+        && r.ephemeral_storage > alloc.ephemeral_storage.wrapping_sub(used.ephemeral_storage)
+    {
+        each(
+            &|| "Insufficient ephemeral-storage".into(),
+            r.ephemeral_storage > alloc.ephemeral_storage,
+        )?;
+    }
+    for &(name, want) in &r.scalars {
+        let resource = interner.resolve(name);
+        if is_extended_resource(resource) && args.ignores(resource) {
+            continue;
+        }
+        if want != 0
+            && want
+                > alloc
+                    .scalar(name)
+                    .wrapping_sub(info.requested_scalar(name, version))
+        {
+            each(
+                &|| format!("Insufficient {resource}").into(),
+                want > alloc.scalar(name),
+            )?;
+        }
+    }
+    ControlFlow::Continue(())
 }
 
 /// `v1helper.IsExtendedResourceName`: not a native (`kubernetes.io/`) name,
