@@ -284,33 +284,28 @@ impl<'a> Cycle<'a> {
                     node_affinity::filter(pod, node, interner, &args.node_affinity)?
                 }
                 Plugin::NodePorts if !pod.host_ports.is_empty() => node_ports::filter(pod, info)?,
-                // Only `still_fits_with_nominated` runs `ReadingPods`, and
-                // it reads the verdict alone: no reasons are built.
-                Plugin::NodeResourcesFit
-                    if matches!(which, Filters::ReadingPods)
-                        && !fit::fits(
-                            pod,
-                            node,
-                            info,
-                            interner,
-                            &args.node_resources_fit,
-                            self.version,
-                        ) =>
-                {
-                    return Err(Rejection::unschedulable(
-                        Plugin::NodeResourcesFit,
-                        "the pod does not fit (verdict only)",
-                    ));
+                Plugin::NodeResourcesFit => {
+                    let check = fit::FitCheck {
+                        pod,
+                        node,
+                        info,
+                        interner,
+                        args: &args.node_resources_fit,
+                        version: self.version,
+                    };
+                    match which {
+                        Filters::All => check.filter()?,
+                        // Only `still_fits_with_nominated` runs `ReadingPods`,
+                        // and it reads the verdict alone: no reasons are built.
+                        Filters::ReadingPods if !check.fits() => {
+                            return Err(Rejection::unschedulable(
+                                Plugin::NodeResourcesFit,
+                                "the pod does not fit (verdict only)",
+                            ));
+                        }
+                        Filters::ReadingPods => {}
+                    }
                 }
-                Plugin::NodeResourcesFit if matches!(which, Filters::ReadingPods) => {}
-                Plugin::NodeResourcesFit => fit::filter(
-                    pod,
-                    node,
-                    info,
-                    interner,
-                    &args.node_resources_fit,
-                    self.version,
-                )?,
                 Plugin::VolumeRestrictions => {
                     if let Some(s) = &state.restrictions {
                         s.filter(self.cluster, pod, info, self.version)?;

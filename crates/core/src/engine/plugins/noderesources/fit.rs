@@ -11,111 +11,111 @@ use crate::engine::version::Version;
 use crate::model::intern::Interner;
 use crate::model::{Node, NodeInfo, Pod};
 
-/// From v1.34 a request above the node's whole allocatable makes the status
-/// UnschedulableAndUnresolvable (preemption cannot free what was never there);
-/// "Too many pods" never does.
-pub fn filter(
-    pod: &Pod,
-    node: &Node,
-    info: &NodeInfo,
-    interner: &Interner,
-    args: &FitArgs,
-    version: Version,
-) -> FilterResult {
-    let mut reasons = Reasons::none();
-    let mut unresolvable = false;
-    let _ = shortages(pod, node, info, interner, args, version, |reason, above| {
-        reasons.push(reason());
-        unresolvable |= above;
-        ControlFlow::Continue(())
-    });
-    if reasons.is_empty() {
-        Ok(())
-    } else {
-        Err(Rejection {
-            plugin: Plugin::NodeResourcesFit,
-            code: if unresolvable && version.fit_unresolvable_above_allocatable() {
-                Code::UnschedulableAndUnresolvable
-            } else {
-                Code::Unschedulable
-            },
-            reasons,
-        })
-    }
+/// One pod against one node: NodeResourcesFit's Filter ([`FitCheck::filter`])
+/// or its verdict alone ([`FitCheck::fits`]).
+pub struct FitCheck<'a> {
+    pub pod: &'a Pod,
+    pub node: &'a Node,
+    pub info: &'a NodeInfo,
+    pub interner: &'a Interner,
+    pub args: &'a FitArgs,
+    pub version: Version,
 }
 
-/// Whether the pod fits: [`filter`] without building its rejection, for
-/// preemption's reprieve, which asks once per victim on every node.
-pub fn fits(
-    pod: &Pod,
-    node: &Node,
-    info: &NodeInfo,
-    interner: &Interner,
-    args: &FitArgs,
-    version: Version,
-) -> bool {
-    shortages(pod, node, info, interner, args, version, |_, _| {
-        ControlFlow::Break(())
-    })
-    .is_continue()
-}
-
-/// Calls `each` with every resource the node lacks for the pod, in
-/// upstream's order: its reason (built on demand) and whether the request
-/// exceeds the node's whole allocatable. `each` may stop the walk.
-fn shortages(
-    pod: &Pod,
-    node: &Node,
-    info: &NodeInfo,
-    interner: &Interner,
-    args: &FitArgs,
-    version: Version,
-    mut each: impl FnMut(&dyn Fn() -> Reason, bool) -> ControlFlow<()>,
-) -> ControlFlow<()> {
-    let alloc = &node.allocatable;
-    if info.pods.len() as i64 + 1 > alloc.allowed_pods {
-        each(&|| "Too many pods".into(), false)?;
-    }
-    let r = pod.requests_in(version);
-    let empty =
-        r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalars.is_empty();
-    if empty {
-        return ControlFlow::Continue(());
-    }
-    let used = &info.requested;
-    let used_cpu_mem = info.requested_cpu_mem(version);
-    if r.milli_cpu > 0 && r.milli_cpu > alloc.milli_cpu.wrapping_sub(used_cpu_mem.milli_cpu) {
-        each(&|| "Insufficient cpu".into(), r.milli_cpu > alloc.milli_cpu)?;
-    }
-    if r.memory > 0 && r.memory > alloc.memory.wrapping_sub(used_cpu_mem.memory) {
-        each(&|| "Insufficient memory".into(), r.memory > alloc.memory)?;
-    }
-    if r.ephemeral_storage > 0
-        && r.ephemeral_storage > alloc.ephemeral_storage.wrapping_sub(used.ephemeral_storage)
-    {
-        each(
-            &|| "Insufficient ephemeral-storage".into(),
-            r.ephemeral_storage > alloc.ephemeral_storage,
-        )?;
-    }
-    for &(name, want) in &r.scalars {
-        let resource = interner.resolve(name);
-        if is_extended_resource(resource) && args.ignores(resource) {
-            continue;
+impl FitCheck<'_> {
+    /// From v1.34 a request above the node's whole allocatable makes the
+    /// status UnschedulableAndUnresolvable (preemption cannot free what was
+    /// never there); "Too many pods" never does.
+    pub fn filter(&self) -> FilterResult {
+        let mut reasons = Reasons::none();
+        let mut unresolvable = false;
+        let _ = self.shortages(|reason, above| {
+            reasons.push(reason());
+            unresolvable |= above;
+            ControlFlow::Continue(())
+        });
+        if reasons.is_empty() {
+            Ok(())
+        } else {
+            Err(Rejection {
+                plugin: Plugin::NodeResourcesFit,
+                code: if unresolvable && self.version.fit_unresolvable_above_allocatable() {
+                    Code::UnschedulableAndUnresolvable
+                } else {
+                    Code::Unschedulable
+                },
+                reasons,
+            })
         }
-        if want != 0
-            && want
-                > alloc
-                    .scalar(name)
-                    .wrapping_sub(info.requested_scalar(name, version))
+    }
+
+    /// Whether the pod fits: [`FitCheck::filter`] without building its
+    /// rejection, for preemption's reprieve, which asks once per victim on
+    /// every node.
+    pub fn fits(&self) -> bool {
+        self.shortages(|_, _| ControlFlow::Break(())).is_continue()
+    }
+
+    /// Calls `each` with every resource the node lacks for the pod, in
+    /// upstream's order: its reason (built on demand) and whether the
+    /// request exceeds the node's whole allocatable. `each` may stop the walk.
+    fn shortages(
+        &self,
+        mut each: impl FnMut(&dyn Fn() -> Reason, bool) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let FitCheck {
+            pod,
+            node,
+            info,
+            interner,
+            args,
+            version,
+        } = *self;
+        let alloc = &node.allocatable;
+        if info.pods.len() as i64 + 1 > alloc.allowed_pods {
+            each(&|| "Too many pods".into(), false)?;
+        }
+        let r = pod.requests_in(version);
+        let empty =
+            r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalars.is_empty();
+        if empty {
+            return ControlFlow::Continue(());
+        }
+        let used = &info.requested;
+        let used_cpu_mem = info.requested_cpu_mem(version);
+        if r.milli_cpu > 0 && r.milli_cpu > alloc.milli_cpu.wrapping_sub(used_cpu_mem.milli_cpu) {
+            each(&|| "Insufficient cpu".into(), r.milli_cpu > alloc.milli_cpu)?;
+        }
+        if r.memory > 0 && r.memory > alloc.memory.wrapping_sub(used_cpu_mem.memory) {
+            each(&|| "Insufficient memory".into(), r.memory > alloc.memory)?;
+        }
+        if r.ephemeral_storage > 0
+            && r.ephemeral_storage > alloc.ephemeral_storage.wrapping_sub(used.ephemeral_storage)
         {
             each(
-                &|| format!("Insufficient {resource}").into(),
-                want > alloc.scalar(name),
+                &|| "Insufficient ephemeral-storage".into(),
+                r.ephemeral_storage > alloc.ephemeral_storage,
             )?;
         }
+        for &(name, want) in &r.scalars {
+            let resource = interner.resolve(name);
+            if is_extended_resource(resource) && args.ignores(resource) {
+                continue;
+            }
+            if want != 0
+                && want
+                    > alloc
+                        .scalar(name)
+                        .wrapping_sub(info.requested_scalar(name, version))
+            {
+                each(
+                    &|| format!("Insufficient {resource}").into(),
+                    want > alloc.scalar(name),
+                )?;
+            }
+        }
+        ControlFlow::Continue(())
     }
-    ControlFlow::Continue(())
 }
 
 /// `v1helper.IsExtendedResourceName`: not a native (`kubernetes.io/`) name,
