@@ -97,3 +97,22 @@ fn a_pod_under_two_pdbs_uses_up_both() {
     assert_eq!(victims(&two), (vec!["w2".into(), "w3".into()], 2));
     assert_eq!(victims(SNAPSHOT), (vec!["w3".into(), "w1".into()], 1));
 }
+
+/// A pod whose labels are all removed by an update (a watch `Modified`)
+/// leaves the PDB that selected it: its eviction no longer uses up that
+/// budget, in the PDB index and in the brief preemption reads.
+#[test]
+fn a_pod_that_loses_its_labels_leaves_its_pdb() {
+    let (mut cluster, _) = load_snapshot_bytes(SNAPSHOT.as_bytes(), "test").unwrap();
+    let id = cluster.find_pod("shop", "w1").unwrap();
+    assert_eq!(cluster.pdbs_of_pod(id), &[0]);
+    let mut unlabelled = cluster.pod(id).clone();
+    unlabelled.labels = Default::default();
+    let id = cluster.upsert_pod(unlabelled);
+    assert!(cluster.pdbs_of_pod(id).is_empty());
+    let node = cluster.node_id("n1").unwrap();
+    let info = cluster.node_info(node);
+    let at = info.pods.iter().position(|&p| p == id).unwrap();
+    assert_eq!(info.briefs[at], cluster.brief_of(id));
+    assert_eq!(info.briefs[at].pdbs(), kplace::model::BriefPdbs::None);
+}

@@ -72,6 +72,14 @@ pub struct FilterState<'s> {
     pub restrictions: Option<volumerestrictions::State<'s>>,
 }
 
+impl FilterState<'_> {
+    /// Whether AddPod/RemovePod change anything: some PreFilter extension
+    /// (spread, inter-pod affinity, volume restrictions) ran.
+    pub fn tracks_pods(&self) -> bool {
+        self.spread.is_some() || self.interpod.is_some() || self.restrictions.is_some()
+    }
+}
+
 impl<'a> Cycle<'a> {
     /// Runs every PreFilter plugin in profile order.
     pub fn new(cluster: &'a Cluster, pod: &'a Pod, version: Version, profile: &'a Profile) -> Self {
@@ -343,12 +351,6 @@ impl<'a> Cycle<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Whether AddPod/RemovePod change anything in `state`: some PreFilter
-    /// extension (spread, inter-pod affinity, volume restrictions) ran.
-    pub fn tracks_pods(&self, state: &FilterState) -> bool {
-        state.spread.is_some() || state.interpod.is_some() || state.restrictions.is_some()
     }
 
     /// AddPod on every non-skipped PreFilter extension.

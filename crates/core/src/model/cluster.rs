@@ -518,18 +518,20 @@ impl Cluster {
         if self.pod_pdbs.len() <= id as usize {
             self.pod_pdbs.resize(id as usize + 1, Box::default());
         }
-        if pod.labels.is_empty() {
-            return;
-        }
-        let matching: Box<[u32]> = self
-            .pdbs_in(pod.namespace)
-            .iter()
-            .filter(|&&i| {
-                let sel = &self.pdbs[i].selector;
-                !sel.is_everything() && sel.matches(&pod.labels)
-            })
-            .map(|&i| i as u32)
-            .collect();
+        // An unlabelled pod matches no PDB (and one that lost its labels
+        // in an update no longer matches the ones it did).
+        let matching: Box<[u32]> = if pod.labels.is_empty() {
+            Box::default()
+        } else {
+            self.pdbs_in(pod.namespace)
+                .iter()
+                .filter(|&&i| {
+                    let sel = &self.pdbs[i].selector;
+                    !sel.is_everything() && sel.matches(&pod.labels)
+                })
+                .map(|&i| i as u32)
+                .collect()
+        };
         self.pod_pdbs[id as usize] = matching;
         self.flag_pdbs_on_node(id);
     }

@@ -46,7 +46,7 @@ pub fn select_victims_on_node(
     //    brief lacks (scalar or pod-level requests, ports, and the pod
     //    itself when a PreFilter state tracks pods).
     let original = cluster.node_info(node_id);
-    let tracks_pods = cycle.tracks_pods(&state);
+    let tracks_pods = state.tracks_pods();
     // Each lower-priority pod as its `importance_order` key.
     let mut potential: Vec<u128> = Vec::with_capacity(original.pods.len());
     let mut info = NodeInfo {
