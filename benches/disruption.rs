@@ -43,6 +43,7 @@ fn memory_mb() -> (u64, u64) {
 }
 
 fn main() {
+    kplace::allocator::tune();
     // `cargo bench` passes `--bench`; `cargo test --benches` does not run us.
     if !std::env::args().any(|a| a == "--bench") {
         return;

@@ -56,6 +56,7 @@ fn serve() {
 }
 
 fn main() {
+    kplace::allocator::tune();
     if std::env::var_os("KPLACE_SERVE").is_some() {
         serve();
         return;

@@ -62,6 +62,7 @@ fn fixture() -> Fixture {
 }
 
 fn benches(c: &mut Criterion) {
+    kplace::allocator::tune();
     let f = fixture();
     let nodes = format!("{}-nodes", f.spec.nodes);
 

@@ -55,6 +55,7 @@ fn large_app() -> App {
 }
 
 fn draw_views(c: &mut Criterion) {
+    kplace::allocator::tune();
     let mut app = large_app();
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
     // A Placement to draw: the first pending pod, or else the first pod.
@@ -157,6 +158,7 @@ fn draw_views(c: &mut Criterion) {
 /// arrived, draw). The Pods, Skew and Tiers caches are built afterwards in
 /// the background; each run waits for them, untimed, before the next.
 fn first_screen(c: &mut Criterion) {
+    kplace::allocator::tune();
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("synth.json");
     let mut json = Vec::new();

@@ -6,6 +6,7 @@
 //! release: `source::version`); [`verify`] checks the engine
 //! against the bindings a recorded timeline saw.
 
+pub mod allocator;
 pub mod app;
 pub mod report;
 pub mod source;

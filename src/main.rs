@@ -39,6 +39,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
+    kplace::allocator::tune();
     let mut command = cli::Cli::command();
     if invoked_as_kubectl_plugin() {
         command = command.bin_name("kubectl kplace");
