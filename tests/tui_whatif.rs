@@ -629,6 +629,16 @@ fn losing_a_zone_names_the_victims_and_places_them_in_turn() {
     key(&mut app, KeyCode::Char(':'));
     keys(&mut app, "lose eu-west-1a");
     key(&mut app, KeyCode::Enter);
+    // The heading counts how the displaced pods end, as the engine does.
+    let t = plan.tally();
+    assert!(t.preempting > 0 && t.victims > 0 && t.evicted_on_the_way > 0);
+    assert_eq!(t.landed + t.not_placed + t.not_recreated, t.displaced);
+    let heading = format!(
+        "{} displaced pod(s) ({} evicted on the way): {} re-placed ({} by preempting {} pod(s))",
+        t.displaced, t.evicted_on_the_way, t.landed, t.preempting, t.victims
+    );
+    let s = screen(&app);
+    assert!(s.contains(&heading), "{heading:?} not in\n{s}");
     // The victim's own row of the drain table says who evicted it.
     let victim = &landing.victims[0];
     let evicted = format!("evicted for {}", preempting.pod);

@@ -96,6 +96,16 @@ fn losing_a_zone_breaks_the_pdb_and_reports_skew() {
         .map(|d| d.landed())
         .collect();
     assert_eq!(landed, vec![true, true]);
+    // The bare pod and the DaemonSet pod are not recreated.
+    assert_eq!(
+        plan.tally(),
+        Tally {
+            displaced: 4,
+            landed: 2,
+            not_recreated: 2,
+            ..Tally::default()
+        }
+    );
     let (workload, domains) = &plan.workload_skew[0];
     assert_eq!(workload, "ReplicaSet shop/web");
     let zone = &domains[0];
@@ -141,6 +151,18 @@ fn victims_of_re_placements_are_named_and_queued_in_turn() {
     assert_eq!(important.outcome, Outcome::Preempt);
     assert_eq!(important.node.as_deref(), Some("b1"));
     assert_eq!(important.victims, ["ns/filler"]);
+    assert_eq!(
+        plan.tally(),
+        Tally {
+            displaced: 2,
+            evicted_on_the_way: 1,
+            landed: 1,
+            preempting: 1,
+            victims: 1,
+            not_placed: 1,
+            not_recreated: 0,
+        }
+    );
     let filler = &plan.displaced[1];
     assert_eq!(filler.evicted_by.as_deref(), Some("ns/important"));
     assert_eq!(filler.from_node, "b1");

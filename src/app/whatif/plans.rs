@@ -1,7 +1,7 @@
 //! Text for the What-if answers: what changed since the previous answer,
 //! the replica plan and the disruption plan, as styled report lines.
 
-use crate::engine::disruption::DisruptionPlan;
+use crate::engine::disruption::{DisruptionPlan, Tally};
 use crate::engine::replicas::{DomainCounts, ReplicaPlan};
 use crate::engine::scenario::{ScenarioRun, Step};
 use crate::engine::{Outcome, Placement};
@@ -439,13 +439,12 @@ pub const DRAIN_COLUMNS: [&str; 4] = ["POD", "FROM", "→ TO", "VICTIMS / WHY NO
 /// `cluster` names what the plan's symbols stand for: the plan's own fork,
 /// or any cluster forked from the same snapshot (they share the strings).
 pub fn disruption_table(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -> DisruptionTable {
-    let landed = plan.displaced.iter().filter(|d| d.landed()).count();
     let mut head = vec![Line {
         tone: Tone::Heading,
         text: format!(
-            "{title}: {} node(s), {} displaced pod(s), {landed} re-placed (on a fork; the snapshot is unchanged)",
+            "{title}: {} node(s), {} (on a fork; the snapshot is unchanged)",
             plan.affected_nodes.len(),
-            plan.displaced.len()
+            tally_text(&plan.tally())
         ),
     }];
     if plan.displaced.is_empty() {
@@ -578,6 +577,27 @@ pub fn disruption_table(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -
         rows,
         tail: out,
     }
+}
+
+/// "30013 displaced pod(s) (12 evicted on the way): 25431 re-placed (12
+/// by preempting 15 pod(s)), 582 not re-placed, 4000 not recreated", the
+/// parts that are zero left out.
+fn tally_text(t: &Tally) -> String {
+    let mut text = format!("{} displaced pod(s)", t.displaced);
+    if t.evicted_on_the_way > 0 {
+        text += &format!(" ({} evicted on the way)", t.evicted_on_the_way);
+    }
+    text += &format!(": {} re-placed", t.landed);
+    if t.preempting > 0 {
+        text += &format!(" ({} by preempting {} pod(s))", t.preempting, t.victims);
+    }
+    if t.not_placed > 0 {
+        text += &format!(", {} not re-placed", t.not_placed);
+    }
+    if t.not_recreated > 0 {
+        text += &format!(", {} not recreated", t.not_recreated);
+    }
+    text
 }
 
 /// A scenario of stacked steps as one table: a line per step (each ran on

@@ -113,6 +113,50 @@ pub struct DisruptionPlan {
     pub cancelled: bool,
 }
 
+/// How a plan's displaced pods end, counted once so every view says the
+/// same: each displaced pod is in exactly one of `landed`, `not_placed`,
+/// `not_recreated` and `not_asked` (left when the run was cancelled).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub displaced: usize,
+    /// Evicted by another displaced pod's preemption (they are displaced too).
+    pub evicted_on_the_way: usize,
+    /// Land on a node, by fitting or by preempting.
+    pub landed: usize,
+    /// Of `landed`, those that preempt, and how many pods they evict.
+    pub preempting: usize,
+    pub victims: usize,
+    /// Asked, and no node takes them.
+    pub not_placed: usize,
+    /// No controller recreates them (bare and lost DaemonSet pods).
+    pub not_recreated: usize,
+}
+
+impl DisruptionPlan {
+    pub fn tally(&self) -> Tally {
+        let mut t = Tally {
+            displaced: self.displaced.len(),
+            ..Tally::default()
+        };
+        for d in &self.displaced {
+            t.evicted_on_the_way += usize::from(d.evicted_by.is_some());
+            match (&d.not_recreated, &d.landing) {
+                (Some(_), _) => t.not_recreated += 1,
+                (None, Some(l)) if l.node.is_some() => {
+                    t.landed += 1;
+                    if l.outcome == Outcome::Preempt {
+                        t.preempting += 1;
+                        t.victims += l.victims.len();
+                    }
+                }
+                (None, Some(_)) => t.not_placed += 1,
+                (None, None) => {}
+            }
+        }
+        t
+    }
+}
+
 fn zone_nodes(cluster: &Cluster, zone: &str) -> Vec<NodeId> {
     let (Some(key), Some(value)) = (
         cluster.interner.lookup(ZONE_LABEL),
