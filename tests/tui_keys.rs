@@ -651,6 +651,37 @@ fn every_what_if_key_in_help_does_what_it_says() {
                     let status = bare.status.clone().expect("a status");
                     assert!(status.text.contains("no draft to save"), "{what}");
                 }
+                Action::SearchNext | Action::SearchPrev => {
+                    // A zone plan searched for "→" (every landed pod's row).
+                    key(&mut app, KeyCode::Char(':'));
+                    for c in "lose eu-west-1a".chars() {
+                        key(&mut app, KeyCode::Char(c));
+                    }
+                    key(&mut app, KeyCode::Enter);
+                    key(&mut app, KeyCode::Char('/'));
+                    key(&mut app, KeyCode::Char('→'));
+                    key(&mut app, KeyCode::Enter);
+                    let hits = w(&app).plan_search.hits.len();
+                    assert!(hits >= 2, "{what}: {hits} hit(s)");
+                    let before = w(&app).plan_search.current;
+                    hit(&mut app, ev);
+                    let step = if action == Action::SearchNext {
+                        1
+                    } else {
+                        hits - 1
+                    };
+                    assert_eq!(
+                        w(&app).plan_search.current,
+                        (before + step) % hits,
+                        "{what}"
+                    );
+                    assert_eq!(
+                        w(&app).scroll,
+                        w(&app).plan_search.hits[w(&app).plan_search.current],
+                        "{what}: the plan scrolls to the match"
+                    );
+                    key(&mut app, KeyCode::Esc);
+                }
                 other => panic!("What-if row {what} has no check for {other:?}"),
             }
             checked += 1;

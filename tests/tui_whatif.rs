@@ -984,3 +984,52 @@ fn cancelling_the_only_step_of_a_zone_loss_goes_back_to_the_answer() {
     assert_eq!(whatif(&app).panel, kplace::app::whatif::Panel::Answer);
     assert!(s.contains("No draft yet."), "{s}");
 }
+
+/// `/` in a zone plan finds a pod's row below the first screen and scrolls
+/// to it; `n` steps to the next match; esc clears the search and keeps
+/// the plan; the plan's letters are the query while it is typed.
+#[test]
+fn searching_a_zone_plan_scrolls_to_the_pod() {
+    use kplace::engine::Scheduler;
+    use kplace::engine::disruption::{Disruption, simulate};
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    let plan = simulate(
+        &cluster,
+        &Disruption::LoseZone("eu-west-1a".into()),
+        &Scheduler::default(),
+    );
+    let last = plan.displaced.last().expect("displaced pods").pod.clone();
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "lose eu-west-1a");
+    key(&mut app, KeyCode::Enter);
+    // A row of the plan's panel (the status line also names the query).
+    let row = |s: &str| {
+        s.lines()
+            .any(|l| l.contains('│') && l.contains(last.as_str()))
+    };
+    assert!(!row(&screen(&app)), "{last} already on the first screen");
+
+    key(&mut app, KeyCode::Char('/'));
+    // `w` (save) and `r` are What-if keys: typed here they are the query.
+    keys(&mut app, &last);
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(row(&s), "{last} not scrolled to:\n{s}");
+    assert!(s.contains("match 1 of"), "{s}");
+    assert_eq!(whatif(&app).panel, kplace::app::whatif::Panel::Disruption);
+
+    key(&mut app, KeyCode::Char('n'));
+    assert!(screen(&app).contains("match "), "n reports the match");
+    key(&mut app, KeyCode::Esc);
+    assert!(whatif(&app).plan_search.query.is_empty());
+    assert_eq!(
+        whatif(&app).panel,
+        kplace::app::whatif::Panel::Disruption,
+        "esc cleared the search, not the plan"
+    );
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "no-such-pod-anywhere");
+    key(&mut app, KeyCode::Enter);
+    assert!(screen(&app).contains("no match for \"no-such-pod-anywhere\""));
+}

@@ -258,7 +258,7 @@ pub const BINDINGS: &[Binding] = &[
     act(
         Scope::Global,
         "/",
-        "filter the list (fuzzy; /!text: rows without it; /-l app=web: by labels); in Placement: search the answer",
+        "filter the list (fuzzy; /!text: rows without it; /-l app=web: by labels); in Placement and a What-if drain or zone plan: search it",
         &[K::Ch('/')],
         Action::Filter,
     ),
@@ -528,6 +528,20 @@ pub const BINDINGS: &[Binding] = &[
         "scroll the answer, replicas or drain plan down",
         &[K::Code(PageDown)],
         Action::PageDown,
+    ),
+    act(
+        Scope::WhatIf,
+        "n",
+        "next match of the / search in a drain or zone plan",
+        &[K::Ch('n')],
+        Action::SearchNext,
+    ),
+    act(
+        Scope::WhatIf,
+        "N",
+        "previous match of the / search in a drain or zone plan",
+        &[K::Ch('N')],
+        Action::SearchPrev,
     ),
     act(
         Scope::WhatIf,

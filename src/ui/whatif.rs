@@ -70,7 +70,7 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             let title = format!("{} (esc: back)", w.scenario_title());
             match &w.disruption {
                 Some(table) if !w.disruption_computing() => {
-                    disruption(frame, app, table, w.scroll, right, &title)
+                    disruption(frame, app, table, w, right, &title)
                 }
                 _ => plan(frame, app, w, right, &title, None, true),
             }
@@ -323,7 +323,7 @@ fn disruption(
     frame: &mut Frame,
     app: &App,
     table: &DisruptionTable,
-    scroll: usize,
+    w: &WhatIf,
     area: Rect,
     title: &str,
 ) {
@@ -336,7 +336,27 @@ fn disruption(
     // Screen rows: the heading, the column headings, a row per pod, the notes.
     let first_row = head.len() + usize::from(has_table);
     let total = first_row + table.rows.len() + tail.len();
-    let top = scroll.min(total.saturating_sub(height));
+    // The scroll counts the plan's lines (`DisruptionTable::lines`: a
+    // search hit is one); a heading or note line may wrap to several rows.
+    let wrapped_rows = |lines: &[crate::app::report::Line], n: usize| -> usize {
+        lines[..n.min(lines.len())]
+            .iter()
+            .map(|l| super::text::rows(&l.text, inner))
+            .sum()
+    };
+    let logical_head = table.head.len() + usize::from(has_table);
+    let top = if w.scroll < table.head.len() {
+        wrapped_rows(&table.head, w.scroll)
+    } else if w.scroll < logical_head + table.rows.len() {
+        head.len() + (w.scroll - table.head.len())
+    } else {
+        first_row
+            + table.rows.len()
+            + wrapped_rows(&table.tail, w.scroll - logical_head - table.rows.len())
+    };
+    let top = top.min(total.saturating_sub(height));
+    // The search's hits are plan lines; the rows' are offset by the heading.
+    let row_hit = |i: usize| w.plan_search.is_hit(logical_head + i);
     // The column headings stay when the rows are scrolled under them.
     let sticky = has_table && top >= first_row && top < first_row + table.rows.len();
     let body = height.saturating_sub(usize::from(sticky));
@@ -401,7 +421,11 @@ fn disruption(
         } else if i < first_row + table.rows.len() {
             let r = &table.rows[i - first_row];
             if let Some(c) = cells.next() {
-                out.push(row_line(c, style(t, r.tone)));
+                let mut st = style(t, r.tone);
+                if row_hit(i - first_row) {
+                    st = st.add_modifier(Modifier::REVERSED);
+                }
+                out.push(row_line(c, st));
             }
         } else {
             out.push(tail[i - first_row - table.rows.len()].clone());

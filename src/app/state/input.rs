@@ -311,6 +311,13 @@ impl App {
         {
             return Some(("/", &s.placement_search.query, s.placement_search.cursor));
         }
+        if self.view == View::WhatIf
+            && let Some(s) = self.session()
+            && s.whatif.plan_search.typing
+        {
+            let search = &s.whatif.plan_search;
+            return Some(("/", &search.query, search.cursor));
+        }
         None
     }
 

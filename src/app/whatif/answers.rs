@@ -122,6 +122,7 @@ impl WhatIf {
                         let asked = self.scenario.len();
                         self.scenario.truncate(completed);
                         self.disruption = (!self.scenario.is_empty()).then_some(table);
+                        self.plan_search = Default::default();
                         // Cancelling the only step leaves nothing to show:
                         // back to the answer, not a "computing…" that
                         // would never end.

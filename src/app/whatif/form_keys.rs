@@ -58,6 +58,50 @@ impl WhatIf {
         }
     }
 
+    /// `/`, the typed query, and `n` / `N` over a drain or zone plan on
+    /// screen; `None` when the key is not for the search.
+    fn plan_search_key(&mut self, key: KeyEvent) -> Option<KeyResult> {
+        use crate::app::keys::{self, Action, Scope};
+        use crate::app::line::{Edit, edit};
+        if self.panel != Panel::Disruption || self.disruption_computing() {
+            return None;
+        }
+        let table = self.disruption.as_ref()?;
+        let search = &mut self.plan_search;
+        if search.typing {
+            if edit(&mut search.query, &mut search.cursor, key) == Edit::Ignored {
+                match keys::action(&[Scope::Input], &key) {
+                    Some(Action::Cancel) => self.plan_search = Default::default(),
+                    Some(Action::Accept) => {
+                        if let Some(line) = search.run(&table.lines(), self.scroll) {
+                            self.scroll = line;
+                        }
+                        return Some(KeyResult::Info(search.describe()));
+                    }
+                    _ => {}
+                }
+            }
+            return Some(KeyResult::Done);
+        }
+        match keys::action(&[Scope::WhatIf, Scope::Global], &key) {
+            Some(Action::Filter) => {
+                search.start();
+                Some(KeyResult::Done)
+            }
+            Some(action @ (Action::SearchNext | Action::SearchPrev)) => {
+                if let Some(line) = search.step(action == Action::SearchNext) {
+                    self.scroll = line;
+                }
+                Some(KeyResult::Info(search.describe()))
+            }
+            Some(Action::Back) if !search.query.is_empty() => {
+                self.plan_search = Default::default();
+                Some(KeyResult::Done)
+            }
+            _ => None,
+        }
+    }
+
     /// Handles a key in the What-if view, as the key table binds it (scopes
     /// What-if, the YAML editor's and Input); `Pass` lets the global keys
     /// have it.
@@ -120,6 +164,9 @@ impl WhatIf {
                 }
             }
             return KeyResult::Done;
+        }
+        if let Some(result) = self.plan_search_key(key) {
+            return result;
         }
         if self.draft.is_none() && self.panel != Panel::Disruption {
             return KeyResult::Pass;

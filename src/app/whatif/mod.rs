@@ -81,6 +81,8 @@ pub struct WhatIf {
     pub replicas_max: bool,
     pub replicas: Option<Vec<Line>>,
     pub disruption: Option<plans::DisruptionTable>,
+    /// `/` over the drain or zone plan shown ([`plans::DisruptionTable::lines`]).
+    pub plan_search: crate::app::inspect::TextSearch,
     /// `E` was pressed: the event loop runs `$EDITOR` and hands the text back.
     pub external_requested: bool,
     worker: Option<WhatIfWorker>,

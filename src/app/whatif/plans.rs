@@ -433,6 +433,33 @@ pub struct DisruptionTable {
     pub tail: Vec<Line>,
 }
 
+impl DisruptionTable {
+    /// Every line of the plan as text, one per heading line, the column
+    /// headings, one per pod row, one per note: what `/` searches, and the
+    /// positions the What-if scroll counts in.
+    pub fn lines(&self) -> Vec<Line> {
+        let mut out = self.head.clone();
+        if !self.rows.is_empty() {
+            out.push(Line {
+                tone: Tone::TableHeader,
+                text: DRAIN_COLUMNS.join(" "),
+            });
+        }
+        out.extend(self.rows.iter().map(|r| Line {
+            tone: r.tone,
+            text: format!(
+                "{} {} {} {}",
+                r.pod,
+                r.from,
+                r.node.as_ref().map_or(r.outcome.clone(), |n| format!("→ {n}")),
+                r.detail
+            ),
+        }));
+        out.extend(self.tail.iter().cloned());
+        out
+    }
+}
+
 /// The column headings of [`DisruptionTable::rows`].
 pub const DRAIN_COLUMNS: [&str; 4] = ["POD", "FROM", "→ TO", "VICTIMS / WHY NOT"];
 
