@@ -220,15 +220,13 @@ fn attempt(
     }
 
     let cycle = Cycle::new(cluster, pod, version, profile);
-    for (id, verdict) in filter_all(&cycle).into_iter().enumerate() {
-        match verdict {
-            Ok(()) => answer.feasible.push(id as NodeId),
-            Err(rejection) => answer.failures.push(NodeFailure {
-                node: id as NodeId,
-                rejection,
-            }),
-        }
-    }
+    filter_each(&cycle, |id, verdict| match verdict {
+        Ok(()) => answer.feasible.push(id),
+        Err(rejection) => answer.failures.push(NodeFailure {
+            node: id,
+            rejection,
+        }),
+    });
 
     if !answer.feasible.is_empty() {
         answer.scores = score_nodes(cluster, pod, &answer.feasible, version, profile);
@@ -380,19 +378,30 @@ fn device_availability(cycle: &Cycle) -> Vec<NodeDevices> {
 /// rejects, the PreFilter result's status for nodes it leaves out, else the
 /// Filter plugins with nominated pods.
 fn filter_all(cycle: &Cycle) -> Vec<status::FilterResult> {
+    let mut verdicts = Vec::with_capacity(cycle.cluster.nodes.len());
+    filter_each(cycle, |_, verdict| verdicts.push(verdict));
+    verdicts
+}
+
+/// Each node's verdict, in node order, handed to `each` as it is found
+/// (an attempt sorts them straight into feasible nodes and failures).
+fn filter_each(cycle: &Cycle, mut each: impl FnMut(NodeId, status::FilterResult)) {
     let cluster = cycle.cluster;
     if let Some(rejection) = &cycle.prefilter_rejection {
-        return vec![Err(rejection.clone()); cluster.nodes.len()];
+        for id in 0..cluster.nodes.len() as NodeId {
+            each(id, Err(rejection.clone()));
+        }
+        return;
     }
     let state = cycle.state();
-    (0..cluster.nodes.len() as NodeId)
-        .map(|id| {
-            if !cycle.is_allowed(id) {
-                return Err(cycle.absent_node_status(id));
-            }
+    for id in 0..cluster.nodes.len() as NodeId {
+        let verdict = if cycle.is_allowed(id) {
             cycle.run_filters_with_nominated(&state, id, cluster.node_info(id))
-        })
-        .collect()
+        } else {
+            Err(cycle.absent_node_status(id))
+        };
+        each(id, verdict);
+    }
 }
 
 /// Each node's Filter verdict for an admitted pod, exactly as a scheduling
