@@ -4,11 +4,12 @@
 //! Loading a snapshot frees each parsed batch of objects while the next
 //! is parsed, so with that default the same memory went back and forth:
 //! on the 5,000-node, 150,000-pod synthetic cluster `place` took about
-//! 300,000 page faults and 1.2–2.7 s of system time (the kernel zeroing
-//! pages it had just been given back), a third of the load. Waiting
-//! 100 ms keeps the pages through a burst of work and still returns them
-//! soon after (arenas wait ten times longer): 60,000 faults, 0.5 s of
-//! system time, the load about a second faster, the peak 15 MB higher.
+//! 300,000 page faults and 1.4–3.4 s of system time (the kernel zeroing
+//! pages it had just been given back). Waiting 100 ms keeps the pages
+//! through a burst of work and still returns them soon after (arenas wait
+//! ten times longer): 40,000–100,000 faults, 0.4–0.95 s of system time,
+//! `place` 2.2–3.4 s instead of 2.9–5.0 s, the peak 12–20 MB higher (the
+//! README's performance notes).
 
 /// `mi_option_purge_delay` in mimalloc v3's `mi_option_e` (the crate's
 /// bindings do not name it); `purge_delay_is_the_option_the_environment_sets`

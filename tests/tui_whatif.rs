@@ -1017,6 +1017,11 @@ fn searching_a_zone_plan_scrolls_to_the_pod() {
     let s = screen(&app);
     assert!(row(&s), "{last} not scrolled to:\n{s}");
     assert!(s.contains("match 1 of"), "{s}");
+    let reversed = common::reversed_rows(&app, 200, 60);
+    assert!(
+        reversed.iter().any(|l| l.contains(last.as_str())),
+        "the match is not highlighted: {reversed:?}"
+    );
     assert_eq!(whatif(&app).panel, kplace::app::whatif::Panel::Disruption);
 
     key(&mut app, KeyCode::Char('n'));
@@ -1028,8 +1033,52 @@ fn searching_a_zone_plan_scrolls_to_the_pod() {
         kplace::app::whatif::Panel::Disruption,
         "esc cleared the search, not the plan"
     );
+    // A note under the table (the PDB verdict) is found and highlighted too.
+    let note = if plan.broken_pdbs.is_empty() {
+        "No PodDisruptionBudget would be broken."
+    } else {
+        "PDBs this would break"
+    };
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, note);
+    key(&mut app, KeyCode::Enter);
+    let reversed = common::reversed_rows(&app, 200, 60);
+    assert!(
+        reversed.iter().any(|l| l.contains(note)),
+        "{note:?} not highlighted: {reversed:?}"
+    );
+    key(&mut app, KeyCode::Esc);
     key(&mut app, KeyCode::Char('/'));
     keys(&mut app, "no-such-pod-anywhere");
     key(&mut app, KeyCode::Enter);
     assert!(screen(&app).contains("no match for \"no-such-pod-anywhere\""));
+}
+
+/// pgdn stops at a plan's last line: after paging far past the end, the
+/// plan moves up within a screen's worth of pgup presses (before, the
+/// scroll kept growing and each extra pgdn cost one more pgup).
+#[test]
+fn paging_past_the_end_of_a_plan_comes_back_promptly() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "lose eu-west-1a");
+    key(&mut app, KeyCode::Enter);
+    let lines = whatif(&app)
+        .disruption
+        .as_ref()
+        .expect("a plan")
+        .line_count();
+    for _ in 0..(lines / 10 + 40) {
+        key(&mut app, KeyCode::PageDown);
+    }
+    assert_eq!(whatif(&app).scroll, lines - 1);
+    let at_end = screen(&app);
+    // A 60-row screen shows about 54 plan rows: 6 presses of 10 lines.
+    let presses = (1..=10)
+        .find(|_| {
+            key(&mut app, KeyCode::PageUp);
+            screen(&app) != at_end
+        })
+        .expect("pgup moved the plan within 10 presses");
+    assert!(presses <= 6, "{presses} presses");
 }

@@ -330,9 +330,30 @@ fn disruption(
     let t = &app.theme;
     let inner = area.width.saturating_sub(2) as usize;
     let height = area.height.saturating_sub(2) as usize;
-    let head = super::placement::wrapped(t, &table.head, inner);
-    let tail = super::placement::wrapped(t, &table.tail, inner);
     let has_table = !table.rows.is_empty();
+    // Heading and notes wrapped to the pane, a search hit among them
+    // reversed; `from` is the first line's index in the plan's lines.
+    let wrapped = |lines: &[crate::app::report::Line], from: usize| {
+        let styled: Vec<(Style, &str)> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let st = style(t, l.tone);
+                let st = if w.plan_search.is_hit(from + i) {
+                    st.add_modifier(Modifier::REVERSED)
+                } else {
+                    st
+                };
+                (st, l.text.as_str())
+            })
+            .collect();
+        super::text::wrap_styled(&styled, inner)
+    };
+    let head = wrapped(&table.head, 0);
+    let tail = wrapped(
+        &table.tail,
+        table.head.len() + usize::from(has_table) + table.rows.len(),
+    );
     // Screen rows: the heading, the column headings, a row per pod, the notes.
     let first_row = head.len() + usize::from(has_table);
     let total = first_row + table.rows.len() + tail.len();

@@ -22,6 +22,19 @@ pub fn render(app: &App, width: u16, height: u16) -> String {
     out
 }
 
+/// The rows of the app drawn as [`render`] draws it in which some cell is
+/// drawn reversed (a search match), as text.
+pub fn reversed_rows(app: &App, width: u16, height: u16) -> Vec<String> {
+    use ratatui::style::Modifier;
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal.draw(|f| kplace::ui::draw(f, app)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .filter(|&y| (0..width).any(|x| buffer[(x, y)].modifier.contains(Modifier::REVERSED)))
+        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol()).collect())
+        .collect()
+}
+
 /// A StatefulSet `db` whose two replicas' volumes sit in zones a and b
 /// (bound PVs with zone node affinity), its claim template in a
 /// WaitForFirstConsumer class whose allowedTopologies are those zones; one

@@ -10,7 +10,7 @@ use crate::model::Cluster;
 
 use super::editor::{EditorAction, TextArea};
 use super::form::{self, Target};
-use super::{DEFAULT_REPLICAS, Panel, WhatIf, claims, class_choices};
+use super::{DEFAULT_REPLICAS, Panel, WhatIf, claims, class_choices, plans};
 
 /// Applies a form row's typed text to the pod or to one of its claims.
 fn apply_row(
@@ -55,6 +55,19 @@ impl WhatIf {
                 self.cursor = i as usize;
                 return;
             }
+        }
+    }
+
+    /// How many lines the panel shown scrolls over (its source lines; a
+    /// long one wraps on screen).
+    fn scroll_lines(&self) -> usize {
+        match self.panel {
+            Panel::Answer => self.answer.as_ref().map_or(0, |r| r.lines.len()),
+            Panel::Replicas => self.replicas.as_ref().map_or(0, Vec::len),
+            Panel::Disruption => self
+                .disruption
+                .as_ref()
+                .map_or(0, plans::DisruptionTable::line_count),
         }
     }
 
@@ -178,7 +191,11 @@ impl WhatIf {
             Action::Up => self.move_cursor(-1),
             Action::Down => self.move_cursor(1),
             Action::PageUp => self.scroll = self.scroll.saturating_sub(10),
-            Action::PageDown => self.scroll += 10,
+            // Past the last line the view would stay put while the scroll
+            // grew, and pgup would take as many presses to come back.
+            Action::PageDown => {
+                self.scroll = (self.scroll + 10).min(self.scroll_lines().saturating_sub(1))
+            }
             Action::EditField => {
                 let Some(r) = self.rows.get(self.cursor).cloned() else {
                     return KeyResult::Done;

@@ -438,7 +438,8 @@ impl DisruptionTable {
     /// headings, one per pod row, one per note: what `/` searches, and the
     /// positions the What-if scroll counts in.
     pub fn lines(&self) -> Vec<Line> {
-        let mut out = self.head.clone();
+        let mut out = Vec::with_capacity(self.line_count());
+        out.extend(self.head.iter().cloned());
         if !self.rows.is_empty() {
             out.push(Line {
                 tone: Tone::TableHeader,
@@ -457,6 +458,11 @@ impl DisruptionTable {
         }));
         out.extend(self.tail.iter().cloned());
         out
+    }
+
+    /// How many [`DisruptionTable::lines`] there are, without building them.
+    pub fn line_count(&self) -> usize {
+        self.head.len() + usize::from(!self.rows.is_empty()) + self.rows.len() + self.tail.len()
     }
 }
 

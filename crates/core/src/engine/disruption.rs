@@ -114,8 +114,8 @@ pub struct DisruptionPlan {
 }
 
 /// How a plan's displaced pods end, counted once so every view says the
-/// same: each displaced pod is in exactly one of `landed`, `not_placed`,
-/// `not_recreated` and `not_asked` (left when the run was cancelled).
+/// same: each displaced pod is in exactly one of `landed`, `not_placed`
+/// and `not_recreated` (a cancelled run lists only the pods it reached).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     pub displaced: usize,
