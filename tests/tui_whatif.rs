@@ -1073,6 +1073,16 @@ fn paging_past_the_end_of_a_plan_comes_back_promptly() {
     }
     assert_eq!(whatif(&app).scroll, lines - 1);
     let at_end = screen(&app);
+    // The plan's last line shows at the end (the column headings, kept on
+    // top while rows scroll, once hid it).
+    let plan = whatif(&app).disruption.as_ref().unwrap();
+    let last_line = plan.lines().last().unwrap().text.clone();
+    // Whole (up to the pane's width): its opening words recur above it.
+    let start: String = last_line.trim().chars().take(150).collect();
+    assert!(
+        at_end.contains(&start),
+        "{start:?} not shown at the end:\n{at_end}"
+    );
     // A 60-row screen shows about 54 plan rows: 6 presses of 10 lines.
     let presses = (1..=10)
         .find(|_| {

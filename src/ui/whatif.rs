@@ -375,11 +375,17 @@ fn disruption(
             + table.rows.len()
             + wrapped_rows(&table.tail, w.scroll - logical_head - table.rows.len())
     };
-    let top = top.min(total.saturating_sub(height));
+    // The column headings stay when the rows are scrolled under them.
+    let sticky_at =
+        |top: usize| has_table && top >= first_row && top < first_row + table.rows.len();
+    // At the end, the headings take a row: start one lower so the last
+    // line still shows.
+    let last_top = total.saturating_sub(height);
+    let last_top = last_top + usize::from(sticky_at(last_top) && last_top < total);
+    let top = top.min(last_top);
+    let sticky = sticky_at(top);
     // The search's hits are plan lines; the rows' are offset by the heading.
     let row_hit = |i: usize| w.plan_search.is_hit(logical_head + i);
-    // The column headings stay when the rows are scrolled under them.
-    let sticky = has_table && top >= first_row && top < first_row + table.rows.len();
     let body = height.saturating_sub(usize::from(sticky));
     let shown = top..(top + body).min(total);
     // The pods' rows on screen (indices into `table.rows`).
