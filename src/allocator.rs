@@ -9,7 +9,8 @@
 //! through a burst of work and still returns them soon after (arenas wait
 //! ten times longer): 40,000–100,000 faults, 0.4–0.95 s of system time,
 //! `place` 2.2–3.4 s instead of 2.9–5.0 s, the peak 12–20 MB higher (the
-//! README's performance notes).
+//! README's performance notes). While a snapshot loads, pages are held
+//! longer still ([`hold_pages`]).
 
 /// `mi_option_purge_delay` in mimalloc v3's `mi_option_e` (the crate's
 /// bindings do not name it); `purge_delay_is_the_option_the_environment_sets`
@@ -26,9 +27,66 @@ pub fn tune() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
         return;
     }
+    set_purge_delay(PURGE_DELAY_MS);
+}
+
+/// The purge delay while a snapshot loads: long enough that nothing is
+/// purged before the load ends (arenas wait ten times longer still).
+pub const LOADING_PURGE_DELAY_MS: i64 = 10_000;
+
+/// Holds freed pages while a snapshot loads, then returns them at once.
+///
+/// Even at [`PURGE_DELAY_MS`] a load on the 5,000-node synthetic cluster
+/// took 50,000–85,000 page faults: parsing frees each batch as the next is
+/// built, and every purge split a huge page that the next batch faulted
+/// back in, zeroing 2 MB each time. While a `HoldPages` lives the delay is
+/// [`LOADING_PURGE_DELAY_MS`], so the freed pages are reused instead; when
+/// it drops the delay is restored and everything freed meanwhile is purged
+/// (`mi_collect`), so the memory a load freed goes back as before. (A
+/// delay of -1, no purging, leaves those pages resident for good: freed
+/// pages are only marked for a later purge while purging is allowed.)
+#[must_use = "pages are held only while the guard lives"]
+pub struct HoldPages {
+    counted: bool,
+}
+
+/// How many [`HoldPages`] live, and the delay to restore when the last
+/// one drops (loads may overlap: the TUI's and a replay's, say).
+static HOLDERS: std::sync::Mutex<(usize, i64)> = std::sync::Mutex::new((0, 0));
+
+/// Starts holding freed pages (unless the user set `MIMALLOC_PURGE_DELAY`).
+pub fn hold_pages() -> HoldPages {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+        return HoldPages { counted: false };
+    }
+    let mut holders = HOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+    if holders.0 == 0 {
+        holders.1 = purge_delay_ms();
+        set_purge_delay(LOADING_PURGE_DELAY_MS);
+    }
+    holders.0 += 1;
+    HoldPages { counted: true }
+}
+
+impl Drop for HoldPages {
+    fn drop(&mut self) {
+        if !self.counted {
+            return;
+        }
+        let mut holders = HOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        holders.0 -= 1;
+        if holders.0 == 0 {
+            set_purge_delay(holders.1);
+            // SAFETY: a collection may run at any time from any thread.
+            unsafe { libmimalloc_sys::mi_collect(true) };
+        }
+    }
+}
+
+fn set_purge_delay(ms: i64) {
     // SAFETY: setting an option is a plain store mimalloc reads on its
     // next purge; any value is valid for this option.
-    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, PURGE_DELAY_MS as _) };
+    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, ms as _) };
 }
 
 /// The purge delay mimalloc runs with now.
@@ -41,36 +99,71 @@ pub fn purge_delay_ms() -> i64 {
 mod tests {
     use super::*;
 
-    /// In a child process with `MIMALLOC_PURGE_DELAY` set, mimalloc reads
-    /// that value into the option numbered [`PURGE_DELAY`]: the number is
-    /// the purge delay, and `tune` leaves the user's value alone.
-    #[test]
-    fn purge_delay_is_the_option_the_environment_sets() {
-        if std::env::var_os("KPLACE_ALLOCATOR_CHILD").is_some() {
-            tune();
-            assert_eq!(purge_delay_ms(), 4321);
-            return;
-        }
-        let status = std::process::Command::new(std::env::current_exe().unwrap())
+    /// Runs `test` (this module's test of that name) alone in a child
+    /// process with `MIMALLOC_PURGE_DELAY` set to `env` (or unset): the
+    /// option is process-wide, and other tests load snapshots (holding
+    /// pages) at the same time.
+    fn in_child(test: &str, env: Option<&str>) {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+        child
             .args([
                 "--exact",
-                "allocator::tests::purge_delay_is_the_option_the_environment_sets",
+                &format!("allocator::tests::{test}"),
                 "--test-threads=1",
             ])
-            .env("KPLACE_ALLOCATOR_CHILD", "1")
-            .env("MIMALLOC_PURGE_DELAY", "4321")
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&status.stdout);
-        assert!(status.status.success(), "child failed: {stdout}");
+            .env("KPLACE_ALLOCATOR_CHILD", "1");
+        match env {
+            Some(v) => child.env("MIMALLOC_PURGE_DELAY", v),
+            None => child.env_remove("MIMALLOC_PURGE_DELAY"),
+        };
+        let out = child.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "child failed: {stdout}");
         assert!(stdout.contains("1 passed"), "child ran no test: {stdout}");
     }
 
+    fn is_child() -> bool {
+        std::env::var_os("KPLACE_ALLOCATOR_CHILD").is_some()
+    }
+
+    /// With `MIMALLOC_PURGE_DELAY` set, mimalloc reads that value into the
+    /// option numbered [`PURGE_DELAY`]: the number is the purge delay, and
+    /// neither `tune` nor a load changes the user's value.
     #[test]
-    fn tune_sets_the_delay_unless_the_user_did() {
+    fn purge_delay_is_the_option_the_environment_sets() {
+        if !is_child() {
+            return in_child(
+                "purge_delay_is_the_option_the_environment_sets",
+                Some("4321"),
+            );
+        }
         tune();
-        let expected = std::env::var("MIMALLOC_PURGE_DELAY")
-            .map_or(PURGE_DELAY_MS, |v| v.parse().expect("a number"));
-        assert_eq!(purge_delay_ms(), expected);
+        assert_eq!(purge_delay_ms(), 4321);
+        let held = hold_pages();
+        assert_eq!(purge_delay_ms(), 4321);
+        drop(held);
+        assert_eq!(purge_delay_ms(), 4321);
+    }
+
+    /// `tune` sets kplace's delay; a load lengthens it while pages are
+    /// held (overlapping holds end with the last) and restores it after.
+    #[test]
+    fn a_load_holds_pages_and_restores_the_delay() {
+        if !is_child() {
+            return in_child("a_load_holds_pages_and_restores_the_delay", None);
+        }
+        tune();
+        assert_eq!(purge_delay_ms(), PURGE_DELAY_MS);
+        let first = hold_pages();
+        assert_eq!(purge_delay_ms(), LOADING_PURGE_DELAY_MS);
+        let second = hold_pages();
+        drop(first);
+        assert_eq!(purge_delay_ms(), LOADING_PURGE_DELAY_MS, "one still holds");
+        drop(second);
+        assert_eq!(purge_delay_ms(), PURGE_DELAY_MS);
+        // Loading a snapshot holds pages and gives the delay back.
+        let cluster = crate::app::demo::load_demo().expect("the demo loads");
+        assert!(!cluster.nodes.is_empty());
+        assert_eq!(purge_delay_ms(), PURGE_DELAY_MS);
     }
 }

@@ -833,6 +833,7 @@ pub fn load_snapshot_with(
     path: &Path,
     options: LoadOptions,
 ) -> Result<(Cluster, LoadTimings, Vec<String>), SourceError> {
+    let _held = crate::allocator::hold_pages();
     let mut c = Collector {
         options,
         ..Default::default()
@@ -876,6 +877,7 @@ pub fn load_snapshot_bytes(
     bytes: &[u8],
     name: &str,
 ) -> Result<(Cluster, LoadTimings), SourceError> {
+    let _held = crate::allocator::hold_pages();
     let mut c = Collector::default();
     ingest_bytes(&mut c, bytes, name)?;
     c.finish(name)
