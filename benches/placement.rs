@@ -128,6 +128,20 @@ fn benches(c: &mut Criterion) {
     group.bench_function(format!("{nodes}-view-caches"), |b| {
         b.iter(|| kplace::app::derived::Derived::build(black_box(&shared)))
     });
+    // The pod table after the batch: built anew, and updated from the
+    // table before it (the live feed's way).
+    let before = kplace::app::derived::PodTable::build(&f.cluster);
+    let mut after = f.cluster.clone();
+    after.index_pod_keys();
+    let touched = kplace::source::live::apply_changes(&mut after, batch.clone());
+    group.bench_function(format!("{nodes}-pod-table"), |b| {
+        b.iter(|| kplace::app::derived::PodTable::build(black_box(&after)))
+    });
+    group.bench_function(format!("{nodes}-pod-table-updated-100-pod-events"), |b| {
+        b.iter(|| {
+            kplace::app::derived::PodTable::updated(&before, black_box(&after), &touched.pods)
+        })
+    });
     // What the first screen waits for: the Overview's and Nodes' caches
     // (the pod table, workloads and tiers follow in the background).
     group.bench_function(format!("{nodes}-first-screen-caches"), |b| {

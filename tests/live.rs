@@ -1347,6 +1347,9 @@ mod in_place {
 
     use k8s_openapi::api::core::v1 as core;
     use k8s_openapi::api::policy::v1 as policy;
+    use std::sync::Arc;
+
+    use kplace::app::derived::Derived;
     use kplace::engine::{Scheduler, place};
     use kplace::model::labels::{Requirement, SetOperator};
     use kplace::model::{Cluster, LabelSelector, PodId};
@@ -1688,6 +1691,10 @@ mod in_place {
 
         let (mut model, _) = store.cluster();
         let (mut in_place, mut rebuilt) = (0, 0);
+        // The TUI's pod table, updated from the last batch's as the live
+        // feed does; how many batches updated it rather than built it.
+        let mut table = Derived::build(&Arc::new(model.snapshot())).shared_pods();
+        let mut tables_updated = 0;
         for step in 0..400 {
             let (pick, i) = (rng.below(100), rng.below(60) as usize);
             let n = i % NODES;
@@ -1710,8 +1717,17 @@ mod in_place {
             }
             match store.take_changes(&mut model.interner) {
                 Some(changes) => {
-                    apply_changes(&mut model, changes);
+                    let touched = apply_changes(&mut model, changes);
                     in_place += 1;
+                    let shown = Arc::new(model.snapshot());
+                    let updated = Derived::updated(&shown, table.as_deref(), &touched);
+                    assert_eq!(
+                        updated.pods(),
+                        Derived::build(&shown).pods(),
+                        "pod table after step {step}"
+                    );
+                    tables_updated += usize::from(!touched.nodes_came_or_went);
+                    table = updated.shared_pods();
                     let (fresh, _) = store.cluster();
                     same(&projection(&model), &projection(&fresh), step);
                     for probe in &probes {
@@ -1725,9 +1741,14 @@ mod in_place {
                 None => {
                     model = store.cluster().0;
                     rebuilt += 1;
+                    table = Derived::build(&Arc::new(model.snapshot())).shared_pods();
                 }
             }
         }
+        assert!(
+            tables_updated >= 20,
+            "the pod table was updated in place {tables_updated} times"
+        );
         // Most batches went in place; the relists and invalid pods did not.
         assert!(
             in_place >= 50,

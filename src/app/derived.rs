@@ -70,7 +70,7 @@ pub struct NodeRow {
     pub labels_at: usize,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodRow {
     pub id: PodId,
     pub namespace: String,
@@ -152,11 +152,18 @@ pub struct Derived {
     lazy: Arc<Lazy>,
 }
 
-/// The Pods table: a row per pod and its sort orders.
-#[derive(Clone, Debug, Default)]
+/// The Pods table: a row per pod (in pod id order) and its sort orders.
+/// Rows are shared, so a live update copies the row list, not the rows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodTable {
-    pub rows: Vec<PodRow>,
+    pub rows: Vec<Arc<PodRow>>,
     pub orders: SortOrders,
+}
+
+impl AsRef<PodRow> for PodRow {
+    fn as_ref(&self) -> &PodRow {
+        self
+    }
 }
 
 /// The workloads and what the Skew view lists.
@@ -192,6 +199,10 @@ impl ViewCaches {
     pub fn tiers(&self) -> &TierTable {
         self.0.tiers()
     }
+    /// The pod table if it is built (never builds it).
+    pub fn pods_if_built(&self) -> Option<Arc<PodTable>> {
+        self.0.pods.get().cloned()
+    }
 }
 
 /// The heavy caches, filled once each by whoever asks first (a view, the
@@ -201,7 +212,7 @@ struct Lazy {
     zones: usize,
     node_zone: Vec<usize>,
     pending: Vec<PodId>,
-    pods: OnceLock<PodTable>,
+    pods: OnceLock<Arc<PodTable>>,
     fleet: OnceLock<Fleet>,
     tiers: OnceLock<TierTable>,
 }
@@ -230,7 +241,7 @@ fn on_cache_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 impl Lazy {
     fn pods(&self) -> &PodTable {
         self.pods
-            .get_or_init(|| on_cache_pool(|| PodTable::build(&self.cluster)))
+            .get_or_init(|| on_cache_pool(|| Arc::new(PodTable::build(&self.cluster))))
     }
     fn fleet(&self) -> &Fleet {
         self.fleet
@@ -256,6 +267,25 @@ impl Derived {
     /// must not wait on a cluster they already show).
     pub fn build(cluster: &Arc<Cluster>) -> Derived {
         let d = Derived::new(cluster);
+        d.lazy.build_all();
+        d
+    }
+
+    /// Every cache for a cluster a live update changed in place: the pod
+    /// table from `previous` (the table of the cluster before the update),
+    /// rebuilding only the rows of `edit`'s pods; the other caches anew.
+    /// Without a previous table, or when nodes came or went (a pod row
+    /// says whether its node exists), the pod table is built anew too.
+    pub fn updated(
+        cluster: &Arc<Cluster>,
+        previous: Option<&PodTable>,
+        edit: &crate::source::live::Touched,
+    ) -> Derived {
+        let d = Derived::new(cluster);
+        if let Some(previous) = previous.filter(|_| !edit.nodes_came_or_went) {
+            let table = on_cache_pool(|| PodTable::updated(previous, cluster, &edit.pods));
+            let _ = d.lazy.pods.set(Arc::new(table));
+        }
         d.lazy.build_all();
         d
     }
@@ -313,7 +343,12 @@ impl Derived {
 
     /// The pod table, if built.
     pub fn pods(&self) -> Option<&PodTable> {
-        self.lazy.pods.get()
+        self.lazy.pods.get().map(|t| &**t)
+    }
+    /// The pod table, if built, shared (a live feed updates it for the
+    /// next cluster instead of building it again).
+    pub fn shared_pods(&self) -> Option<Arc<PodTable>> {
+        self.lazy.pods.get().cloned()
     }
     /// The pod table, built (or waited for) now.
     pub fn pods_now(&self) -> &PodTable {
@@ -500,63 +535,82 @@ fn pod_states(cluster: &Cluster) -> (Vec<PodId>, Vec<PodId>, usize) {
 }
 
 impl PodTable {
-    fn build(cluster: &Cluster) -> PodTable {
-        let rows = pod_rows_of(cluster);
+    pub fn build(cluster: &Cluster) -> PodTable {
+        let rows: Vec<Arc<PodRow>> = (0..cluster.pods.len() as PodId)
+            .map(|id| Arc::new(pod_row(cluster, id)))
+            .collect();
         let orders = SortOrders::pods(&rows);
+        PodTable { rows, orders }
+    }
+
+    /// `previous` after the pods `touched` changed (ids in `cluster`; ids
+    /// past its pods are gone): those rows rebuilt, the rest shared, and
+    /// each sort order merged rather than sorted again.
+    pub fn updated(previous: &PodTable, cluster: &Cluster, touched: &[PodId]) -> PodTable {
+        let len = cluster.pods.len();
+        let mut fresh: Vec<u32> = touched
+            .iter()
+            .copied()
+            .filter(|&id| (id as usize) < len)
+            .chain(previous.rows.len() as u32..len as u32)
+            .collect();
+        fresh.sort_unstable();
+        fresh.dedup();
+        let mut next = fresh.iter().peekable();
+        let rows: Vec<Arc<PodRow>> = (0..len as PodId)
+            .map(|id| match next.next_if_eq(&&id) {
+                Some(_) => Arc::new(pod_row(cluster, id)),
+                None => previous.rows[id as usize].clone(),
+            })
+            .collect();
+        let orders = previous.orders.pods_updated(&rows, &fresh);
         PodTable { rows, orders }
     }
 }
 
-fn pod_rows_of(cluster: &Cluster) -> Vec<PodRow> {
-    let mut rows = Vec::with_capacity(cluster.pods.len());
-    {
-        for (id, pod) in cluster.pods.iter().enumerate() {
-            let id = id as PodId;
-            let absent = cluster.absent_node_of(pod);
-            let namespace = cluster.interner.resolve(pod.namespace).to_string();
-            let node = match absent {
-                Some(n) => format!("{n} (not in snapshot)"),
-                None => pod.node_name.as_deref().unwrap_or("").to_string(),
-            };
-            let owner = pod
-                .controller
-                .as_ref()
-                .map(|o| format!("{}/{}", o.kind, o.name))
-                .unwrap_or_default();
-            let mut search = format!(
-                "{namespace}/{} {} {node} {} {} {} {} {owner} ",
-                pod.name,
-                pod.phase.as_str(),
-                pod.priority_value(),
-                pod.priority_class_name.as_deref().unwrap_or(""),
-                format::cpu(pod.requests.milli_cpu),
-                format::memory(pod.requests.memory),
-            );
-            let labels_at = search.len();
-            for (k, v) in pod.labels.iter() {
-                search.push_str(cluster.interner.resolve(k));
-                search.push('=');
-                search.push_str(cluster.interner.resolve(v));
-                search.push(' ');
-            }
-            rows.push(PodRow {
-                id,
-                namespace,
-                name: pod.name.to_string(),
-                node,
-                phase: pod.phase.as_str(),
-                priority: pod.priority_value(),
-                cpu: pod.requests.milli_cpu,
-                memory: pod.requests.memory,
-                owner,
-                created: pod.creation_timestamp,
-                search,
-                labels_at,
-            });
-        }
+fn pod_row(cluster: &Cluster, id: PodId) -> PodRow {
+    let pod = cluster.pod(id);
+    let absent = cluster.absent_node_of(pod);
+    let namespace = cluster.interner.resolve(pod.namespace).to_string();
+    let node = match absent {
+        Some(n) => format!("{n} (not in snapshot)"),
+        None => pod.node_name.as_deref().unwrap_or("").to_string(),
+    };
+    let owner = pod
+        .controller
+        .as_ref()
+        .map(|o| format!("{}/{}", o.kind, o.name))
+        .unwrap_or_default();
+    let mut search = format!(
+        "{namespace}/{} {} {node} {} {} {} {} {owner} ",
+        pod.name,
+        pod.phase.as_str(),
+        pod.priority_value(),
+        pod.priority_class_name.as_deref().unwrap_or(""),
+        format::cpu(pod.requests.milli_cpu),
+        format::memory(pod.requests.memory),
+    );
+    let labels_at = search.len();
+    for (k, v) in pod.labels.iter() {
+        search.push_str(cluster.interner.resolve(k));
+        search.push('=');
+        search.push_str(cluster.interner.resolve(v));
+        search.push(' ');
     }
-
-    rows
+    PodRow {
+        id,
+        namespace,
+        name: pod.name.to_string(),
+        node,
+        phase: pod.phase.as_str(),
+        priority: pod.priority_value(),
+        cpu: pod.requests.milli_cpu,
+        memory: pod.requests.memory,
+        owner,
+        created: pod.creation_timestamp,
+        search,
+        labels_at,
+    }
 }
 
 impl TierTable {

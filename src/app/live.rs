@@ -89,6 +89,7 @@ impl LiveFeed {
         changes: Changes,
         skipped: Vec<String>,
         model: Cluster,
+        first_pods: Option<super::derived::ViewCaches>,
     ) -> LiveFeed {
         // A watch event wakes the event loop, which marks the feed dirty
         // and schedules the update.
@@ -100,24 +101,41 @@ impl LiveFeed {
         let mut model = model;
         let mut indexed = false;
         let mut model_skipped = skipped.clone();
+        // The pod table of the last cluster sent, which the next one updates
+        // (the first cluster's, if its caches were warm by then).
+        let mut pod_table: Option<Arc<super::derived::PodTable>> = None;
+        let mut first_pods = first_pods;
         let builder = Job::spawn("live-build", move |(), ctx: &Ctx<(Loaded, Vec<String>)>| {
             let started = Instant::now();
-            match store.take_changes(&mut model.interner) {
+            let touched = match store.take_changes(&mut model.interner) {
                 Some(changes) => {
                     if !indexed {
                         model.index_pod_keys();
                         indexed = true;
                     }
-                    apply_changes(&mut model, changes)
+                    Some(apply_changes(&mut model, changes))
                 }
                 None => {
                     (model, model_skipped) = store.cluster();
                     model.index_pod_keys();
                     counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    None
                 }
-            }
+            };
             let name = store.context().to_string();
-            let loaded = Loaded::new(model.snapshot(), name, started.elapsed());
+            let first = first_pods.take().and_then(|caches| caches.pods_if_built());
+            let previous = pod_table.take().or(first);
+            let loaded = match &touched {
+                Some(touched) => Loaded::updated(
+                    model.snapshot(),
+                    name,
+                    previous.as_deref(),
+                    touched,
+                    started,
+                ),
+                None => Loaded::new(model.snapshot(), name, started.elapsed()),
+            };
+            pod_table = loaded.derived.shared_pods();
             ctx.send((loaded, model_skipped.clone()));
         });
         LiveFeed {

@@ -8,11 +8,13 @@ use std::time::{Duration, Instant};
 
 use crate::model::Cluster;
 use crate::source::file::{load_snapshot, load_snapshot_bytes, read_bytes};
-use crate::source::live::{ConnectionState, Kind, LiveError, LiveOptions, LiveSource, describe};
+use crate::source::live::{
+    ConnectionState, Kind, LiveError, LiveOptions, LiveSource, Touched, describe,
+};
 use crate::source::timeline::{self, Timeline};
 
 use super::demo::{DEMO_NAME, DEMO_TIMELINE_NAME, load_demo, load_demo_timeline};
-use super::derived::Derived;
+use super::derived::{Derived, PodTable};
 use super::feed::Feed;
 use super::job::{Ctx, Job};
 use super::live::LiveFeed;
@@ -75,6 +77,25 @@ impl Loaded {
             cluster,
             name,
             took,
+        }
+    }
+
+    /// A cluster a live update changed in place (`touched`): every view
+    /// cache built now, the pod table by updating `previous` (the table of
+    /// the cluster before) when there is one. `took` runs from `started`.
+    pub fn updated(
+        cluster: Cluster,
+        name: String,
+        previous: Option<&PodTable>,
+        touched: &Touched,
+        started: Instant,
+    ) -> Loaded {
+        let cluster = Arc::new(cluster);
+        Loaded {
+            derived: Derived::updated(&cluster, previous, touched),
+            cluster,
+            name,
+            took: started.elapsed(),
         }
     }
 
@@ -325,10 +346,15 @@ fn open_live(
     // The feed keeps a fork to apply the next watch events to in place.
     let model = cluster.clone();
     let loaded = Loaded::first(cluster, live.context().to_string(), started.elapsed());
+    let caches = loaded.derived.caches();
     Ok(Opened {
         loaded,
         feed: Some(Feed::Live(Box::new(LiveFeed::new(
-            live, changes, skipped, model,
+            live,
+            changes,
+            skipped,
+            model,
+            Some(caches),
         )))),
         note: None,
     })

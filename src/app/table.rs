@@ -102,7 +102,7 @@ impl TableView {
 /// Rows in the order of each sort column (ascending), computed once when
 /// the cluster loads so a sort key or filter keystroke never re-sorts
 /// strings: it only reads these.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SortOrders {
     /// `rank[column][row]`: the row's position in that column's order.
     rank: Vec<Vec<u32>>,
@@ -148,6 +148,68 @@ impl SortOrders {
         SortOrders { rank, order }
     }
 
+    /// These orders after some rows changed: `fresh` (ascending, unique)
+    /// are the rows rebuilt or added, every other row below `len` is
+    /// unchanged, and rows from `len` on are gone. The unchanged rows keep
+    /// their relative order, so each column is one merge of the fresh rows
+    /// into it, with the order [`SortOrders::build`] gives (its name-rank
+    /// tie-break is the name order itself).
+    fn updated(
+        &self,
+        len: usize,
+        fresh: &[u32],
+        by_name: &(dyn Fn(usize, usize) -> Ordering + Sync),
+        by_column: &(dyn Fn(usize, usize, usize) -> Ordering + Sync),
+    ) -> SortOrders {
+        let mut is_fresh = vec![false; len];
+        for &r in fresh {
+            is_fresh[r as usize] = true;
+        }
+        let order: Vec<Vec<u32>> = self
+            .order
+            .par_iter()
+            .enumerate()
+            .map(|(col, old)| {
+                let cmp = |a: u32, b: u32| {
+                    let (a, b) = (a as usize, b as usize);
+                    if col == 0 {
+                        by_name(a, b)
+                    } else {
+                        by_column(col, a, b).then_with(|| by_name(a, b))
+                    }
+                };
+                let kept: Vec<u32> = old
+                    .iter()
+                    .copied()
+                    .filter(|&r| (r as usize) < len && !is_fresh[r as usize])
+                    .collect();
+                let mut added = fresh.to_vec();
+                added.sort_unstable_by(|&a, &b| cmp(a, b));
+                let mut merged = Vec::with_capacity(len);
+                let mut from = 0;
+                for r in added {
+                    let at = from + kept[from..].partition_point(|&k| cmp(k, r) == Ordering::Less);
+                    merged.extend_from_slice(&kept[from..at]);
+                    merged.push(r);
+                    from = at;
+                }
+                merged.extend_from_slice(&kept[from..]);
+                merged
+            })
+            .collect();
+        let rank = order
+            .iter()
+            .map(|o| {
+                let mut r = vec![0u32; len];
+                for (pos, &row) in o.iter().enumerate() {
+                    r[row as usize] = pos as u32;
+                }
+                r
+            })
+            .collect();
+        SortOrders { rank, order }
+    }
+
     pub fn nodes(rows: &[NodeRow], zone_names: &[String]) -> SortOrders {
         SortOrders::build(
             rows.len(),
@@ -168,31 +230,46 @@ impl SortOrders {
         )
     }
 
-    pub fn pods(rows: &[PodRow]) -> SortOrders {
+    pub fn pods<R: AsRef<PodRow> + Sync>(rows: &[R]) -> SortOrders {
         SortOrders::build(
             rows.len(),
             POD_SORTS.len(),
-            &|a, b| {
-                let (x, y) = (&rows[a], &rows[b]);
-                x.namespace
-                    .cmp(&y.namespace)
-                    .then_with(|| x.name.cmp(&y.name))
-                    // Two rows of one name (never in a cluster): stable.
-                    .then(a.cmp(&b))
-            },
-            &|col, a, b| {
-                let (x, y) = (&rows[a], &rows[b]);
-                match col {
-                    1 => x.node.cmp(&y.node),
-                    2 => x.priority.cmp(&y.priority),
-                    3 => x.cpu.cmp(&y.cpu),
-                    4 => x.memory.cmp(&y.memory),
-                    5 => x.phase.cmp(y.phase),
-                    6 => by_age(x.created, y.created),
-                    _ => Ordering::Equal,
-                }
-            },
+            &|a, b| pods_by_name(rows, a, b),
+            &|col, a, b| pods_by_column(rows, col, a, b),
         )
+    }
+
+    /// The pods' orders after `fresh` rows (ascending) were rebuilt or
+    /// added and rows from `rows.len()` on removed (a live update).
+    pub fn pods_updated<R: AsRef<PodRow> + Sync>(&self, rows: &[R], fresh: &[u32]) -> SortOrders {
+        self.updated(
+            rows.len(),
+            fresh,
+            &|a, b| pods_by_name(rows, a, b),
+            &|col, a, b| pods_by_column(rows, col, a, b),
+        )
+    }
+}
+
+fn pods_by_name<R: AsRef<PodRow>>(rows: &[R], a: usize, b: usize) -> Ordering {
+    let (x, y) = (rows[a].as_ref(), rows[b].as_ref());
+    x.namespace
+        .cmp(&y.namespace)
+        .then_with(|| x.name.cmp(&y.name))
+        // Two rows of one name (never in a cluster): stable.
+        .then(a.cmp(&b))
+}
+
+fn pods_by_column<R: AsRef<PodRow>>(rows: &[R], col: usize, a: usize, b: usize) -> Ordering {
+    let (x, y) = (rows[a].as_ref(), rows[b].as_ref());
+    match col {
+        1 => x.node.cmp(&y.node),
+        2 => x.priority.cmp(&y.priority),
+        3 => x.cpu.cmp(&y.cpu),
+        4 => x.memory.cmp(&y.memory),
+        5 => x.phase.cmp(y.phase),
+        6 => by_age(x.created, y.created),
+        _ => Ordering::Equal,
     }
 }
 
@@ -444,7 +521,7 @@ pub fn refresh_nodes(view: &mut TableView, rows: &[NodeRow], orders: &SortOrders
 /// `namespace`: only that namespace's pods (`:ns NAME`).
 pub fn refresh_pods(
     view: &mut TableView,
-    rows: &[PodRow],
+    rows: &[std::sync::Arc<PodRow>],
     orders: &SortOrders,
     namespace: Option<&str>,
 ) {

@@ -32,7 +32,7 @@ use thiserror::Error;
 pub use self::config::Target;
 pub use self::kind::Kind;
 pub use self::state::{ConnectionState, Limitation, Stale};
-pub use self::store::{Change, apply_changes};
+pub use self::store::{Change, Touched, apply_changes};
 pub use self::strip::{Keep, StripMode};
 pub use self::watch::{TapChange, TapEvent};
 

@@ -23,7 +23,7 @@ use kube::runtime::watcher::Event;
 
 use super::kind::Kind;
 use crate::model::intern::Interner;
-use crate::model::{Cluster, Node, Pod};
+use crate::model::{Cluster, Node, Pod, PodId};
 use crate::source::build::{ClusterBuilder, ModelObject, Typed};
 
 /// `(namespace, name)`: API list order.
@@ -260,26 +260,44 @@ impl ModelStore {
     }
 }
 
+/// What [`apply_changes`] touched, so caches built on the cluster (the
+/// TUI's pod table) update only that.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Touched {
+    /// Ids (in the changed cluster) of the pods added or changed, and of
+    /// each deleted pod's id, which the last pod took; ids past the
+    /// cluster's pods are gone. In no particular order, maybe repeated.
+    pub pods: Vec<PodId>,
+    /// A node was added or deleted (which pods' nodes exist changed).
+    pub nodes_came_or_went: bool,
+}
+
 /// Applies pod and node changes to `cluster` in place, in arrival order;
 /// its interner must know their symbols ([`ModelStore::take_changes`]).
-pub fn apply_changes(cluster: &mut Cluster, changes: Vec<Change>) {
+pub fn apply_changes(cluster: &mut Cluster, changes: Vec<Change>) -> Touched {
+    let mut touched = Touched::default();
     for change in changes {
         match change {
             Change::Pod(pod) => {
-                cluster.upsert_pod(*pod);
+                touched.pods.push(cluster.upsert_pod(*pod));
             }
             Change::PodDeleted { namespace, name } => {
-                if let Some(ns) = cluster.interner.lookup(&namespace) {
-                    cluster.delete_pod(ns, &name);
+                if let Some(ns) = cluster.interner.lookup(&namespace)
+                    && let Some(id) = cluster.pod_id(ns, &name)
+                    && cluster.delete_pod(ns, &name).is_some()
+                {
+                    touched.pods.push(id);
                 }
             }
             Change::Node(node) => {
+                touched.nodes_came_or_went |= cluster.node_id(&node.name).is_none();
                 cluster.upsert_node(node);
             }
             Change::NodeDeleted(name) => {
-                cluster.delete_node(&name);
+                touched.nodes_came_or_went |= cluster.delete_node(&name);
             }
         }
     }
     cluster.refresh_computed_pdbs();
+    touched
 }
