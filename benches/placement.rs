@@ -142,6 +142,35 @@ fn benches(c: &mut Criterion) {
             kplace::app::derived::PodTable::updated(&before, black_box(&after), &touched.pods)
         })
     });
+    // Every view cache after a batch, updated from the caches before it
+    // (the live feed's way): the batch above (pods all over the cluster)
+    // and a rollout's (one namespace).
+    let shared_before = std::sync::Arc::new(f.cluster.clone());
+    let caches_before = kplace::app::derived::Derived::build(&shared_before).built();
+    let shared_after = std::sync::Arc::new(after.snapshot());
+    group.bench_function(format!("{nodes}-view-caches-updated-100-pod-events"), |b| {
+        b.iter(|| {
+            kplace::app::derived::Derived::updated(
+                black_box(&shared_after),
+                &caches_before,
+                &touched,
+            )
+        })
+    });
+    let mut rolled = f.cluster.clone();
+    rolled.index_pod_keys();
+    let rollout = live_batch_in_one_namespace(&f.cluster, 100);
+    let rollout_touched = kplace::source::live::apply_changes(&mut rolled, rollout);
+    let rolled = std::sync::Arc::new(rolled.snapshot());
+    group.bench_function(format!("{nodes}-view-caches-updated-rollout"), |b| {
+        b.iter(|| {
+            kplace::app::derived::Derived::updated(
+                black_box(&rolled),
+                &caches_before,
+                &rollout_touched,
+            )
+        })
+    });
     // What the first screen waits for: the Overview's and Nodes' caches
     // (the pod table, workloads and tiers follow in the background).
     group.bench_function(format!("{nodes}-first-screen-caches"), |b| {
@@ -182,14 +211,39 @@ fn benches(c: &mut Criterion) {
 /// another node (a rollout), pods deleted and pods created, spread over the
 /// whole cluster.
 fn live_batch(cluster: &Cluster, events: usize) -> Vec<kplace::source::live::Change> {
-    use kplace::source::live::Change;
     let bound: Vec<PodId> = (0..cluster.pods.len() as PodId)
         .filter(|&p| cluster.pod(p).node.is_some())
         .collect();
     let step = bound.len() / events;
-    (0..events)
-        .map(|i| {
-            let pod = cluster.pod(bound[i * step]);
+    let pods: Vec<PodId> = (0..events).map(|i| bound[i * step]).collect();
+    batch_of(cluster, &pods)
+}
+
+/// A rollout's worth of events: up to `events` pods of the namespace of
+/// the first bound pod.
+fn live_batch_in_one_namespace(
+    cluster: &Cluster,
+    events: usize,
+) -> Vec<kplace::source::live::Change> {
+    let bound = |p: PodId| cluster.pod(p).node.is_some();
+    let first = (0..cluster.pods.len() as PodId)
+        .find(|&p| bound(p))
+        .expect("a bound pod");
+    let namespace = cluster.pod(first).namespace;
+    let pods: Vec<PodId> = (0..cluster.pods.len() as PodId)
+        .filter(|&p| bound(p) && cluster.pod(p).namespace == namespace)
+        .take(events)
+        .collect();
+    batch_of(cluster, &pods)
+}
+
+/// Deletes, creates and moves those pods, in turn.
+fn batch_of(cluster: &Cluster, pods: &[PodId]) -> Vec<kplace::source::live::Change> {
+    use kplace::source::live::Change;
+    pods.iter()
+        .enumerate()
+        .map(|(i, &id)| {
+            let pod = cluster.pod(id);
             match i % 4 {
                 0 => Change::PodDeleted {
                     namespace: cluster.interner.resolve(pod.namespace).to_string(),

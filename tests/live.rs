@@ -1344,11 +1344,11 @@ fn a_malformed_watch_event_is_counted_and_the_watch_goes_on() {
 /// index the engine reads, and on the engine's answers for probe pods.
 mod in_place {
     use std::collections::BTreeMap;
-
-    use k8s_openapi::api::core::v1 as core;
-    use k8s_openapi::api::policy::v1 as policy;
     use std::sync::Arc;
 
+    use k8s_openapi::api::apps::v1 as apps;
+    use k8s_openapi::api::core::v1 as core;
+    use k8s_openapi::api::policy::v1 as policy;
     use kplace::app::derived::Derived;
     use kplace::engine::{Scheduler, place};
     use kplace::model::labels::{Requirement, SetOperator};
@@ -1450,13 +1450,33 @@ mod in_place {
         if rng.chance(15) {
             spec["volumes"] = json!([{"name": "data", "persistentVolumeClaim": {"claimName": format!("data-{i}")}}]);
         }
+        // Each app is a ReplicaSet of its namespace whose pods spread over
+        // zones (the Skew view's fleet list counts them).
+        spec["topologySpreadConstraints"] = json!([{"maxSkew": 1,
+            "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": app}}}]);
+        let namespace = rng.pick(&NAMESPACES);
         serde_json::from_value(json!({
             "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": format!("pod-{i}"), "namespace": rng.pick(&["shop", "data"]),
-                         "uid": format!("uid-{i}"), "labels": labels},
+            "metadata": {"name": format!("pod-{i}"), "namespace": namespace,
+                         "uid": format!("uid-{i}"), "labels": labels,
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                             "name": app, "uid": format!("rs-{namespace}-{app}"), "controller": true}]},
             "spec": spec, "status": status,
         }))
         .expect("a valid Pod")
+    }
+
+    const NAMESPACES: [&str; 4] = ["shop", "data", "ops", "batch"];
+
+    fn replica_set(namespace: &str, app: &str) -> apps::ReplicaSet {
+        serde_json::from_value(json!({
+            "apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": app, "namespace": namespace, "uid": format!("rs-{namespace}-{app}")},
+            "spec": {"selector": {"matchLabels": {"app": app}},
+                     "template": {"metadata": {"labels": {"app": app}}}}
+        }))
+        .expect("a valid ReplicaSet")
     }
 
     /// Everything the engine reads, with ids replaced by names: two
@@ -1679,6 +1699,13 @@ mod in_place {
         apply(&store, Event::<policy::PodDisruptionBudget>::Init);
         apply(&store, Event::InitApply(pdb));
         apply(&store, Event::<policy::PodDisruptionBudget>::InitDone);
+        apply(&store, Event::<apps::ReplicaSet>::Init);
+        for ns in NAMESPACES {
+            for app in ["web", "db", "cache"] {
+                apply(&store, Event::InitApply(replica_set(ns, app)));
+            }
+        }
+        apply(&store, Event::<apps::ReplicaSet>::InitDone);
 
         let probes: Vec<core::Pod> = (100..104)
             .map(|i| {
@@ -1691,10 +1718,11 @@ mod in_place {
 
         let (mut model, _) = store.cluster();
         let (mut in_place, mut rebuilt) = (0, 0);
-        // The TUI's pod table, updated from the last batch's as the live
-        // feed does; how many batches updated it rather than built it.
-        let mut table = Derived::build(&Arc::new(model.snapshot())).shared_pods();
-        let mut tables_updated = 0;
+        // The TUI's pod table and fleet list, updated from the last
+        // batch's as the live feed does; how many batches updated them
+        // rather than built them.
+        let mut built = Derived::build(&Arc::new(model.snapshot())).built();
+        let (mut tables_updated, mut fleets_updated, mut alerts) = (0, 0, 0);
         for step in 0..400 {
             let (pick, i) = (rng.below(100), rng.below(60) as usize);
             let n = i % NODES;
@@ -1720,14 +1748,27 @@ mod in_place {
                     let touched = apply_changes(&mut model, changes);
                     in_place += 1;
                     let shown = Arc::new(model.snapshot());
-                    let updated = Derived::updated(&shown, table.as_deref(), &touched);
+                    let updated = Derived::updated(&shown, &built, &touched);
+                    let rebuilt = Derived::build(&shown);
                     assert_eq!(
                         updated.pods(),
-                        Derived::build(&shown).pods(),
+                        rebuilt.pods(),
                         "pod table after step {step}"
                     );
+                    assert_eq!(
+                        updated.fleet(),
+                        rebuilt.fleet(),
+                        "workloads and skew alerts after step {step}"
+                    );
                     tables_updated += usize::from(!touched.nodes_came_or_went);
-                    table = updated.shared_pods();
+                    // Workloads whose namespace the batch left alone keep
+                    // their alerts (when no node changed).
+                    let namespaces: std::collections::BTreeSet<_> =
+                        touched.namespaces.iter().collect();
+                    fleets_updated +=
+                        usize::from(!touched.nodes_changed && namespaces.len() < NAMESPACES.len());
+                    alerts += rebuilt.fleet().map_or(0, |f| f.skew_alerts.len());
+                    built = updated.built();
                     let (fresh, _) = store.cluster();
                     same(&projection(&model), &projection(&fresh), step);
                     for probe in &probes {
@@ -1741,13 +1782,13 @@ mod in_place {
                 None => {
                     model = store.cluster().0;
                     rebuilt += 1;
-                    table = Derived::build(&Arc::new(model.snapshot())).shared_pods();
+                    built = Derived::build(&Arc::new(model.snapshot())).built();
                 }
             }
         }
         assert!(
-            tables_updated >= 20,
-            "the pod table was updated in place {tables_updated} times"
+            tables_updated >= 20 && fleets_updated >= 10 && alerts >= 50,
+            "the pod table was updated in place {tables_updated} times, the fleet {fleets_updated} ({alerts} alerts in all)"
         );
         // Most batches went in place; the relists and invalid pods did not.
         assert!(

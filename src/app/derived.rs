@@ -119,7 +119,7 @@ pub struct TierZone {
 }
 
 /// A ReplicaSet or StatefulSet, offered in the Skew view.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Workload {
     pub owner: usize,
     pub label: String,
@@ -167,7 +167,7 @@ impl AsRef<PodRow> for PodRow {
 }
 
 /// The workloads and what the Skew view lists.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Fleet {
     pub workloads: Vec<Workload>,
     /// What the Skew view lists: every workload, then the pending pods
@@ -199,10 +199,21 @@ impl ViewCaches {
     pub fn tiers(&self) -> &TierTable {
         self.0.tiers()
     }
-    /// The pod table if it is built (never builds it).
-    pub fn pods_if_built(&self) -> Option<Arc<PodTable>> {
-        self.0.pods.get().cloned()
+    /// The caches built so far, for a live update to start from.
+    pub fn built(&self) -> Built {
+        Built {
+            pods: self.0.pods.get().cloned(),
+            fleet: self.0.fleet.get().cloned(),
+        }
     }
+}
+
+/// The heavy caches a live update can update rather than build (those of
+/// the cluster before the update that were built).
+#[derive(Clone, Debug, Default)]
+pub struct Built {
+    pub pods: Option<Arc<PodTable>>,
+    pub fleet: Option<Arc<Fleet>>,
 }
 
 /// The heavy caches, filled once each by whoever asks first (a view, the
@@ -213,7 +224,7 @@ struct Lazy {
     node_zone: Vec<usize>,
     pending: Vec<PodId>,
     pods: OnceLock<Arc<PodTable>>,
-    fleet: OnceLock<Fleet>,
+    fleet: OnceLock<Arc<Fleet>>,
     tiers: OnceLock<TierTable>,
 }
 
@@ -245,7 +256,7 @@ impl Lazy {
     }
     fn fleet(&self) -> &Fleet {
         self.fleet
-            .get_or_init(|| on_cache_pool(|| Fleet::build(&self.cluster, &self.pending)))
+            .get_or_init(|| on_cache_pool(|| Arc::new(Fleet::build(&self.cluster, &self.pending))))
     }
     fn tiers(&self) -> &TierTable {
         self.tiers.get_or_init(|| {
@@ -271,20 +282,31 @@ impl Derived {
         d
     }
 
-    /// Every cache for a cluster a live update changed in place: the pod
-    /// table from `previous` (the table of the cluster before the update),
-    /// rebuilding only the rows of `edit`'s pods; the other caches anew.
-    /// Without a previous table, or when nodes came or went (a pod row
-    /// says whether its node exists), the pod table is built anew too.
+    /// Every cache for a cluster a live update changed in place, from the
+    /// caches of the cluster before it (`previous`): the pod table with
+    /// only the rows of `touched`'s pods rebuilt, unless nodes came or went
+    /// (a row says whether its pod's node exists); the fleet list with
+    /// only the workloads of touched namespaces asked again, unless nodes
+    /// changed (they are the spread domains); the rest anew.
     pub fn updated(
         cluster: &Arc<Cluster>,
-        previous: Option<&PodTable>,
-        edit: &crate::source::live::Touched,
+        previous: &Built,
+        touched: &crate::source::live::Touched,
     ) -> Derived {
         let d = Derived::new(cluster);
-        if let Some(previous) = previous.filter(|_| !edit.nodes_came_or_went) {
-            let table = on_cache_pool(|| PodTable::updated(previous, cluster, &edit.pods));
+        if let Some(previous) = previous.pods.as_deref()
+            && !touched.nodes_came_or_went
+        {
+            let table = on_cache_pool(|| PodTable::updated(previous, cluster, &touched.pods));
             let _ = d.lazy.pods.set(Arc::new(table));
+        }
+        if let Some(previous) = previous.fleet.as_deref()
+            && !touched.nodes_changed
+        {
+            let fleet = on_cache_pool(|| {
+                Fleet::updated(previous, cluster, &d.pending, &touched.namespaces)
+            });
+            let _ = d.lazy.fleet.set(Arc::new(fleet));
         }
         d.lazy.build_all();
         d
@@ -345,10 +367,10 @@ impl Derived {
     pub fn pods(&self) -> Option<&PodTable> {
         self.lazy.pods.get().map(|t| &**t)
     }
-    /// The pod table, if built, shared (a live feed updates it for the
-    /// next cluster instead of building it again).
-    pub fn shared_pods(&self) -> Option<Arc<PodTable>> {
-        self.lazy.pods.get().cloned()
+    /// The caches built so far, shared (a live feed updates them for the
+    /// next cluster instead of building them again).
+    pub fn built(&self) -> Built {
+        self.caches().built()
     }
     /// The pod table, built (or waited for) now.
     pub fn pods_now(&self) -> &PodTable {
@@ -356,7 +378,7 @@ impl Derived {
     }
     /// The workloads and Skew's lists, if built.
     pub fn fleet(&self) -> Option<&Fleet> {
-        self.lazy.fleet.get()
+        self.lazy.fleet.get().map(|f| &**f)
     }
     /// The workloads and Skew's lists, built (or waited for) now.
     pub fn fleet_now(&self) -> &Fleet {
@@ -690,6 +712,32 @@ impl Fleet {
     fn build(cluster: &Cluster, pending: &[PodId]) -> Fleet {
         let workloads = workloads_of(cluster);
         let skew_alerts = super::skew::fleet(cluster, &workloads);
+        let mut fleet = Fleet {
+            workloads,
+            skew_alerts,
+            ..Fleet::default()
+        };
+        fleet.add_skew_subjects(cluster, pending);
+        fleet
+    }
+
+    /// `previous` after a live update that changed no node: the workloads
+    /// anew, each one's alerts asked again only in `namespaces`.
+    fn updated(
+        previous: &Fleet,
+        cluster: &Cluster,
+        pending: &[PodId],
+        namespaces: &[crate::model::Sym],
+    ) -> Fleet {
+        let workloads = workloads_of(cluster);
+        let dirty = |ns| namespaces.contains(&ns);
+        let skew_alerts = super::skew::fleet_updated(
+            cluster,
+            &workloads,
+            &previous.workloads,
+            &previous.skew_alerts,
+            &dirty,
+        );
         let mut fleet = Fleet {
             workloads,
             skew_alerts,

@@ -89,7 +89,7 @@ impl LiveFeed {
         changes: Changes,
         skipped: Vec<String>,
         model: Cluster,
-        first_pods: Option<super::derived::ViewCaches>,
+        first_caches: Option<super::derived::ViewCaches>,
     ) -> LiveFeed {
         // A watch event wakes the event loop, which marks the feed dirty
         // and schedules the update.
@@ -103,8 +103,8 @@ impl LiveFeed {
         let mut model_skipped = skipped.clone();
         // The pod table of the last cluster sent, which the next one updates
         // (the first cluster's, if its caches were warm by then).
-        let mut pod_table: Option<Arc<super::derived::PodTable>> = None;
-        let mut first_pods = first_pods;
+        let mut built = super::derived::Built::default();
+        let mut first_caches = first_caches;
         let builder = Job::spawn("live-build", move |(), ctx: &Ctx<(Loaded, Vec<String>)>| {
             let started = Instant::now();
             let touched = match store.take_changes(&mut model.interner) {
@@ -123,19 +123,15 @@ impl LiveFeed {
                 }
             };
             let name = store.context().to_string();
-            let first = first_pods.take().and_then(|caches| caches.pods_if_built());
-            let previous = pod_table.take().or(first);
+            // The first cluster's caches, if they were warm by then.
+            if let Some(first) = first_caches.take() {
+                built = first.built();
+            }
             let loaded = match &touched {
-                Some(touched) => Loaded::updated(
-                    model.snapshot(),
-                    name,
-                    previous.as_deref(),
-                    touched,
-                    started,
-                ),
+                Some(touched) => Loaded::updated(model.snapshot(), name, &built, touched, started),
                 None => Loaded::new(model.snapshot(), name, started.elapsed()),
             };
-            pod_table = loaded.derived.shared_pods();
+            built = loaded.derived.built();
             ctx.send((loaded, model_skipped.clone()));
         });
         LiveFeed {

@@ -14,7 +14,7 @@ use crate::source::live::{
 use crate::source::timeline::{self, Timeline};
 
 use super::demo::{DEMO_NAME, DEMO_TIMELINE_NAME, load_demo, load_demo_timeline};
-use super::derived::{Derived, PodTable};
+use super::derived::{Built, Derived};
 use super::feed::Feed;
 use super::job::{Ctx, Job};
 use super::live::LiveFeed;
@@ -81,12 +81,12 @@ impl Loaded {
     }
 
     /// A cluster a live update changed in place (`touched`): every view
-    /// cache built now, the pod table by updating `previous` (the table of
-    /// the cluster before) when there is one. `took` runs from `started`.
+    /// cache built now, those of `previous` (the caches of the cluster
+    /// before) by updating them. `took` runs from `started`.
     pub fn updated(
         cluster: Cluster,
         name: String,
-        previous: Option<&PodTable>,
+        previous: &Built,
         touched: &Touched,
         started: Instant,
     ) -> Loaded {

@@ -286,13 +286,66 @@ pub fn fleet(cluster: &Cluster, workloads: &[Workload]) -> Vec<SkewAlert> {
         .enumerate()
         .flat_map_iter(|(i, w)| workload_alerts(cluster, i, w))
         .collect();
+    sort_alerts(&mut out);
+    out
+}
+
+/// [`fleet`] after a live update, from the alerts `previous` computed for
+/// `previous_workloads`: a workload's alerts are computed again only when
+/// `dirty` says its namespace changed (PodTopologySpread counts only pods
+/// of the pod's own namespace, and its sample pod is one of them) or it
+/// had none before; the caller asks for [`fleet`] when nodes changed.
+pub fn fleet_updated(
+    cluster: &Cluster,
+    workloads: &[Workload],
+    previous_workloads: &[Workload],
+    previous: &[SkewAlert],
+    dirty: &(dyn Fn(crate::model::Sym) -> bool + Sync),
+) -> Vec<SkewAlert> {
+    use rayon::prelude::*;
+    // Each owner's previous alerts, in their order.
+    let mut kept: rustc_hash::FxHashMap<usize, Vec<&SkewAlert>> = Default::default();
+    let mut known: rustc_hash::FxHashSet<usize> = Default::default();
+    for w in previous_workloads {
+        known.insert(w.owner);
+    }
+    for a in previous {
+        kept.entry(previous_workloads[a.workload].owner)
+            .or_default()
+            .push(a);
+    }
+    let mut out: Vec<SkewAlert> = workloads
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, w)| {
+            let namespace = cluster.owners[w.owner].namespace;
+            if dirty(namespace) || !known.contains(&w.owner) {
+                return workload_alerts(cluster, i, w);
+            }
+            kept.get(&w.owner)
+                .map(|alerts| {
+                    alerts
+                        .iter()
+                        .map(|a| SkewAlert {
+                            workload: i,
+                            ..(*a).clone()
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    sort_alerts(&mut out);
+    out
+}
+
+fn sort_alerts(out: &mut [SkewAlert]) {
     out.sort_by(|a, b| {
         b.at_max()
             .cmp(&a.at_max())
             .then((b.skew - b.max_skew as i64).cmp(&(a.skew - a.max_skew as i64)))
             .then(a.label.cmp(&b.label))
     });
-    out
 }
 
 /// The alerts of workload `i` (`w`): one per DoNotSchedule constraint of

@@ -22,7 +22,7 @@ use kube::ResourceExt;
 use kube::runtime::watcher::Event;
 
 use super::kind::Kind;
-use crate::model::intern::Interner;
+use crate::model::intern::{Interner, Sym};
 use crate::model::{Cluster, Node, Pod, PodId};
 use crate::source::build::{ClusterBuilder, ModelObject, Typed};
 
@@ -270,6 +270,10 @@ pub struct Touched {
     pub pods: Vec<PodId>,
     /// A node was added or deleted (which pods' nodes exist changed).
     pub nodes_came_or_went: bool,
+    /// A node was added, deleted or changed in what the model keeps.
+    pub nodes_changed: bool,
+    /// The namespaces of those pods, before and after (maybe repeated).
+    pub namespaces: Vec<Sym>,
 }
 
 /// Applies pod and node changes to `cluster` in place, in arrival order;
@@ -279,6 +283,7 @@ pub fn apply_changes(cluster: &mut Cluster, changes: Vec<Change>) -> Touched {
     for change in changes {
         match change {
             Change::Pod(pod) => {
+                touched.namespaces.push(pod.namespace);
                 touched.pods.push(cluster.upsert_pod(*pod));
             }
             Change::PodDeleted { namespace, name } => {
@@ -286,15 +291,30 @@ pub fn apply_changes(cluster: &mut Cluster, changes: Vec<Change>) -> Touched {
                     && let Some(id) = cluster.pod_id(ns, &name)
                     && cluster.delete_pod(ns, &name).is_some()
                 {
+                    touched.namespaces.push(ns);
+                    // The last pod moved to that id.
+                    if let Some(moved) = cluster.pods.get(id as usize) {
+                        touched.namespaces.push(moved.namespace);
+                    }
                     touched.pods.push(id);
                 }
             }
             Change::Node(node) => {
-                touched.nodes_came_or_went |= cluster.node_id(&node.name).is_none();
+                let new = match cluster.node_id(&node.name) {
+                    None => true,
+                    Some(id) => {
+                        touched.nodes_changed |= *cluster.node(id) != node;
+                        false
+                    }
+                };
+                touched.nodes_came_or_went |= new;
+                touched.nodes_changed |= new;
                 cluster.upsert_node(node);
             }
             Change::NodeDeleted(name) => {
-                touched.nodes_came_or_went |= cluster.delete_node(&name);
+                let gone = cluster.delete_node(&name);
+                touched.nodes_came_or_went |= gone;
+                touched.nodes_changed |= gone;
             }
         }
     }

@@ -43,7 +43,7 @@ pub struct Taint {
     pub effect: TaintEffect,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Node {
     pub name: Box<str>,
     pub labels: Labels,

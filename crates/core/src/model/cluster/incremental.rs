@@ -108,6 +108,9 @@ impl Cluster {
             if self.node_infos[from as usize].remove_pod(id, old) {
                 self.affinity_groups.update(old, from, false);
             }
+            if !old.host_ports.is_empty() {
+                self.recount_ports(from);
+            }
             self.node_infos[to as usize].add_pod(id, &pod);
             self.affinity_groups.update(&pod, to, true);
             self.pod_priorities[id as usize] = pod.priority_value();
@@ -144,13 +147,34 @@ impl Cluster {
     /// itself stays, with `node` cleared.
     fn detach_pod(&mut self, id: PodId) {
         match self.pods[id as usize].node {
-            Some(_) => {
+            Some(node) => {
                 let name = self.pods[id as usize].node_name.take();
                 self.unbind_pod(id);
                 self.pods[id as usize].node_name = name;
+                if !self.pods[id as usize].host_ports.is_empty() {
+                    self.recount_ports(node);
+                }
             }
             None => self.nominated.retain(|&p| p != id),
         }
+    }
+
+    /// The node's used host ports from the pods it holds, as a rebuild
+    /// counts them. Removing a pod takes its ports out of the set even when
+    /// another pod on the node declared the same one (upstream's `NodeInfo`
+    /// keeps no counts, and forks follow it); a live model must instead
+    /// stay what a rebuild from the same objects would be.
+    fn recount_ports(&mut self, node: NodeId) {
+        let info = &self.node_infos[node as usize];
+        let mut ports: Vec<crate::model::pod::HostPort> = Vec::new();
+        for &p in &info.pods {
+            for port in self.pods[p as usize].host_ports.iter() {
+                if !ports.contains(port) {
+                    ports.push(port.clone());
+                }
+            }
+        }
+        self.node_infos[node as usize].used_ports = ports;
     }
 
     /// Puts a pod into the aggregates as [`Cluster::add_pod`] does.
