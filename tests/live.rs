@@ -1740,7 +1740,9 @@ mod in_place {
                 }
                 _ => {}
             }
-            if step % 5 != 4 {
+            // Batches of five events, then of one (a lone change is where
+            // a cache updated in place can miss what it depends on).
+            if step < 200 && step % 5 != 4 {
                 continue;
             }
             match store.take_changes(&mut model.interner) {
@@ -1761,12 +1763,9 @@ mod in_place {
                         "workloads and skew alerts after step {step}"
                     );
                     tables_updated += usize::from(!touched.nodes_came_or_went);
-                    // Workloads whose namespace the batch left alone keep
+                    // Workloads whose counts the batch left alone keep
                     // their alerts (when no node changed).
-                    let namespaces: std::collections::BTreeSet<_> =
-                        touched.namespaces.iter().collect();
-                    fleets_updated +=
-                        usize::from(!touched.nodes_changed && namespaces.len() < NAMESPACES.len());
+                    fleets_updated += usize::from(!touched.nodes_changed);
                     alerts += rebuilt.fleet().map_or(0, |f| f.skew_alerts.len());
                     built = updated.built();
                     let (fresh, _) = store.cluster();

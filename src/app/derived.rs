@@ -286,8 +286,9 @@ impl Derived {
     /// caches of the cluster before it (`previous`): the pod table with
     /// only the rows of `touched`'s pods rebuilt, unless nodes came or went
     /// (a row says whether its pod's node exists); the fleet list with
-    /// only the workloads of touched namespaces asked again, unless nodes
-    /// changed (they are the spread domains); the rest anew.
+    /// only the workloads whose spread counts the batch may change asked
+    /// again, unless nodes changed (they are the spread domains); the rest
+    /// anew.
     pub fn updated(
         cluster: &Arc<Cluster>,
         previous: &Built,
@@ -303,9 +304,7 @@ impl Derived {
         if let Some(previous) = previous.fleet.as_deref()
             && !touched.nodes_changed
         {
-            let fleet = on_cache_pool(|| {
-                Fleet::updated(previous, cluster, &d.pending, &touched.namespaces)
-            });
+            let fleet = on_cache_pool(|| Fleet::updated(previous, cluster, &d.pending, touched));
             let _ = d.lazy.fleet.set(Arc::new(fleet));
         }
         d.lazy.build_all();
@@ -722,15 +721,38 @@ impl Fleet {
     }
 
     /// `previous` after a live update that changed no node: the workloads
-    /// anew, each one's alerts asked again only in `namespaces`.
+    /// anew; a workload's alerts asked of the engine again only when they
+    /// may differ. They are the engine's PreFilter for the workload's
+    /// sample pod, which with the nodes unchanged reads only that pod and
+    /// the pods its DoNotSchedule selectors match in its namespace
+    /// (PodTopologySpread counts no other). So: when the sample is another
+    /// pod or a touched one, or a touched pod version (before or after the
+    /// change) in its namespace matches one of those selectors.
     fn updated(
         previous: &Fleet,
         cluster: &Cluster,
         pending: &[PodId],
-        namespaces: &[crate::model::Sym],
+        touched: &crate::source::live::Touched,
     ) -> Fleet {
+        use crate::model::pod::WhenUnsatisfiable;
         let workloads = workloads_of(cluster);
-        let dirty = |ns| namespaces.contains(&ns);
+        let touched_ids: rustc_hash::FxHashSet<PodId> = touched.pods.iter().copied().collect();
+        let dirty = |before: &Workload, now: &Workload| {
+            let Some(sample) = now.sample_pod else {
+                return true;
+            };
+            if before.sample_pod != Some(sample) || touched_ids.contains(&sample) {
+                return true;
+            }
+            let pod = cluster.pod(sample);
+            touched.pod_labels.iter().any(|(ns, labels)| {
+                *ns == pod.namespace
+                    && pod.spread_constraints.iter().any(|c| {
+                        c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule
+                            && c.selector.matches(labels)
+                    })
+            })
+        };
         let skew_alerts = super::skew::fleet_updated(
             cluster,
             &workloads,

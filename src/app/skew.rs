@@ -291,24 +291,22 @@ pub fn fleet(cluster: &Cluster, workloads: &[Workload]) -> Vec<SkewAlert> {
 }
 
 /// [`fleet`] after a live update, from the alerts `previous` computed for
-/// `previous_workloads`: a workload's alerts are computed again only when
-/// `dirty` says its namespace changed (PodTopologySpread counts only pods
-/// of the pod's own namespace, and its sample pod is one of them) or it
-/// had none before; the caller asks for [`fleet`] when nodes changed.
+/// `previous_workloads`: a workload's alerts are asked of the engine again
+/// only when `dirty` says what they depend on changed (see
+/// [`Fleet`](super::derived::Fleet)'s update) or it is new; the caller
+/// asks for [`fleet`] when nodes changed.
 pub fn fleet_updated(
     cluster: &Cluster,
     workloads: &[Workload],
     previous_workloads: &[Workload],
     previous: &[SkewAlert],
-    dirty: &(dyn Fn(crate::model::Sym) -> bool + Sync),
+    dirty: &(dyn Fn(&Workload, &Workload) -> bool + Sync),
 ) -> Vec<SkewAlert> {
     use rayon::prelude::*;
     // Each owner's previous alerts, in their order.
     let mut kept: rustc_hash::FxHashMap<usize, Vec<&SkewAlert>> = Default::default();
-    let mut known: rustc_hash::FxHashSet<usize> = Default::default();
-    for w in previous_workloads {
-        known.insert(w.owner);
-    }
+    let known: rustc_hash::FxHashMap<usize, &Workload> =
+        previous_workloads.iter().map(|w| (w.owner, w)).collect();
     for a in previous {
         kept.entry(previous_workloads[a.workload].owner)
             .or_default()
@@ -318,9 +316,9 @@ pub fn fleet_updated(
         .par_iter()
         .enumerate()
         .flat_map_iter(|(i, w)| {
-            let namespace = cluster.owners[w.owner].namespace;
-            if dirty(namespace) || !known.contains(&w.owner) {
-                return workload_alerts(cluster, i, w);
+            match known.get(&w.owner) {
+                Some(before) if !dirty(before, w) => {}
+                _ => return workload_alerts(cluster, i, w),
             }
             kept.get(&w.owner)
                 .map(|alerts| {

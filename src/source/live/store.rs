@@ -23,6 +23,7 @@ use kube::runtime::watcher::Event;
 
 use super::kind::Kind;
 use crate::model::intern::{Interner, Sym};
+use crate::model::labels::Labels;
 use crate::model::{Cluster, Node, Pod, PodId};
 use crate::source::build::{ClusterBuilder, ModelObject, Typed};
 
@@ -272,8 +273,10 @@ pub struct Touched {
     pub nodes_came_or_went: bool,
     /// A node was added, deleted or changed in what the model keeps.
     pub nodes_changed: bool,
-    /// The namespaces of those pods, before and after (maybe repeated).
-    pub namespaces: Vec<Sym>,
+    /// The namespace and labels of every version of a pod the batch
+    /// added, changed or deleted (before and after a change), for caches
+    /// that depend on the pods a selector matches.
+    pub pod_labels: Vec<(Sym, Labels)>,
 }
 
 /// Applies pod and node changes to `cluster` in place, in arrival order;
@@ -283,19 +286,20 @@ pub fn apply_changes(cluster: &mut Cluster, changes: Vec<Change>) -> Touched {
     for change in changes {
         match change {
             Change::Pod(pod) => {
-                touched.namespaces.push(pod.namespace);
+                if let Some(old) = cluster.pod_id(pod.namespace, &pod.name) {
+                    let old = cluster.pod(old);
+                    touched.pod_labels.push((old.namespace, old.labels.clone()));
+                }
+                touched.pod_labels.push((pod.namespace, pod.labels.clone()));
                 touched.pods.push(cluster.upsert_pod(*pod));
             }
             Change::PodDeleted { namespace, name } => {
                 if let Some(ns) = cluster.interner.lookup(&namespace)
                     && let Some(id) = cluster.pod_id(ns, &name)
-                    && cluster.delete_pod(ns, &name).is_some()
+                    && let Some(gone) = cluster.delete_pod(ns, &name)
                 {
-                    touched.namespaces.push(ns);
-                    // The last pod moved to that id.
-                    if let Some(moved) = cluster.pods.get(id as usize) {
-                        touched.namespaces.push(moved.namespace);
-                    }
+                    touched.pod_labels.push((gone.namespace, gone.labels));
+                    // The last pod moved to that id (the same pod, renumbered).
                     touched.pods.push(id);
                 }
             }
