@@ -147,30 +147,21 @@ fn benches(c: &mut Criterion) {
     // and a rollout's (one namespace).
     let shared_before = std::sync::Arc::new(f.cluster.clone());
     let caches_before = kplace::app::derived::Derived::build(&shared_before).built();
-    let shared_after = std::sync::Arc::new(after.snapshot());
-    group.bench_function(format!("{nodes}-view-caches-updated-100-pod-events"), |b| {
-        b.iter(|| {
-            kplace::app::derived::Derived::updated(
-                black_box(&shared_after),
-                &caches_before,
-                &touched,
-            )
-        })
-    });
     let mut rolled = f.cluster.clone();
     rolled.index_pod_keys();
     let rollout = live_batch_in_one_namespace(&f.cluster, 100);
     let rollout_touched = kplace::source::live::apply_changes(&mut rolled, rollout);
-    let rolled = std::sync::Arc::new(rolled.snapshot());
-    group.bench_function(format!("{nodes}-view-caches-updated-rollout"), |b| {
-        b.iter(|| {
-            kplace::app::derived::Derived::updated(
-                black_box(&rolled),
-                &caches_before,
-                &rollout_touched,
-            )
-        })
-    });
+    for (name, cluster, touched) in [
+        ("100-pod-events", after.snapshot(), &touched),
+        ("rollout", rolled.snapshot(), &rollout_touched),
+    ] {
+        let cluster = std::sync::Arc::new(cluster);
+        group.bench_function(format!("{nodes}-view-caches-updated-{name}"), |b| {
+            b.iter(|| {
+                kplace::app::derived::Derived::updated(black_box(&cluster), &caches_before, touched)
+            })
+        });
+    }
     // What the first screen waits for: the Overview's and Nodes' caches
     // (the pod table, workloads and tiers follow in the background).
     group.bench_function(format!("{nodes}-first-screen-caches"), |b| {

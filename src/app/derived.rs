@@ -711,13 +711,7 @@ impl Fleet {
     fn build(cluster: &Cluster, pending: &[PodId]) -> Fleet {
         let workloads = workloads_of(cluster);
         let skew_alerts = super::skew::fleet(cluster, &workloads);
-        let mut fleet = Fleet {
-            workloads,
-            skew_alerts,
-            ..Fleet::default()
-        };
-        fleet.add_skew_subjects(cluster, pending);
-        fleet
+        Fleet::of(cluster, pending, workloads, skew_alerts)
     }
 
     /// `previous` after a live update that changed no node: the workloads
@@ -760,6 +754,16 @@ impl Fleet {
             &previous.skew_alerts,
             &dirty,
         );
+        Fleet::of(cluster, pending, workloads, skew_alerts)
+    }
+
+    /// The fleet of these workloads and alerts, with Skew's subjects.
+    fn of(
+        cluster: &Cluster,
+        pending: &[PodId],
+        workloads: Vec<Workload>,
+        skew_alerts: Vec<super::skew::SkewAlert>,
+    ) -> Fleet {
         let mut fleet = Fleet {
             workloads,
             skew_alerts,
