@@ -101,8 +101,9 @@ impl LiveFeed {
         let mut model = model;
         let mut indexed = false;
         let mut model_skipped = skipped.clone();
-        // The pod table of the last cluster sent, which the next one updates
-        // (the first cluster's, if its caches were warm by then).
+        // The view caches of the last cluster sent (pod table, fleet list),
+        // which the next one updates (the first cluster's, once taken, if
+        // they were warm by then).
         let mut built = super::derived::Built::default();
         let mut first_caches = first_caches;
         let builder = Job::spawn("live-build", move |(), ctx: &Ctx<(Loaded, Vec<String>)>| {
