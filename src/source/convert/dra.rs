@@ -442,7 +442,7 @@ pub fn convert_resource_slice(
             let q = parse_q(
                 &c.value.0,
                 &object,
-                &format!("spec.devices[{i}].capacity[{key}].value"),
+                format_args!("spec.devices[{i}].capacity[{key}].value"),
             )?;
             let (domain, id) = split_name(key, driver);
             capacity.push((domain, id, q.nanos()));

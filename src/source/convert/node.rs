@@ -33,7 +33,7 @@ pub fn convert_node(n: &core::Node, interner: &mut Interner) -> Result<Node, Inv
     {
         alloc.insert(
             k.clone(),
-            parse_nonnegative(&v.0, &object, &format!("status.allocatable.{k}"))?,
+            parse_nonnegative(&v.0, &object, format_args!("status.allocatable.{k}"))?,
         );
     }
     let taints = spec

@@ -43,13 +43,13 @@ pub fn timestamp(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time
 
 /// Normalizes an image name as ImageLocality does: append `:latest` when the
 /// name has no tag after its last `/`.
-pub fn normalized_image(name: &str) -> String {
+pub fn normalized_image(name: &str) -> std::borrow::Cow<'_, str> {
     let last_colon = name.rfind(':');
     let last_slash = name.rfind('/');
     match (last_colon, last_slash) {
-        (Some(c), Some(s)) if c > s => name.to_string(),
-        (Some(_), None) => name.to_string(),
-        _ => format!("{name}:latest"),
+        (Some(c), Some(s)) if c > s => name.into(),
+        (Some(_), None) => name.into(),
+        _ => format!("{name}:latest").into(),
     }
 }
 
@@ -189,7 +189,7 @@ impl PodRequestLists {
             regular.push(requests::container_requests(
                 c,
                 object,
-                &format!("spec.containers[{i}]"),
+                format_args!("spec.containers[{i}]"),
             )?);
         }
         let mut init = Vec::new();
@@ -198,7 +198,7 @@ impl PodRequestLists {
                 requests: requests::container_requests(
                     c,
                     object,
-                    &format!("spec.initContainers[{i}]"),
+                    format_args!("spec.initContainers[{i}]"),
                 )?,
                 restartable: c.restart_policy.as_deref() == Some("Always"),
             });
@@ -207,7 +207,7 @@ impl PodRequestLists {
         for (k, v) in spec.overhead.iter().flatten() {
             overhead.insert(
                 k.clone(),
-                requests::parse_nonnegative(&v.0, object, &format!("spec.overhead.{k}"))?,
+                requests::parse_nonnegative(&v.0, object, format_args!("spec.overhead.{k}"))?,
             );
         }
         let pod_level = requests::pod_level_list(spec.resources.as_ref(), object)?;

@@ -33,7 +33,7 @@ pub struct ContainerRequests {
 pub fn container_requests(
     c: &core::Container,
     object: &str,
-    path: &str,
+    path: impl std::fmt::Display,
 ) -> Result<ResourceList, InvalidObject> {
     let mut out = ResourceList::new();
     if let Some(res) = &c.resources {
@@ -41,7 +41,7 @@ pub fn container_requests(
             for (k, v) in limits {
                 out.insert(
                     k.clone(),
-                    parse_nonnegative(&v.0, object, &format!("{path}.resources.limits.{k}"))?,
+                    parse_nonnegative(&v.0, object, format_args!("{path}.resources.limits.{k}"))?,
                 );
             }
         }
@@ -49,7 +49,7 @@ pub fn container_requests(
             for (k, v) in reqs {
                 out.insert(
                     k.clone(),
-                    parse_nonnegative(&v.0, object, &format!("{path}.resources.requests.{k}"))?,
+                    parse_nonnegative(&v.0, object, format_args!("{path}.resources.requests.{k}"))?,
                 );
             }
         }
@@ -57,18 +57,30 @@ pub fn container_requests(
     Ok(out)
 }
 
-pub fn parse_q(s: &str, object: &str, field: &str) -> Result<Quantity, InvalidObject> {
-    Quantity::parse(s).map_err(|e| InvalidObject::new(object, field, e.to_string()))
+/// `field` is formatted only for an error: converting 150,000 pods builds
+/// no path string per quantity.
+pub fn parse_q(
+    s: &str,
+    object: &str,
+    field: impl std::fmt::Display,
+) -> Result<Quantity, InvalidObject> {
+    Quantity::parse(s).map_err(|e| InvalidObject::new(object, field.to_string(), e.to_string()))
 }
 
 /// A request, limit, overhead or allocatable amount: a quantity the API
 /// server's `ValidateNonnegativeQuantity` accepts.
-pub fn parse_nonnegative(s: &str, object: &str, field: &str) -> Result<Quantity, InvalidObject> {
-    let q = parse_q(s, object, field)?;
+pub fn parse_nonnegative(
+    s: &str,
+    object: &str,
+    field: impl std::fmt::Display,
+) -> Result<Quantity, InvalidObject> {
+    let Ok(q) = Quantity::parse(s) else {
+        return parse_q(s, object, field);
+    };
     if q.is_negative() {
         return Err(InvalidObject::new(
             object,
-            field,
+            field.to_string(),
             format!(
                 "Invalid value: {:?}: must be greater than or equal to 0",
                 s.trim()
@@ -206,7 +218,7 @@ pub fn pod_level_list(
     let Some(res) = res else { return Ok(out) };
     for (field, list) in [("limits", &res.limits), ("requests", &res.requests)] {
         for (k, v) in list.iter().flatten() {
-            let q = parse_nonnegative(&v.0, object, &format!("spec.resources.{field}.{k}"))?;
+            let q = parse_nonnegative(&v.0, object, format_args!("spec.resources.{field}.{k}"))?;
             if is_pod_level_resource(k) {
                 out.insert(k.clone(), q);
             }

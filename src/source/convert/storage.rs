@@ -47,7 +47,7 @@ fn storage_quantity(
     field: &str,
 ) -> Result<Option<i128>, InvalidObject> {
     list.and_then(|l| l.get("storage"))
-        .map(|q| parse_q(&q.0, object, &format!("{field}.storage")).map(|q| q.nanos()))
+        .map(|q| parse_q(&q.0, object, format_args!("{field}.storage")).map(|q| q.nanos()))
         .transpose()
 }
 

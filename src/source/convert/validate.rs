@@ -58,10 +58,9 @@ fn is_dns_subdomain(s: &str) -> bool {
 /// `IsQualifiedName`: what is wrong with a label key, if anything.
 pub fn qualified_name_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
+    let name = match value.split_once('/') {
+        None => value,
+        Some((prefix, name)) if !name.contains('/') => {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_string());
             } else {
@@ -72,9 +71,9 @@ pub fn qualified_name_errors(value: &str) -> Vec<String> {
                     errs.push(format!("prefix part {DNS_SUBDOMAIN_MSG}"));
                 }
             }
-            *name
+            name
         }
-        _ => {
+        Some(_) => {
             return vec![format!(
                 "a qualified name {QUALIFIED_NAME_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
             )];
