@@ -142,7 +142,7 @@ typed!(
 pub struct ClusterBuilder {
     pub interner: Interner,
     nodes: Vec<Node>,
-    pods: Vec<Pod>,
+    pods: PodChunks,
     priority_classes: Vec<PriorityClass>,
     pdbs: Vec<DisruptionBudget>,
     owners: Vec<SelectorOwner>,
@@ -166,9 +166,9 @@ impl ClusterBuilder {
     }
 
     /// Makes room for `items` more objects, nearly all pods in a big
-    /// cluster (address space only until they arrive).
+    /// cluster.
     pub fn reserve(&mut self, items: usize) {
-        self.pods.reserve_exact(items);
+        self.pods.chunks.reserve(items.div_ceil(POD_CHUNK));
     }
 
     pub fn push(&mut self, object: ModelObject) {
@@ -192,7 +192,7 @@ impl ClusterBuilder {
         }
         match object {
             ModelObject::Node(n) => put(&mut self.nodes, n, replace),
-            ModelObject::Pod(p) => put(&mut self.pods, *p, replace),
+            ModelObject::Pod(p) => self.pods.put(*p, replace),
             ModelObject::PriorityClass(pc) => put(&mut self.priority_classes, pc, replace),
             ModelObject::Pdb(p) => put(&mut self.pdbs, p, replace),
             ModelObject::Owner(o) => put(&mut self.owners, o, replace),
@@ -213,12 +213,12 @@ impl ClusterBuilder {
 
     /// Whether no node and no pod was added (a snapshot needs one).
     pub fn has_no_nodes_or_pods(&self) -> bool {
-        self.nodes.is_empty() && self.pods.is_empty()
+        self.nodes.is_empty() && self.pods.len == 0
     }
 
     /// Takes the pods added so far (a file that should hold one pod).
     pub fn take_pods(&mut self) -> Vec<Pod> {
-        std::mem::take(&mut self.pods)
+        std::mem::take(&mut self.pods).into_iter().collect()
     }
 
     /// The selector owners read so far (a manifest's workload controller).
@@ -241,7 +241,7 @@ impl ClusterBuilder {
         let mut cluster = Cluster::new(
             self.interner,
             self.nodes,
-            self.pods,
+            self.pods.into_iter(),
             self.priority_classes,
             self.pdbs,
             self.owners,
@@ -255,6 +255,41 @@ impl ClusterBuilder {
             self.claim_templates,
         );
         cluster
+    }
+}
+
+/// Pods per chunk of [`PodChunks`].
+const POD_CHUNK: usize = 4096;
+
+/// The converted pods, in chunks of [`POD_CHUNK`] (all full but the last):
+/// the cluster takes them one chunk at a time, each freed once moved, so
+/// 150,000 pods (78 MB) are never held twice, as one vector would be
+/// until the last pod left it. Nor does the list ever grow by copying.
+#[derive(Default)]
+struct PodChunks {
+    chunks: Vec<Vec<Pod>>,
+    len: usize,
+}
+
+impl PodChunks {
+    /// Adds a pod, or replaces the one at `at`; returns its index.
+    fn put(&mut self, pod: Pod, at: Option<usize>) -> usize {
+        if let Some(i) = at.filter(|&i| i < self.len) {
+            self.chunks[i / POD_CHUNK][i % POD_CHUNK] = pod;
+            return i;
+        }
+        if self.chunks.last().is_none_or(|c| c.len() == POD_CHUNK) {
+            self.chunks.push(Vec::with_capacity(POD_CHUNK));
+        }
+        if let Some(last) = self.chunks.last_mut() {
+            last.push(pod);
+        }
+        self.len += 1;
+        self.len - 1
+    }
+
+    fn into_iter(self) -> impl Iterator<Item = Pod> {
+        self.chunks.into_iter().flatten()
     }
 }
 
@@ -357,5 +392,39 @@ impl AnyObject {
             AnyObject::ResourceClaim(o) => o.to_model(interner),
             AnyObject::ResourceClaimTemplate(o) => o.to_model(interner),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str) -> Pod {
+        Pod {
+            name: name.into(),
+            ..Pod::blank(Interner::default().intern("ns"))
+        }
+    }
+
+    /// Indexes run on across chunks, a replacement lands in its chunk, and
+    /// the pods come out in order.
+    #[test]
+    fn pod_chunks_keep_order_and_replace_in_place() {
+        let mut chunks = PodChunks::default();
+        let n = 2 * POD_CHUNK + 5;
+        for i in 0..n {
+            assert_eq!(chunks.put(pod(&format!("p{i}")), None), i);
+        }
+        assert_eq!(chunks.chunks.len(), 3);
+        let at = POD_CHUNK + 1;
+        assert_eq!(chunks.put(pod("again"), Some(at)), at);
+        // An index past the end (never returned) adds instead.
+        assert_eq!(chunks.put(pod("last"), Some(n + 10)), n);
+        let names: Vec<String> = chunks.into_iter().map(|p| p.name.to_string()).collect();
+        assert_eq!(names.len(), n + 1);
+        assert_eq!(names[at], "again");
+        assert_eq!(names[at - 1], format!("p{}", at - 1));
+        assert_eq!(names[n - 1], format!("p{}", n - 1));
+        assert_eq!(names[n], "last");
     }
 }

@@ -452,7 +452,7 @@ impl Cluster {
     pub fn new(
         mut interner: Interner,
         nodes: Vec<Node>,
-        pods: Vec<Pod>,
+        pods: impl IntoIterator<Item = Pod>,
         mut priority_classes: Vec<PriorityClass>,
         pdbs: Vec<DisruptionBudget>,
         owners: Vec<SelectorOwner>,
