@@ -83,6 +83,28 @@ impl Drop for HoldPages {
     }
 }
 
+/// Gives the whole pages inside `bytes` back to the system at once
+/// (`madvise(MADV_DONTNEED)`): loading a snapshot returns the file's bytes
+/// behind the parser, so the file and the finished model are never
+/// resident together. The memory stays mapped; a page touched again reads
+/// as zeros. The caller must own `bytes` (anonymous memory it allocated)
+/// and never read them again.
+pub fn give_back(bytes: &[u8]) {
+    const PAGE: usize = 4096;
+    let start = (bytes.as_ptr() as usize).next_multiple_of(PAGE);
+    let end = (bytes.as_ptr() as usize + bytes.len()) / PAGE * PAGE;
+    if end <= start {
+        return;
+    }
+    // SAFETY: the range lies inside `bytes`, a live allocation of
+    // anonymous memory; DONTNEED only drops its contents (zeros on the
+    // next touch), which the caller promises not to read. A failure
+    // leaves the pages resident, which is harmless.
+    unsafe {
+        libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
+    }
+}
+
 fn set_purge_delay(ms: i64) {
     // SAFETY: setting an option is a plain store mimalloc reads on its
     // next purge; any value is valid for this option.
@@ -165,5 +187,27 @@ mod tests {
         let cluster = crate::app::demo::load_demo().expect("the demo loads");
         assert!(!cluster.nodes.is_empty());
         assert_eq!(purge_delay_ms(), PURGE_DELAY_MS);
+    }
+
+    /// Given-back pages are dropped at once (they read as zeros after),
+    /// only whole pages inside the slice, never a byte outside it.
+    #[test]
+    fn give_back_drops_the_whole_pages_inside_the_slice_only() {
+        let page = 4096;
+        let mut buf = vec![7u8; 16 * page];
+        let (from, to) = (page + page / 2, 10 * page + page / 2);
+        let base = buf.as_ptr() as usize;
+        give_back(&buf[from..to]);
+        // The whole pages inside [from, to), wherever the buffer starts.
+        let first = (base + from).next_multiple_of(page) - base;
+        let last = (base + to) / page * page - base;
+        assert!(last - first >= 8 * page);
+        for (i, &b) in buf.iter().enumerate() {
+            let expected = if (first..last).contains(&i) { 0 } else { 7 };
+            assert_eq!(b, expected, "byte {i} (pages given back: {first}..{last})");
+        }
+        // The memory stays usable.
+        buf[first] = 1;
+        assert_eq!(buf[first], 1);
     }
 }

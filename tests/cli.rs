@@ -1440,6 +1440,74 @@ fn the_same_object_twice_is_refused_naming_both_places_unless_allowed() {
     );
 }
 
+/// A large JSON List is given back to the system behind the parser: errors
+/// on items far into it, and on duplicates whose first copy came early,
+/// still name the lines the items start on.
+#[test]
+fn errors_deep_in_a_large_json_list_name_their_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = cpu_pod(dir.path(), "p.yaml", "1");
+    // One node, then 10,000 pods of three lines each (item i starts on
+    // line 3 + 3 * i); batches of 4,096 items, so the first pages of the
+    // file are given back before the last items are parsed.
+    let pod = |name: &str, cpu: &str| {
+        format!(
+            "{{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{{\"name\":\"{name}\",\"namespace\":\"ns\"}},\n\"spec\":{{\"containers\":[{{\"name\":\"a\",\"image\":\"i\",\"resources\":{{\"requests\":{{\"cpu\":\"{cpu}\"}}}}}}]}},\n\"status\":{{\"phase\":\"Pending\"}}}}"
+        )
+    };
+    let list = |items: Vec<String>| {
+        format!(
+            "{{\"kind\":\"List\",\"items\":[\n{}]}}\n",
+            std::iter::once(
+                r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"}}}"#
+                    .to_string()
+            )
+            .chain(items)
+            .collect::<Vec<_>>()
+            .join(",\n")
+        )
+    };
+    let line_of_pod = |i: usize| 3 + 3 * i;
+
+    let bad_at = 9_500;
+    let items = (0..10_000)
+        .map(|i| pod(&format!("p{i}"), if i == bad_at { "-1" } else { "100m" }))
+        .collect();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, list(items)).unwrap();
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", bad.to_str().unwrap(), "--pod", &p]),
+        &[
+            &format!("bad.json:{}:", line_of_pod(bad_at)),
+            "Pod ns/p9500",
+            "spec.containers[0].resources.requests.cpu",
+            "must be greater than or equal to 0",
+        ],
+    );
+
+    let twice_at = 9_000;
+    let items = (0..10_000)
+        .map(|i| {
+            let name = if i == twice_at {
+                "p1".to_string()
+            } else {
+                format!("p{i}")
+            };
+            pod(&name, "100m")
+        })
+        .collect();
+    let dup = dir.path().join("dup.json");
+    std::fs::write(&dup, list(items)).unwrap();
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", dup.to_str().unwrap(), "--pod", &p]),
+        &[
+            &format!("dup.json:{}:", line_of_pod(twice_at)),
+            "Pod ns/p1 is defined twice",
+            &format!("dup.json:{}", line_of_pod(1)),
+        ],
+    );
+}
+
 #[test]
 fn a_directory_with_a_file_and_its_gz_is_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -119,7 +119,7 @@ struct Seen {
 /// A [`Position`] without the bytes, to find a line again later.
 #[derive(Clone, Copy)]
 enum PlaceKey {
-    Offset(usize),
+    Line(usize),
     YamlItem(usize, Option<usize>),
     Generated,
 }
@@ -172,8 +172,9 @@ struct Origin<'a> {
 }
 
 enum Position<'a> {
-    /// A JSON item: its byte offset.
-    Offset(&'a [u8], usize),
+    /// A JSON item: its first line, counted before parsing (the bytes of
+    /// items already parsed may be given back while the rest load).
+    Line(usize),
     /// A YAML item: its document and, in a `List`, its index in `items`.
     YamlItem(&'a [u8], usize, Option<usize>),
     /// A document kplace made (the pod of a workload): no line of its own.
@@ -183,7 +184,7 @@ enum Position<'a> {
 impl<'a> Position<'a> {
     fn key(&self) -> PlaceKey {
         match *self {
-            Position::Offset(_, o) => PlaceKey::Offset(o),
+            Position::Line(l) => PlaceKey::Line(l),
             Position::YamlItem(_, d, i) => PlaceKey::YamlItem(d, i),
             Position::Generated(_) => PlaceKey::Generated,
         }
@@ -191,13 +192,14 @@ impl<'a> Position<'a> {
 
     fn bytes(&self) -> &'a [u8] {
         match *self {
-            Position::Offset(b, _) | Position::YamlItem(b, _, _) | Position::Generated(b) => b,
+            Position::Line(_) => &[],
+            Position::YamlItem(b, _, _) | Position::Generated(b) => b,
         }
     }
 
     fn from_key(bytes: &'a [u8], key: PlaceKey) -> Self {
         match key {
-            PlaceKey::Offset(o) => Position::Offset(bytes, o),
+            PlaceKey::Line(l) => Position::Line(l),
             PlaceKey::YamlItem(d, i) => Position::YamlItem(bytes, d, i),
             PlaceKey::Generated => Position::Generated(bytes),
         }
@@ -215,7 +217,7 @@ impl Origin<'_> {
 
     fn line(&self) -> Option<usize> {
         match self.position {
-            Position::Offset(bytes, offset) => Some(line_of(bytes, offset)),
+            Position::Line(l) => Some(l),
             Position::YamlItem(bytes, doc, item) => yaml_line(bytes, doc, item),
             Position::Generated(_) => None,
         }
@@ -389,10 +391,13 @@ impl Collector {
     /// Converting needs the one interner, so it is serial; it runs while the
     /// next batch is parsed on the other workers, and the spent typed objects
     /// are dropped there too, so the serial thread only converts.
+    /// `done_with(n)` is called once the items before `n` are parsed
+    /// (their bytes are not read again).
     fn ingest_items<'o, I: ItemSource>(
         &mut self,
         items: &[I],
         origin_of: impl Fn(usize) -> Origin<'o> + Sync,
+        mut done_with: impl FnMut(usize),
     ) -> Result<(), SourceError> {
         // Room for every item up front: a 150,000-pod List would otherwise
         // grow (and copy) the pod list a dozen times.
@@ -418,6 +423,7 @@ impl Collector {
         let mut b = 0;
         while let Some(parsed) = next.take() {
             let base = b * BATCH;
+            done_with(base + parsed.len());
             let started = Instant::now();
             let (following, converted) = rayon::join(
                 || parse(b + 1),
@@ -471,38 +477,38 @@ impl Collector {
                     self.builder.push(model);
                     return Ok(());
                 }
-                let previous = self.seen.get(&key).map(|s| s.index);
-                if let Some(seen) = self.seen.get(&key) {
-                    let object = object_name(kind, (!ns.is_empty()).then_some(ns), name);
-                    let first = self.place_of(seen, origin);
-                    if !self.options.allow_duplicates {
-                        return Err(SourceError::Duplicate {
-                            place: origin.place(),
-                            object,
-                            first,
-                        });
+                let file = self.files.len().saturating_sub(1);
+                let at = origin.position.key();
+                // One lookup for an object seen first (all but duplicates).
+                let (key, seen) = match self.seen.entry(key) {
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        let index = self.builder.push_at(model, None);
+                        slot.insert(Seen { file, at, index });
+                        return Ok(());
                     }
-                    const MAX_NOTES: usize = 20;
-                    if self.notes.len() < MAX_NOTES {
-                        self.notes.push(format!(
-                            "{object} is defined twice ({first} and {}); the later is used",
-                            origin.place()
-                        ));
-                    } else if self.notes.len() == MAX_NOTES {
-                        self.notes.push(
-                            "more objects are defined twice; the later of each is used".into(),
-                        );
-                    }
+                    std::collections::hash_map::Entry::Occupied(e) => e.remove_entry(),
+                };
+                let object = object_name(kind, (!ns.is_empty()).then_some(ns), name);
+                let first = self.place_of(&seen, origin);
+                if !self.options.allow_duplicates {
+                    return Err(SourceError::Duplicate {
+                        place: origin.place(),
+                        object,
+                        first,
+                    });
                 }
-                let index = self.builder.push_at(model, previous);
-                self.seen.insert(
-                    key,
-                    Seen {
-                        file: self.files.len().saturating_sub(1),
-                        at: origin.position.key(),
-                        index,
-                    },
-                );
+                const MAX_NOTES: usize = 20;
+                if self.notes.len() < MAX_NOTES {
+                    self.notes.push(format!(
+                        "{object} is defined twice ({first} and {}); the later is used",
+                        origin.place()
+                    ));
+                } else if self.notes.len() == MAX_NOTES {
+                    self.notes
+                        .push("more objects are defined twice; the later of each is used".into());
+                }
+                let index = self.builder.push_at(model, Some(seen.index));
+                self.seen.insert(key, Seen { file, at, index });
             }
             Parsed::Skipped(kind) => *self.skipped.entry(kind.clone()).or_default() += 1,
         }
@@ -653,7 +659,15 @@ fn recorded_version(list_metadata: Option<&serde_json::Value>) -> Option<String>
 
 /// JSON: one pass splits the documents (a `List` into its items), then the
 /// items are parsed in parallel.
-fn ingest_json(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
+/// With `give_back`, the bytes of items already parsed are returned to the
+/// system while the rest load: the caller read them for this load alone
+/// and never reads them again.
+fn ingest_json(
+    c: &mut Collector,
+    bytes: &[u8],
+    file: &str,
+    give_back: bool,
+) -> Result<(), SourceError> {
     let started = Instant::now();
     let text = std::str::from_utf8(bytes).map_err(|e| SourceError::Syntax {
         file: file.to_string(),
@@ -688,13 +702,57 @@ fn ingest_json(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
         let raw: &RawValue = serde_json::from_str(doc.trim()).map_err(syntax)?;
         items.push(raw);
     }
+    let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    let offsets: Vec<usize> = items.iter().map(|&r| offset(r)).collect();
+    let lines = item_lines(bytes, &offsets);
     c.timings.load += started.elapsed();
     let items: Vec<JsonItem> = items.into_iter().map(JsonItem).collect();
-    let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
-    c.ingest_items(&items, |i| Origin {
-        file,
-        position: Position::Offset(bytes, offset(items[i].0)),
-    })
+    // The bytes before the next unparsed item, once no item there is still
+    // to parse: only in file order (a `List`), and only bytes kplace read
+    // itself.
+    let in_order = offsets.is_sorted();
+    let mut given_back = 0;
+    let done_with = |upto: usize| {
+        if !(give_back && in_order) {
+            return;
+        }
+        let end = offsets.get(upto).copied().unwrap_or(bytes.len());
+        if end > given_back {
+            crate::allocator::give_back(&bytes[given_back..end]);
+            given_back = end;
+        }
+    };
+    c.ingest_items(
+        &items,
+        |i| Origin {
+            file,
+            position: Position::Line(lines[i]),
+        },
+        done_with,
+    )
+}
+
+/// The line each item starts on (items in file order are counted in one
+/// pass over the file, split over both cores).
+fn item_lines(bytes: &[u8], offsets: &[usize]) -> Vec<usize> {
+    let newlines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+    if !offsets.is_sorted() {
+        return offsets.iter().map(|&o| line_of(bytes, o)).collect();
+    }
+    // Newlines between consecutive items, in parallel; then running sums.
+    let gaps: Vec<usize> = (0..offsets.len())
+        .into_par_iter()
+        .map(|i| {
+            let from = if i == 0 { 0 } else { offsets[i - 1] };
+            newlines(&bytes[from..offsets[i]])
+        })
+        .collect();
+    gaps.iter()
+        .scan(1, |line, gap| {
+            *line += gap;
+            Some(*line)
+        })
+        .collect()
 }
 
 fn yaml_options() -> serde_saphyr::Options {
@@ -744,10 +802,14 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
             }
         }
     }
-    c.ingest_items(&items, |i| Origin {
-        file,
-        position: Position::YamlItem(bytes, places[i].0, places[i].1),
-    })
+    c.ingest_items(
+        &items,
+        |i| Origin {
+            file,
+            position: Position::YamlItem(bytes, places[i].0, places[i].1),
+        },
+        |_| {},
+    )
 }
 
 /// The parser's message without its own `error: line L column C:` prefix
@@ -783,11 +845,24 @@ fn refuse_timeline(bytes: &[u8], file: &str, wanted: &str, hint: &str) -> Result
     Ok(())
 }
 
-fn ingest_bytes(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
+/// Whether the loader may return a JSON file's bytes to the system as it
+/// goes (it read them itself), or must leave them intact (the caller's).
+#[derive(Clone, Copy)]
+enum Bytes {
+    Ours,
+    Borrowed,
+}
+
+fn ingest_bytes(
+    c: &mut Collector,
+    bytes: &[u8],
+    file: &str,
+    whose: Bytes,
+) -> Result<(), SourceError> {
     c.files.push(file.to_string());
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     match first {
-        Some(b'{') | Some(b'[') => ingest_json(c, bytes, file),
+        Some(b'{') | Some(b'[') => ingest_json(c, bytes, file, matches!(whose, Bytes::Ours)),
         _ => ingest_yaml(c, bytes, file),
     }
 }
@@ -833,7 +908,7 @@ pub fn load_snapshot_with(
     path: &Path,
     options: LoadOptions,
 ) -> Result<(Cluster, LoadTimings, Vec<String>), SourceError> {
-    let _held = crate::allocator::hold_pages();
+    let held = crate::allocator::hold_pages();
     let mut c = Collector {
         options,
         ..Default::default()
@@ -863,9 +938,12 @@ pub fn load_snapshot_with(
             "a cluster snapshot",
             "the TUI replays it: `kplace --snapshot FILE`; `kplace verify FILE` checks it",
         )?;
-        ingest_bytes(&mut c, &bytes, &name)?;
+        ingest_bytes(&mut c, &bytes, &name, Bytes::Ours)?;
     }
     let mut notes = std::mem::take(&mut c.notes);
+    // The parsed objects are all spent: their pages go back before the
+    // cluster's indexes are built, which would otherwise come on top.
+    drop(held);
     c.finish(&path.display().to_string()).map(|(cluster, t)| {
         notes.extend(absent_nodes_note(&cluster));
         (cluster, t, notes)
@@ -879,7 +957,7 @@ pub fn load_snapshot_bytes(
 ) -> Result<(Cluster, LoadTimings), SourceError> {
     let _held = crate::allocator::hold_pages();
     let mut c = Collector::default();
-    ingest_bytes(&mut c, bytes, name)?;
+    ingest_bytes(&mut c, bytes, name, Bytes::Borrowed)?;
     c.finish(name)
 }
 
@@ -972,16 +1050,20 @@ pub fn load_manifest_bytes(
     c.files.push(name.to_string());
     let result = match &expanded.workload {
         // A plain pod: read from the file itself, so errors carry its line.
-        None => ingest_bytes(&mut c, bytes, name),
+        None => ingest_bytes(&mut c, bytes, name, Bytes::Borrowed),
         Some(w) => {
             let mut docs = vec![expanded.pod.clone()];
             docs.extend(expanded.claims.iter().cloned());
             docs.extend(expanded.controllers.iter().cloned());
             let items: Vec<ValueItem> = docs.iter().map(ValueItem).collect();
-            c.ingest_items(&items, |_| Origin {
-                file: name,
-                position: Position::Generated(bytes),
-            })
+            c.ingest_items(
+                &items,
+                |_| Origin {
+                    file: name,
+                    position: Position::Generated(bytes),
+                },
+                |_| {},
+            )
             .map_err(|e| in_terms_of_workload(e, &expanded.pod, w))
         }
     };
@@ -1031,10 +1113,14 @@ pub fn load_owner_values(
         ..Default::default()
     };
     let items: Vec<ValueItem> = docs.iter().map(ValueItem).collect();
-    let result = c.ingest_items(&items, |_| Origin {
-        file: name,
-        position: Position::Generated(&[]),
-    });
+    let result = c.ingest_items(
+        &items,
+        |_| Origin {
+            file: name,
+            position: Position::Generated(&[]),
+        },
+        |_| {},
+    );
     *interner = std::mem::take(&mut c.builder.interner);
     result?;
     Ok(c.builder.take_owners())
