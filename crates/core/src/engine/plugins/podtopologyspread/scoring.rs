@@ -88,11 +88,19 @@ pub fn pre_score(
     // node would add to one.
     if !pair_counts.is_empty() {
         for (n, node) in cluster.nodes.iter().enumerate() {
+            // A node without matching pods adds nothing: skip it before
+            // reading its labels (the dense counts are cheap to read).
+            let adds = |(ci, c): (usize, &Constraint)| {
+                Some(c.topology_key) != hostname && per_node[ci][n] != 0
+            };
+            if !constraints.iter().enumerate().any(adds) {
+                continue;
+            }
             if require_all && !node_has_all_keys(node, &constraints) {
                 continue;
             }
             for (ci, c) in constraints.iter().enumerate() {
-                if Some(c.topology_key) == hostname || per_node[ci][n] == 0 {
+                if !adds((ci, c)) {
                     continue;
                 }
                 let pair = (
