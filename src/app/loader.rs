@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::model::Cluster;
-use crate::source::file::{load_snapshot, load_snapshot_bytes, read_bytes};
+use crate::source::file::{load_snapshot, load_snapshot_owned, read_bytes};
 use crate::source::live::{
     ConnectionState, Kind, LiveError, LiveOptions, LiveSource, Touched, describe,
 };
@@ -239,7 +239,7 @@ fn open(source: Source, progress: &Mutex<String>) -> Result<Opened, String> {
                 drop(bytes);
                 Ok(open_timeline(t, name))
             } else {
-                load_snapshot_bytes(&bytes, &name)
+                load_snapshot_owned(bytes, &name)
                     .map(|(c, _)| Opened::plain(Loaded::first(c, name, started.elapsed())))
                     .map_err(|e| e.to_string())
             }

@@ -955,9 +955,25 @@ pub fn load_snapshot_bytes(
     bytes: &[u8],
     name: &str,
 ) -> Result<(Cluster, LoadTimings), SourceError> {
-    let _held = crate::allocator::hold_pages();
+    let held = crate::allocator::hold_pages();
     let mut c = Collector::default();
     ingest_bytes(&mut c, bytes, name, Bytes::Borrowed)?;
+    drop(held);
+    c.finish(name)
+}
+
+/// [`load_snapshot_bytes`] for bytes read for this load alone: they are
+/// given back to the system as they are parsed, so they and the finished
+/// cluster are never resident together.
+pub fn load_snapshot_owned(
+    bytes: Vec<u8>,
+    name: &str,
+) -> Result<(Cluster, LoadTimings), SourceError> {
+    let held = crate::allocator::hold_pages();
+    let mut c = Collector::default();
+    ingest_bytes(&mut c, &bytes, name, Bytes::Ours)?;
+    drop(bytes);
+    drop(held);
     c.finish(name)
 }
 
