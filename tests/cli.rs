@@ -1485,6 +1485,29 @@ fn errors_deep_in_a_large_json_list_name_their_lines() {
         ],
     );
 
+    // A single document before the List: items are not in file order in
+    // the loader's list (documents come last), and lines still are right.
+    let items: Vec<String> = (0..10_000)
+        .map(|i| pod(&format!("p{i}"), if i == bad_at { "-1" } else { "100m" }))
+        .collect();
+    let mixed = dir.path().join("mixed.json");
+    std::fs::write(
+        &mixed,
+        format!(
+            "{}\n{{\"kind\":\"List\",\"items\":[\n{}]}}\n",
+            r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"}}}"#,
+            items.join(",\n")
+        ),
+    )
+    .unwrap();
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", mixed.to_str().unwrap(), "--pod", &p]),
+        &[
+            &format!("mixed.json:{}:", line_of_pod(bad_at)),
+            "Pod ns/p9500",
+        ],
+    );
+
     let twice_at = 9_000;
     let items = (0..10_000)
         .map(|i| {

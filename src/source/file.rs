@@ -399,8 +399,7 @@ impl Collector {
         origin_of: impl Fn(usize) -> Origin<'o> + Sync,
         mut done_with: impl FnMut(usize),
     ) -> Result<(), SourceError> {
-        // Room for every item up front: a 150,000-pod List would otherwise
-        // grow (and copy) the pod list a dozen times.
+        // Room for every item's slot up front.
         self.builder.reserve(items.len());
         self.seen.reserve(items.len());
         let parse = |b: usize| -> Option<ParsedBatch> {
@@ -732,27 +731,30 @@ fn ingest_json(
     )
 }
 
-/// The line each item starts on (items in file order are counted in one
-/// pass over the file, split over both cores).
+/// The line each item starts on: one pass over the file, in file order
+/// (single documents before a `List` come after its items in `offsets`),
+/// split over both cores.
 fn item_lines(bytes: &[u8], offsets: &[usize]) -> Vec<usize> {
     let newlines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
     if !offsets.is_sorted() {
-        return offsets.iter().map(|&o| line_of(bytes, o)).collect();
+        order.sort_by_key(|&i| offsets[i]);
     }
     // Newlines between consecutive items, in parallel; then running sums.
-    let gaps: Vec<usize> = (0..offsets.len())
+    let gaps: Vec<usize> = (0..order.len())
         .into_par_iter()
-        .map(|i| {
-            let from = if i == 0 { 0 } else { offsets[i - 1] };
-            newlines(&bytes[from..offsets[i]])
+        .map(|k| {
+            let from = if k == 0 { 0 } else { offsets[order[k - 1]] };
+            newlines(&bytes[from..offsets[order[k]]])
         })
         .collect();
-    gaps.iter()
-        .scan(1, |line, gap| {
-            *line += gap;
-            Some(*line)
-        })
-        .collect()
+    let mut lines = vec![0; offsets.len()];
+    let mut line = 1;
+    for (k, gap) in gaps.into_iter().enumerate() {
+        line += gap;
+        lines[order[k]] = line;
+    }
+    lines
 }
 
 fn yaml_options() -> serde_saphyr::Options {
