@@ -32,8 +32,8 @@ pub struct Cycle<'a> {
     spread: Option<pts_filter::PreFilterState>,
     interpod: Option<ipa_filter::PreFilterState>,
     restrictions: Option<volumerestrictions::PreFilterState>,
-    /// NodeVolumeLimits' PreFilter did not skip.
-    volume_limits: bool,
+    /// NodeVolumeLimits' state (`None`: its PreFilter skipped).
+    volume_limits: Option<nodevolumelimits::PreFilterState<'a>>,
     /// The Filter plugins, in profile order, whose verdict on a node can
     /// change with its pods (they read `NodeInfo` or the PreFilter state
     /// and have something to check for this pod); every other one takes
@@ -100,7 +100,7 @@ impl<'a> Cycle<'a> {
             spread: None,
             interpod: None,
             restrictions: None,
-            volume_limits: false,
+            volume_limits: None,
             reading_pods: Vec::new(),
             binding: None,
             zone: None,
@@ -140,8 +140,9 @@ impl<'a> Cycle<'a> {
                 Ok(s) => cycle.restrictions = s,
             }
         }
-        cycle.volume_limits =
-            runs(Plugin::NodeVolumeLimits) && !nodevolumelimits::pre_filter_skips(pod);
+        if runs(Plugin::NodeVolumeLimits) {
+            cycle.volume_limits = nodevolumelimits::pre_filter(cluster, pod);
+        }
         let mut names = affinity_names.clone();
         if runs(Plugin::VolumeBinding) {
             match volumebinding::pre_filter(cluster, pod, version) {
@@ -214,7 +215,7 @@ impl<'a> Cycle<'a> {
                 Plugin::NodePorts => !pod.host_ports.is_empty(),
                 Plugin::NodeResourcesFit => true,
                 Plugin::VolumeRestrictions => cycle.restrictions.is_some(),
-                Plugin::NodeVolumeLimits => cycle.volume_limits,
+                Plugin::NodeVolumeLimits => cycle.volume_limits.is_some(),
                 Plugin::PodTopologySpread => cycle.spread.is_some(),
                 Plugin::InterPodAffinity => cycle.interpod.is_some(),
                 _ => false,
@@ -319,8 +320,10 @@ impl<'a> Cycle<'a> {
                         s.filter(self.cluster, pod, info, self.version)?;
                     }
                 }
-                Plugin::NodeVolumeLimits if self.volume_limits => {
-                    nodevolumelimits::filter(self.cluster, pod, node, info, self.version)?
+                Plugin::NodeVolumeLimits => {
+                    if let Some(s) = &self.volume_limits {
+                        s.filter(self.cluster, node, info, self.version)?;
+                    }
                 }
                 Plugin::VolumeBinding => {
                     if let Some(b) = &self.binding {
@@ -452,13 +455,60 @@ fn nominated_pods(cluster: &Cluster, pod: &Pod) -> Vec<(PodId, NodeId)> {
         .collect()
 }
 
+/// The most score plugins a profile runs: each plugin kplace knows that
+/// scores, at most once (the profile's validation refuses duplicates).
+pub const MAX_SCORE_PLUGINS: usize = 8;
+
+/// A node's weighted score per plugin, kept inline: a placement scores
+/// thousands of nodes, and a heap row for each cost more than the scoring.
+/// Reads as a slice, in the profile's score order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct PluginScores {
+    values: [i64; MAX_SCORE_PLUGINS],
+    len: u8,
+}
+
+impl PluginScores {
+    fn zeros(len: usize) -> Self {
+        assert!(
+            len <= MAX_SCORE_PLUGINS,
+            "a profile runs at most {MAX_SCORE_PLUGINS} score plugins, not {len}"
+        );
+        PluginScores {
+            values: [0; MAX_SCORE_PLUGINS],
+            len: len as u8,
+        }
+    }
+}
+
+impl std::ops::Deref for PluginScores {
+    type Target = [i64];
+    fn deref(&self) -> &[i64] {
+        &self.values[..usize::from(self.len)]
+    }
+}
+
+impl<'a> IntoIterator for &'a PluginScores {
+    type Item = &'a i64;
+    type IntoIter = std::slice::Iter<'a, i64>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for PluginScores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
 /// One feasible node's scores: weighted per plugin (in the profile's score
 /// order, [`Profile::score`]) and their total.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeScore {
     pub node: NodeId,
     pub total: i64,
-    pub plugins: Box<[i64]>,
+    pub plugins: PluginScores,
 }
 
 /// PreScore, Score, NormalizeScore and weighting over the feasible nodes,
@@ -477,36 +527,37 @@ pub fn score_nodes(
         .iter()
         .map(|&(plugin, _)| Scorer::pre_score(cluster, pod, feasible, version, profile, plugin))
         .collect();
-    let width = scorers.len().max(1);
-    let mut raw = vec![0i64; feasible.len() * width];
-    for (i, (row, &node)) in raw.chunks_mut(width).zip(feasible).enumerate() {
-        for (cell, scorer) in row.iter_mut().zip(&scorers) {
-            *cell = scorer.score(cluster, pod, i, node);
-        }
-    }
-    let mut column = vec![0i64; feasible.len()];
-    for (p, scorer) in scorers.iter().enumerate() {
-        for (i, c) in column.iter_mut().enumerate() {
-            *c = raw[i * width + p];
-        }
-        scorer.normalize(&mut column);
-        let weight = profile.score[p].1;
-        for (i, c) in column.iter().enumerate() {
-            raw[i * width + p] = c * weight;
-        }
-    }
-    feasible
+    let width = scorers.len();
+    let mut scores: Vec<NodeScore> = feasible
         .iter()
         .enumerate()
         .map(|(i, &node)| {
-            let plugins: Box<[i64]> = raw[i * width..i * width + scorers.len()].into();
+            let mut plugins = PluginScores::zeros(width);
+            for (cell, scorer) in plugins.values.iter_mut().zip(&scorers) {
+                *cell = scorer.score(cluster, pod, i, node);
+            }
             NodeScore {
                 node,
-                total: plugins.iter().sum(),
+                total: 0,
                 plugins,
             }
         })
-        .collect()
+        .collect();
+    let mut column = vec![0i64; feasible.len()];
+    for (p, scorer) in scorers.iter().enumerate() {
+        for (c, s) in column.iter_mut().zip(&scores) {
+            *c = s.plugins.values[p];
+        }
+        scorer.normalize(&mut column);
+        let weight = profile.score[p].1;
+        for (c, s) in column.iter().zip(&mut scores) {
+            s.plugins.values[p] = c * weight;
+        }
+    }
+    for s in &mut scores {
+        s.total = s.plugins.iter().sum();
+    }
+    scores
 }
 
 /// One score plugin after its PreScore: what it needs to score a node.

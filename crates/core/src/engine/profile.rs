@@ -993,6 +993,16 @@ mod tests {
     }
 
     #[test]
+    fn every_score_plugin_fits_in_a_node_score_row() {
+        let scoring = KNOWN
+            .iter()
+            .filter(|(_, plugin, points)| plugin.is_some() && points.contains(&Point::Score))
+            .count();
+        assert_eq!(scoring, 8);
+        assert!(scoring <= crate::engine::framework::MAX_SCORE_PLUGINS);
+    }
+
+    #[test]
     fn feasible_nodes_to_find_follows_upstream() {
         assert_eq!(feasible_nodes_to_find(None, 50), 50);
         assert_eq!(feasible_nodes_to_find(Some(10), 99), 99);

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use crate::engine::status::{FilterResult, Plugin, Rejection};
 use crate::engine::version::Version;
+use crate::model::intern::Sym;
 use crate::model::pod::{Pod, PodVolume};
 use crate::model::storage::CsiNode;
 use crate::model::{Cluster, Node, NodeInfo};
@@ -47,14 +48,37 @@ const IN_TREE: [(&str, &str, bool); 7] = [
 /// PersistentVolume; only a claim not provisioned yet makes one.
 type Volume<'a> = (&'a str, Cow<'a, str>);
 
-/// `filterAttachableVolumes` for one pod: pushes its volumes (duplicates
-/// included). For the incoming pod a missing claim is an error.
-fn attachable<'a>(
+/// A volume before the node is known: counted on a node only when the
+/// in-tree provisioner it comes from (if any) is migrated there.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Candidate<'a> {
+    driver: &'a str,
+    handle: Cow<'a, str>,
+    /// The in-tree plugin and whether migration is on for it regardless
+    /// of the CSINode's annotation.
+    in_tree: Option<(&'static str, bool)>,
+}
+
+impl Candidate<'_> {
+    /// `isCSIMigrationOn` for the node: an in-tree volume counts only on
+    /// a node with a CSINode that has migration on for its plugin.
+    fn on(&self, csi_node: Option<&CsiNode>) -> bool {
+        match self.in_tree {
+            None => true,
+            Some((plugin, always)) => csi_node
+                .is_some_and(|n| always || n.migrated_plugins.iter().any(|m| **m == *plugin)),
+        }
+    }
+}
+
+/// `filterAttachableVolumes` for one pod, up to the node: pushes its
+/// volumes (duplicates included). For the incoming pod a missing claim is
+/// an error.
+fn candidates<'a>(
     cluster: &'a Cluster,
     pod: &'a Pod,
-    csi_node: Option<&CsiNode>,
     new_pod: bool,
-    out: &mut Vec<Volume<'a>>,
+    out: &mut Vec<Candidate<'a>>,
 ) -> Result<(), Rejection> {
     let storage = &cluster.storage;
     for v in pod.volumes.iter() {
@@ -91,9 +115,13 @@ fn attachable<'a>(
         let pv = (!claim.volume_name.is_empty())
             .then(|| storage.volume(&claim.volume_name))
             .flatten();
-        let (driver, handle): (&str, Cow<str>) = match pv {
+        let candidate = match pv {
             Some(pv) => match &pv.csi {
-                Some(csi) => (&csi.driver, Cow::Borrowed(&*csi.handle)),
+                Some(csi) => Candidate {
+                    driver: &csi.driver,
+                    handle: Cow::Borrowed(&*csi.handle),
+                    in_tree: None,
+                },
                 None => continue,
             },
             // No volume yet (or a missing one): what the class would provision.
@@ -110,48 +138,91 @@ fn attachable<'a>(
                     claim.name
                 ));
                 match IN_TREE.iter().find(|(p, _, _)| **p == *class.provisioner) {
-                    None => (&class.provisioner, handle),
-                    Some((plugin, driver, always)) => {
-                        let Some(node) = csi_node else { continue };
-                        let on = *always
-                            || (!driver.is_empty()
-                                && node.migrated_plugins.iter().any(|m| **m == **plugin));
-                        if !on {
-                            continue;
-                        }
-                        (driver, handle)
-                    }
+                    None => Candidate {
+                        driver: &class.provisioner,
+                        handle,
+                        in_tree: None,
+                    },
+                    // Migration is never on for a plugin without a driver.
+                    Some((_, "", _)) => continue,
+                    Some(&(plugin, driver, always)) => Candidate {
+                        driver,
+                        handle,
+                        in_tree: Some((plugin, always)),
+                    },
                 }
             }
         };
-        if driver.is_empty() || handle.is_empty() {
+        if candidate.driver.is_empty() || candidate.handle.is_empty() {
             continue;
         }
-        out.push((driver, handle));
+        out.push(candidate);
     }
     Ok(())
 }
 
-/// The node's attach limit for a driver.
-fn limit(
-    cluster: &Cluster,
-    node: &Node,
-    csi_node: Option<&CsiNode>,
-    driver: &str,
-    version: Version,
-) -> Option<i64> {
-    if let Some(count) = csi_node
-        .and_then(|n| n.drivers.iter().find(|d| *d.name == *driver))
-        .and_then(|d| d.allocatable)
-    {
-        return Some(count as i64);
+/// What CSILimits' Filter needs of the incoming pod, resolved once per
+/// cycle rather than on every node: its volumes (sorted, duplicates
+/// removed) and, per driver, the node-allocatable key of its limit.
+pub struct PreFilterState<'a> {
+    /// `Err`: a claim of the pod cannot be resolved, on any node.
+    new_volumes: Result<Vec<Candidate<'a>>, Rejection>,
+    /// Each driver of the new volumes with the interned
+    /// `attachable-volumes-csi-<driver>` key (`None`: no node has it).
+    allocatable_keys: Vec<(&'a str, Option<Sym>)>,
+}
+
+/// PreFilter: `None` when it skips (no claims nor ephemeral volumes).
+pub fn pre_filter<'a>(cluster: &'a Cluster, pod: &'a Pod) -> Option<PreFilterState<'a>> {
+    if pre_filter_skips(pod) {
+        return None;
     }
-    if version.attach_limits_from_node_allocatable() {
+    let mut volumes = Vec::new();
+    let new_volumes = candidates(cluster, pod, true, &mut volumes).map(|()| {
+        volumes.sort_unstable();
+        volumes.dedup();
+        volumes
+    });
+    let mut allocatable_keys: Vec<(&str, Option<Sym>)> = Vec::new();
+    for c in new_volumes.iter().flatten() {
+        if allocatable_keys.last().is_some_and(|(d, _)| *d == c.driver) {
+            continue;
+        }
         // `GetCSIAttachLimitKey`; names too long for a resource name are
         // hashed upstream, and kplace does not find those.
-        let key = format!("{CSI_ATTACH_LIMIT_PREFIX}{driver}");
-        if key.len() < 63 {
-            let sym = cluster.interner.lookup(&key)?;
+        let key = format!("{CSI_ATTACH_LIMIT_PREFIX}{}", c.driver);
+        let sym = (key.len() < 63)
+            .then(|| cluster.interner.lookup(&key))
+            .flatten();
+        allocatable_keys.push((c.driver, sym));
+    }
+    Some(PreFilterState {
+        new_volumes,
+        allocatable_keys,
+    })
+}
+
+impl PreFilterState<'_> {
+    /// The node's attach limit for a driver.
+    fn limit(
+        &self,
+        node: &Node,
+        csi_node: Option<&CsiNode>,
+        driver: &str,
+        version: Version,
+    ) -> Option<i64> {
+        if let Some(count) = csi_node
+            .and_then(|n| n.drivers.iter().find(|d| *d.name == *driver))
+            .and_then(|d| d.allocatable)
+        {
+            return Some(count as i64);
+        }
+        if version.attach_limits_from_node_allocatable() {
+            let sym = self
+                .allocatable_keys
+                .iter()
+                .find(|(d, _)| *d == driver)
+                .and_then(|&(_, sym)| sym)?;
             return node
                 .allocatable
                 .scalars
@@ -159,57 +230,80 @@ fn limit(
                 .find(|(s, _)| *s == sym)
                 .map(|&(_, v)| v);
         }
+        None
     }
-    None
+
+    pub fn filter(
+        &self,
+        cluster: &Cluster,
+        node: &Node,
+        info: &NodeInfo,
+        version: Version,
+    ) -> FilterResult {
+        let all = match &self.new_volumes {
+            Err(rejection) => return Err(rejection.clone()),
+            Ok(all) => all,
+        };
+        let csi_node = cluster.storage.csi_node(&node.name);
+        // The new volumes this node counts, each `driver/handle` once.
+        let mut previous: Option<(&str, &str)> = None;
+        let new_volumes = all.iter().filter(|c| c.on(csi_node)).filter(move |c| {
+            let key = (c.driver, &*c.handle);
+            let first = previous != Some(key);
+            previous = Some(key);
+            first
+        });
+        // The limits of the new volumes' drivers: without one, nothing on
+        // the node needs counting (upstream returns early without limits
+        // too).
+        let mut attached: Option<Vec<Volume>> = None;
+        let mut last_driver = None;
+        for c in new_volumes.clone() {
+            if last_driver == Some(c.driver) {
+                continue;
+            }
+            last_driver = Some(c.driver);
+            let Some(max) = self.limit(node, csi_node, c.driver, version) else {
+                continue;
+            };
+            let attached =
+                attached.get_or_insert_with(|| attached_volumes(cluster, info, csi_node));
+            let driver = c.driver;
+            let new = new_volumes
+                .clone()
+                .filter(|v| {
+                    v.driver == driver
+                        && attached
+                            .binary_search_by(|(d, h)| (*d, &**h).cmp(&(v.driver, &*v.handle)))
+                            .is_err()
+                })
+                .count();
+            let count = attached.iter().filter(|(d, _)| *d == driver).count();
+            if new > 0 && (count + new) as i64 > max {
+                return Err(Rejection::unschedulable(Plugin::NodeVolumeLimits, REASON));
+            }
+        }
+        Ok(())
+    }
 }
 
-pub fn filter(
-    cluster: &Cluster,
-    pod: &Pod,
-    node: &Node,
+/// The volumes the node's pods already attach, sorted, each once.
+fn attached_volumes<'a>(
+    cluster: &'a Cluster,
     info: &NodeInfo,
-    version: Version,
-) -> FilterResult {
-    if pod.volumes.is_empty() {
-        return Ok(());
-    }
-    let csi_node = cluster.storage.csi_node(&node.name);
-    let mut new_volumes = Vec::new();
-    attachable(cluster, pod, csi_node, true, &mut new_volumes)?;
-    if new_volumes.is_empty() {
-        return Ok(());
-    }
-    new_volumes.sort_unstable();
-    new_volumes.dedup();
-    // The limits of the new volumes' drivers: without one, nothing on the
-    // node needs counting (upstream returns early without limits too).
-    let mut limits: Vec<(&str, i64)> = Vec::new();
-    for (driver, _) in &new_volumes {
-        if limits.last().is_some_and(|(d, _)| d == driver) {
-            continue;
-        }
-        if let Some(max) = limit(cluster, node, csi_node, driver, version) {
-            limits.push((driver, max));
-        }
-    }
-    if limits.is_empty() {
-        return Ok(());
-    }
-    let mut attached = Vec::new();
+    csi_node: Option<&CsiNode>,
+) -> Vec<Volume<'a>> {
+    let mut found = Vec::new();
     for &id in &info.pods_with_claims {
-        attachable(cluster, cluster.pod(id), csi_node, false, &mut attached)?;
+        // Existing pods never fail: a claim they miss is skipped.
+        let _ = candidates(cluster, cluster.pod(id), false, &mut found);
     }
+    let mut attached: Vec<Volume> = found
+        .into_iter()
+        .filter(|c| c.on(csi_node))
+        .map(|c| (c.driver, c.handle))
+        .collect();
     attached.sort_unstable();
     attached.dedup();
-    for (driver, max) in limits {
-        let count_of = |volumes: &[Volume]| volumes.iter().filter(|(d, _)| *d == driver).count();
-        let new = new_volumes
-            .iter()
-            .filter(|v| v.0 == driver && attached.binary_search(v).is_err())
-            .count();
-        if new > 0 && (count_of(&attached) + new) as i64 > max {
-            return Err(Rejection::unschedulable(Plugin::NodeVolumeLimits, REASON));
-        }
-    }
-    Ok(())
+    attached
 }
