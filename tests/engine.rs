@@ -23,6 +23,8 @@ mod preemption;
 mod remedies;
 #[path = "engine/replicas.rs"]
 mod replicas;
+#[path = "engine/split_passes.rs"]
+mod split_passes;
 #[path = "engine/termination.rs"]
 mod termination;
 #[path = "engine/volumebinding.rs"]

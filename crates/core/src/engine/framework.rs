@@ -528,21 +528,24 @@ pub fn score_nodes(
         .map(|&(plugin, _)| Scorer::pre_score(cluster, pod, feasible, version, profile, plugin))
         .collect();
     let width = scorers.len();
-    let mut scores: Vec<NodeScore> = feasible
-        .iter()
-        .enumerate()
-        .map(|(i, &node)| {
-            let mut plugins = PluginScores::zeros(width);
-            for (cell, scorer) in plugins.values.iter_mut().zip(&scorers) {
-                *cell = scorer.score(cluster, pod, i, node);
-            }
-            NodeScore {
-                node,
-                total: 0,
-                plugins,
-            }
-        })
-        .collect();
+    let score_range = |range: std::ops::Range<usize>| -> Vec<NodeScore> {
+        range
+            .map(|i| {
+                let node = feasible[i];
+                let mut plugins = PluginScores::zeros(width);
+                for (cell, scorer) in plugins.values.iter_mut().zip(&scorers) {
+                    *cell = scorer.score(cluster, pod, i, node);
+                }
+                NodeScore {
+                    node,
+                    total: 0,
+                    plugins,
+                }
+            })
+            .collect()
+    };
+    let (mut scores, rest) = kplace_split::in_two(feasible.len(), score_range);
+    scores.extend(rest);
     let mut column = vec![0i64; feasible.len()];
     for (p, scorer) in scorers.iter().enumerate() {
         for (c, s) in column.iter_mut().zip(&scores) {
@@ -624,7 +627,7 @@ impl<'a> Scorer<'a> {
             Scorer::Zero => 0,
             Scorer::TaintToleration => taint_toleration::score(pod, node),
             Scorer::NodeAffinity(args) => node_affinity::score(pod, node, &cluster.interner, args),
-            Scorer::PodTopologySpread(state) => state.score(cluster, i, id),
+            Scorer::PodTopologySpread(state) => state.score(i, id),
             Scorer::InterPodAffinity(state) => state.score(node),
             Scorer::Fit(scorer) => scorer.score(node, cluster.node_info(id)),
             Scorer::Balanced(scorer) => scorer.score(node, cluster.node_info(id)),

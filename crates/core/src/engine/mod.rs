@@ -220,13 +220,21 @@ fn attempt(
     }
 
     let cycle = Cycle::new(cluster, pod, version, profile);
-    filter_each(&cycle, |id, verdict| match verdict {
-        Ok(()) => answer.feasible.push(id),
-        Err(rejection) => answer.failures.push(NodeFailure {
-            node: id,
-            rejection,
-        }),
-    });
+    let ((feasible, failures), (more_feasible, more_failures)) = filter_in_two(
+        &cycle,
+        || (Vec::new(), Vec::new()),
+        |(feasible, failures), id, verdict| match verdict {
+            Ok(()) => feasible.push(id),
+            Err(rejection) => failures.push(NodeFailure {
+                node: id,
+                rejection,
+            }),
+        },
+    );
+    answer.feasible = feasible;
+    answer.feasible.extend(more_feasible);
+    answer.failures = failures;
+    answer.failures.extend(more_failures);
 
     if !answer.feasible.is_empty() {
         answer.scores = score_nodes(cluster, pod, &answer.feasible, version, profile);
@@ -386,17 +394,45 @@ fn filter_all(cycle: &Cycle) -> Vec<status::FilterResult> {
 /// Each node's verdict, in node order, handed to `each` as it is found
 /// (an attempt sorts them straight into feasible nodes and failures).
 fn filter_each(cycle: &Cycle, mut each: impl FnMut(NodeId, status::FilterResult)) {
+    let state = cycle.state();
+    filter_range(cycle, &state, 0..cycle.cluster.nodes.len(), &mut each);
+}
+
+/// [`filter_each`] over two halves of the nodes in parallel, each half
+/// folding its verdicts into its own accumulator: `(first half, second
+/// half)`, so the caller joins them in node order.
+fn filter_in_two<T: Send>(
+    cycle: &Cycle,
+    start: impl Fn() -> T + Sync,
+    fold: impl Fn(&mut T, NodeId, status::FilterResult) + Sync,
+) -> (T, T) {
+    let state = cycle.state();
+    kplace_split::in_two(cycle.cluster.nodes.len(), |range| {
+        let mut acc = start();
+        filter_range(cycle, &state, range, |id, verdict| {
+            fold(&mut acc, id, verdict)
+        });
+        acc
+    })
+}
+
+fn filter_range(
+    cycle: &Cycle,
+    state: &framework::FilterState,
+    range: std::ops::Range<usize>,
+    mut each: impl FnMut(NodeId, status::FilterResult),
+) {
     let cluster = cycle.cluster;
     if let Some(rejection) = &cycle.prefilter_rejection {
-        for id in 0..cluster.nodes.len() as NodeId {
-            each(id, Err(rejection.clone()));
+        for id in range {
+            each(id as NodeId, Err(rejection.clone()));
         }
         return;
     }
-    let state = cycle.state();
-    for id in 0..cluster.nodes.len() as NodeId {
+    for id in range {
+        let id = id as NodeId;
         let verdict = if cycle.is_allowed(id) {
-            cycle.run_filters_with_nominated(&state, id, cluster.node_info(id))
+            cycle.run_filters_with_nominated(state, id, cluster.node_info(id))
         } else {
             Err(cycle.absent_node_status(id))
         };

@@ -14,13 +14,23 @@ pub struct PreScoreState {
     pub constraints: Vec<Constraint>,
     /// Per feasible node (same order as the scored list): left out of scoring.
     pub ignored: Vec<bool>,
-    /// Matching pods per registered (non-hostname) pair.
-    pub pair_counts: FxHashMap<Pair, i64>,
+    /// Matching pods per registered (non-hostname) pair, indexed by the
+    /// order the pairs were first met.
+    domain_counts: Vec<i64>,
+    /// Per feasible node and constraint (row-major, one row per node): the
+    /// index into `domain_counts` of the node's pair, [`PER_NODE`] for a
+    /// hostname constraint, or [`NO_DOMAIN`] when the node lacks the key.
+    /// Read by Score so that it neither looks up labels nor hashes pairs.
+    domain_of: Vec<u32>,
     pub weights: Vec<f64>,
     /// Matching pods per node, for each constraint.
     per_node: Vec<Vec<u32>>,
-    hostname: Option<crate::model::Sym>,
 }
+
+/// A node without the constraint's key: it scores nothing for it.
+const NO_DOMAIN: u32 = u32::MAX;
+/// A hostname constraint on a node with the key: the node's own count.
+const PER_NODE: u32 = u32::MAX - 1;
 
 /// PreScore; `None` is Skip (no ScheduleAnyway constraints, pod or default).
 pub fn pre_score(
@@ -43,9 +53,11 @@ pub fn pre_score(
     let require_all = !system_defaulted;
     let hostname = cluster.interner.lookup(LABEL_HOSTNAME);
     let empty = cluster.empty_sym();
+    let width = constraints.len();
     let mut ignored = vec![false; feasible.len()];
-    let mut pair_counts: FxHashMap<Pair, i64> = FxHashMap::default();
-    let mut topo_size = vec![0usize; constraints.len()];
+    let mut domain_of = vec![NO_DOMAIN; feasible.len() * width];
+    let mut domain_index: FxHashMap<Pair, u32> = FxHashMap::default();
+    let mut topo_size = vec![0usize; width];
     for (i, &n) in feasible.iter().enumerate() {
         let node = cluster.node(n);
         if require_all && !node_has_all_keys(node, &constraints) {
@@ -53,16 +65,24 @@ pub fn pre_score(
             continue;
         }
         for (ci, c) in constraints.iter().enumerate() {
+            let value = node.labels.get(c.topology_key);
             if Some(c.topology_key) == hostname {
+                if value.is_some() {
+                    domain_of[i * width + ci] = PER_NODE;
+                }
                 continue;
             }
-            let pair = (
-                c.topology_key,
-                node.labels.get(c.topology_key).unwrap_or(empty),
-            );
-            if let std::collections::hash_map::Entry::Vacant(e) = pair_counts.entry(pair) {
-                e.insert(0);
+            // A node without the key registers the empty value's pair
+            // (and counts towards the topology size) but scores nothing
+            // for the constraint.
+            let pair = (c.topology_key, value.unwrap_or(empty));
+            let next = domain_index.len() as u32;
+            let index = *domain_index.entry(pair).or_insert_with(|| {
                 topo_size[ci] += 1;
+                next
+            });
+            if value.is_some() {
+                domain_of[i * width + ci] = index;
             }
         }
     }
@@ -83,10 +103,11 @@ pub fn pre_score(
         .iter()
         .map(|c| counts_per_node(cluster, &c.selector, pod.namespace))
         .collect();
+    let mut domain_counts = vec![0i64; domain_index.len()];
     // Only registered pairs collect counts (hostname pairs never are), so
     // the inclusion policies, the costly part, are checked only where a
     // node would add to one.
-    if !pair_counts.is_empty() {
+    if !domain_index.is_empty() {
         for (n, node) in cluster.nodes.iter().enumerate() {
             // A node without matching pods adds nothing: skip it before
             // reading its labels (the dense counts are cheap to read).
@@ -107,11 +128,11 @@ pub fn pre_score(
                     c.topology_key,
                     node.labels.get(c.topology_key).unwrap_or(empty),
                 );
-                let Some(count) = pair_counts.get_mut(&pair) else {
+                let Some(&index) = domain_index.get(&pair) else {
                     continue;
                 };
                 if matches_inclusion_policies(c, pod, node, &cluster.interner) {
-                    *count += per_node[ci][n] as i64;
+                    domain_counts[index as usize] += per_node[ci][n] as i64;
                 }
             }
         }
@@ -119,32 +140,27 @@ pub fn pre_score(
     Some(PreScoreState {
         constraints,
         ignored,
-        pair_counts,
+        domain_counts,
+        domain_of,
         weights,
         per_node,
-        hostname,
     })
 }
 
 impl PreScoreState {
     /// Raw score of the `i`-th feasible node.
-    pub fn score(&self, cluster: &Cluster, i: usize, n: NodeId) -> i64 {
+    pub fn score(&self, i: usize, n: NodeId) -> i64 {
         if self.ignored[i] {
             return 0;
         }
-        let node = cluster.node(n);
+        let width = self.constraints.len();
+        let domains = &self.domain_of[i * width..(i + 1) * width];
         let mut score = 0f64;
         for (ci, c) in self.constraints.iter().enumerate() {
-            let Some(value) = node.labels.get(c.topology_key) else {
-                continue;
-            };
-            let count = if Some(c.topology_key) == self.hostname {
-                self.per_node[ci][n as usize] as i64
-            } else {
-                self.pair_counts
-                    .get(&(c.topology_key, value))
-                    .copied()
-                    .unwrap_or(0)
+            let count = match domains[ci] {
+                NO_DOMAIN => continue,
+                PER_NODE => self.per_node[ci][n as usize] as i64,
+                d => self.domain_counts[d as usize],
             };
             score += count as f64 * self.weights[ci] + (c.max_skew - 1) as f64;
         }
