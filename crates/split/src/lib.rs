@@ -1,20 +1,21 @@
-//! A pass over the nodes split in two halves run on both cores, as
-//! upstream runs Filter and Score over its nodes in parallel. The halves'
+//! A pass over the nodes shared by both cores, as upstream runs Filter
+//! and Score over its nodes in parallel. The pass is cut into consecutive
+//! parts that the caller and one helper thread take in turn; the parts'
 //! results are joined in node order, so answers do not change.
 //!
 //! A pass over 5,000 nodes takes a few hundred microseconds: waking a
 //! sleeping pool thread costs about as much, so a general thread pool
-//! (rayon, measured) made placements slower. One helper thread instead
-//! spins for a moment after each half it runs, so back-to-back passes (a
+//! (rayon, measured) made placements slower. The helper instead spins for
+//! a moment after each pass it helps with, so back-to-back passes (a
 //! placement's Filter then Score, a disruption's thousands of placements)
-//! find it awake; and a caller that finishes its half before the helper
-//! has started takes the other half back, so a sleeping helper never
-//! makes a pass slower than running it alone.
+//! find it awake; and a caller that runs out of parts before the helper
+//! has started takes the job back, so a sleeping helper never makes a
+//! pass slower than running it alone.
 
 use std::cell::Cell;
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
@@ -23,41 +24,105 @@ use std::time::{Duration, Instant};
 /// another costs more than it saves.
 pub const MIN_NODES: usize = 512;
 
-/// How long the helper stays awake after its last half.
+/// A split pass is cut into this many parts, taken in turn by the caller
+/// and the helper, so that neither waits long for the other when one
+/// range of nodes costs more than another.
+const PARTS: usize = 8;
+
+/// How long the helper stays awake after its last part.
 const SPIN: Duration = Duration::from_micros(300);
 
-/// `work` over `0..n` in two halves, the second on the helper thread when
-/// `n` is large enough, the machine has a second core and the helper is
-/// free: `(first half, second half)`. Serial runs give `(work(0..n),
-/// work(n..n))`.
-pub fn in_two<T: Send>(n: usize, work: impl Fn(Range<usize>) -> T + Sync) -> (T, T) {
-    let serial = n < MIN_NODES || SERIAL.with(Cell::get);
-    let Some(helper) = helper().filter(|_| !serial) else {
-        return (work(0..n), work(n..n));
+/// `work` over `0..n` in consecutive ranges, run by the caller and the
+/// helper thread when `n` is large enough, the machine has a second core
+/// and the helper is free: the ranges' results in order. A pass kept
+/// whole gives one result, `work(0..n)`.
+pub fn in_parts<T: Send>(n: usize, work: impl Fn(Range<usize>) -> T + Sync) -> Vec<T> {
+    let Some(helper) = helper_for(n) else {
+        return vec![work(0..n)];
     };
-    let mid = n / 2;
-    let second: Mutex<Option<T>> = Mutex::new(None);
-    let job = || {
-        let out = work(mid..n);
-        *second.lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+    let size = n.div_ceil(PARTS);
+    let slots: Vec<Mutex<Option<T>>> = (0..PARTS).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let run = || {
+        loop {
+            let part = next.fetch_add(1, SeqCst);
+            if part >= PARTS {
+                break;
+            }
+            let range = (part * size).min(n)..((part + 1) * size).min(n);
+            let out = work(range);
+            *slots[part].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+        }
     };
-    let Some(posted) = helper.post(&job) else {
-        return (work(0..n), work(n..n));
+    let Some(posted) = helper.post(&run) else {
+        return vec![work(0..n)];
     };
-    let first = work(0..mid);
+    run();
     posted.finish();
     SPLIT.with(|c| c.set(c.get() + 1));
-    let second = second
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .expect("the second half ran");
-    (first, second)
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every part ran")
+        })
+        .collect()
+}
+
+/// `work(offset, part)` over consecutive parts of `out`, run by the caller
+/// and the helper as [`in_parts`] does: for results of a known count,
+/// written in place.
+pub fn fill<T: Send>(out: &mut [T], work: impl Fn(usize, &mut [T]) + Sync) {
+    let n = out.len();
+    let Some(helper) = helper_for(n) else {
+        work(0, out);
+        return;
+    };
+    let size = n.div_ceil(PARTS);
+    let slots: Vec<Mutex<Option<Part<T>>>> = out
+        .chunks_mut(size)
+        .enumerate()
+        .map(|(i, part)| Mutex::new(Some((i * size, part))))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let run = || {
+        loop {
+            let part = next.fetch_add(1, SeqCst);
+            let Some(slot) = slots.get(part) else {
+                break;
+            };
+            let taken = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some((offset, part)) = taken {
+                work(offset, part);
+            }
+        }
+    };
+    let Some(posted) = helper.post(&run) else {
+        drop(slots);
+        work(0, out);
+        return;
+    };
+    run();
+    posted.finish();
+    SPLIT.with(|c| c.set(c.get() + 1));
+}
+
+/// A part of the output with its offset, until a thread takes it.
+type Part<'a, T> = (usize, &'a mut [T]);
+
+/// The helper, when a pass of `n` nodes should split.
+fn helper_for(n: usize) -> Option<&'static Helper> {
+    if n < MIN_NODES || SERIAL.with(Cell::get) {
+        return None;
+    }
+    helper()
 }
 
 thread_local! {
     /// [`serial`] is running on this thread.
     static SERIAL: Cell<bool> = const { Cell::new(false) };
-    /// Passes this thread handed half of to the helper.
+    /// Passes this thread shared with the helper.
     static SPLIT: Cell<u64> = const { Cell::new(0) };
 }
 
@@ -166,6 +231,7 @@ impl Helper {
     /// The helper's loop: run posted jobs, spin a moment, then park.
     fn serve(&self) {
         let mut awake_since = Instant::now();
+        let mut spins = 0u32;
         loop {
             if self.state.load(SeqCst) == POSTED
                 && self
@@ -184,7 +250,9 @@ impl Helper {
                 awake_since = Instant::now();
                 continue;
             }
-            if awake_since.elapsed() < SPIN {
+            // Reading the clock costs more than a spin: read it seldom.
+            spins = spins.wrapping_add(1);
+            if !spins.is_multiple_of(1024) || awake_since.elapsed() < SPIN {
                 std::hint::spin_loop();
                 continue;
             }
@@ -267,24 +335,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn halves_cover_the_range_in_order() {
-        for n in [0, 1, MIN_NODES - 1, MIN_NODES, 5_001] {
-            let (a, b) = in_two(n, |r| r.collect::<Vec<_>>());
-            let joined: Vec<usize> = a.into_iter().chain(b).collect();
+    fn parts_cover_the_range_in_order() {
+        for n in [0, 1, MIN_NODES - 1, MIN_NODES, 517, 5_001] {
+            let parts = in_parts(n, |r| r.collect::<Vec<_>>());
+            let joined: Vec<usize> = parts.into_iter().flatten().collect();
             assert_eq!(joined, (0..n).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn fill_writes_every_element_once_at_its_offset() {
+        for n in [0, 1, MIN_NODES - 1, MIN_NODES, 517, 5_001] {
+            let mut out = vec![usize::MAX; n];
+            fill(&mut out, |offset, part| {
+                for (i, v) in part.iter_mut().enumerate() {
+                    assert_eq!(*v, usize::MAX, "written twice");
+                    *v = offset + i;
+                }
+            });
+            assert_eq!(out, (0..n).collect::<Vec<_>>());
         }
     }
 
     #[test]
     fn serial_keeps_passes_whole_and_restores() {
         let before = passes_split();
-        let (a, b) = serial(|| in_two(2_000, |r| r.len()));
-        assert_eq!((a, b), (2_000, 0));
+        let parts = serial(|| in_parts(2_000, |r| r.len()));
+        assert_eq!(parts, [2_000]);
         assert_eq!(passes_split(), before);
-        // Outside `serial` a pass splits in the middle, or (the helper
-        // busy with another test) stays whole.
-        let split = in_two(2_000, |r| r.len());
-        assert!(split == (1_000, 1_000) || split == (2_000, 0), "{split:?}");
+        // Outside `serial` a pass splits in parts, or (the helper busy
+        // with another test) stays whole.
+        let parts = in_parts(2_000, |r| r.len());
+        assert!(parts.len() == PARTS || parts == [2_000], "{parts:?}");
+        assert_eq!(parts.iter().sum::<usize>(), 2_000);
     }
 
     #[test]
@@ -293,9 +376,16 @@ mod tests {
             for t in 0..4usize {
                 s.spawn(move || {
                     for round in 0..200usize {
-                        let (a, b) = in_two(1_000 + t + round, |r| r.map(|i| i * t).sum::<usize>());
                         let n = 1_000 + t + round;
-                        assert_eq!(a + b, t * n * (n - 1) / 2);
+                        let parts = in_parts(n, |r| r.map(|i| i * t).sum::<usize>());
+                        assert_eq!(parts.iter().sum::<usize>(), t * n * (n - 1) / 2);
+                        let mut out = vec![0; n];
+                        fill(&mut out, |offset, part| {
+                            for (i, v) in part.iter_mut().enumerate() {
+                                *v = (offset + i) * t;
+                            }
+                        });
+                        assert!(out.iter().enumerate().all(|(i, v)| *v == i * t));
                     }
                 });
             }
@@ -303,20 +393,20 @@ mod tests {
     }
 
     #[test]
-    fn a_panic_in_either_half_reaches_the_caller() {
-        for bad in [0usize, 900] {
+    fn a_panic_in_any_part_reaches_the_caller() {
+        for bad in [0usize, 500, 999] {
             let caught = catch_unwind(|| {
-                in_two(1_000, |r| {
+                in_parts(1_000, |r| {
                     if r.contains(&bad) {
-                        panic!("half with {bad}");
+                        panic!("part with {bad}");
                     }
                     r.len()
                 })
             });
             assert!(caught.is_err());
             // Afterwards passes run and cover their range again.
-            let (a, b) = in_two(1_000, |r| r.len());
-            assert_eq!(a + b, 1_000);
+            let parts = in_parts(1_000, |r| r.len());
+            assert_eq!(parts.iter().sum::<usize>(), 1_000);
         }
     }
 }

@@ -528,24 +528,22 @@ pub fn score_nodes(
         .map(|&(plugin, _)| Scorer::pre_score(cluster, pod, feasible, version, profile, plugin))
         .collect();
     let width = scorers.len();
-    let score_range = |range: std::ops::Range<usize>| -> Vec<NodeScore> {
-        range
-            .map(|i| {
-                let node = feasible[i];
-                let mut plugins = PluginScores::zeros(width);
-                for (cell, scorer) in plugins.values.iter_mut().zip(&scorers) {
-                    *cell = scorer.score(cluster, pod, i, node);
-                }
-                NodeScore {
-                    node,
-                    total: 0,
-                    plugins,
-                }
-            })
-            .collect()
-    };
-    let (mut scores, rest) = kplace_split::in_two(feasible.len(), score_range);
-    scores.extend(rest);
+    let mut scores: Vec<NodeScore> = feasible
+        .iter()
+        .map(|&node| NodeScore {
+            node,
+            total: 0,
+            plugins: PluginScores::zeros(width),
+        })
+        .collect();
+    // Score over both cores, each part of the rows in place.
+    kplace_split::fill(&mut scores, |offset, rows| {
+        for (i, row) in (offset..).zip(rows) {
+            for (cell, scorer) in row.plugins.values.iter_mut().zip(&scorers) {
+                *cell = scorer.score(cluster, pod, i, row.node);
+            }
+        }
+    });
     let mut column = vec![0i64; feasible.len()];
     for (p, scorer) in scorers.iter().enumerate() {
         for (c, s) in column.iter_mut().zip(&scores) {

@@ -220,21 +220,24 @@ fn attempt(
     }
 
     let cycle = Cycle::new(cluster, pod, version, profile);
-    let ((feasible, failures), (more_feasible, more_failures)) = filter_in_two(
-        &cycle,
-        || (Vec::new(), Vec::new()),
-        |(feasible, failures), id, verdict| match verdict {
+    // Filter over both cores, each range of nodes sorted into feasible
+    // nodes and failures, joined in node order.
+    let state = cycle.state();
+    let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
+        let (mut feasible, mut failures) = (Vec::new(), Vec::new());
+        filter_range(&cycle, &state, range, |id, verdict| match verdict {
             Ok(()) => feasible.push(id),
             Err(rejection) => failures.push(NodeFailure {
                 node: id,
                 rejection,
             }),
-        },
-    );
-    answer.feasible = feasible;
-    answer.feasible.extend(more_feasible);
-    answer.failures = failures;
-    answer.failures.extend(more_failures);
+        });
+        (feasible, failures)
+    });
+    for (feasible, failures) in parts {
+        answer.feasible.extend(feasible);
+        answer.failures.extend(failures);
+    }
 
     if !answer.feasible.is_empty() {
         answer.scores = score_nodes(cluster, pod, &answer.feasible, version, profile);
@@ -396,24 +399,6 @@ fn filter_all(cycle: &Cycle) -> Vec<status::FilterResult> {
 fn filter_each(cycle: &Cycle, mut each: impl FnMut(NodeId, status::FilterResult)) {
     let state = cycle.state();
     filter_range(cycle, &state, 0..cycle.cluster.nodes.len(), &mut each);
-}
-
-/// [`filter_each`] over two halves of the nodes in parallel, each half
-/// folding its verdicts into its own accumulator: `(first half, second
-/// half)`, so the caller joins them in node order.
-fn filter_in_two<T: Send>(
-    cycle: &Cycle,
-    start: impl Fn() -> T + Sync,
-    fold: impl Fn(&mut T, NodeId, status::FilterResult) + Sync,
-) -> (T, T) {
-    let state = cycle.state();
-    kplace_split::in_two(cycle.cluster.nodes.len(), |range| {
-        let mut acc = start();
-        filter_range(cycle, &state, range, |id, verdict| {
-            fold(&mut acc, id, verdict)
-        });
-        acc
-    })
 }
 
 fn filter_range(
