@@ -267,16 +267,24 @@ impl Helper {
 }
 
 impl Posted<'_> {
+    /// Returns once the job has run: taken back and run here if the
+    /// helper has not begun it, else after the helper is done (its panic,
+    /// if any, resumed here).
     fn finish(mut self) {
-        self.wait();
+        let (taken_back, panicked) = self.settle();
+        if taken_back {
+            (self.job)();
+        } else if panicked {
+            resume_unwind(Box::new(
+                "a part of a split pass panicked on the helper thread",
+            ));
+        }
     }
 
-    /// Takes the job back if the helper has not begun it, else waits for
-    /// it; then frees the helper.
-    fn wait(&mut self) {
-        if self.finished {
-            return;
-        }
+    /// Takes the job back if the helper has not begun it (`true`), else
+    /// waits for the helper to finish it; then frees the helper. Also
+    /// gives whether the job panicked on the helper.
+    fn settle(&mut self) -> (bool, bool) {
         self.finished = true;
         let helper = self.helper;
         let taken_back = helper
@@ -284,8 +292,16 @@ impl Posted<'_> {
             .compare_exchange(POSTED, CLAIMED, SeqCst, SeqCst)
             .is_ok();
         if !taken_back {
+            let mut spins = 0u32;
             while helper.state.load(SeqCst) != DONE {
-                std::hint::spin_loop();
+                // A helper the OS has put aside needs a core: after a
+                // short spin, give this one up between checks.
+                spins = spins.saturating_add(1);
+                if spins < 4_096 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
             }
         }
         let slot = helper.job.swap(std::ptr::null_mut(), SeqCst);
@@ -295,37 +311,16 @@ impl Posted<'_> {
         drop(unsafe { Box::from_raw(slot) });
         let panicked = helper.panicked.load(SeqCst);
         helper.state.store(FREE, SeqCst);
-        if taken_back {
-            (self.job)();
-        } else if panicked {
-            resume_unwind(Box::new(
-                "a half of a split pass panicked on the helper thread",
-            ));
-        }
+        (taken_back, panicked)
     }
 }
 
 impl Drop for Posted<'_> {
-    /// On a panic in the caller's half, the helper must be done with the
+    /// On a panic in the caller's parts, the helper must be done with the
     /// job before the caller's frame goes.
     fn drop(&mut self) {
         if !self.finished {
-            self.finished = true;
-            let helper = self.helper;
-            if helper
-                .state
-                .compare_exchange(POSTED, CLAIMED, SeqCst, SeqCst)
-                .is_err()
-            {
-                while helper.state.load(SeqCst) != DONE {
-                    std::hint::spin_loop();
-                }
-            }
-            let slot = helper.job.swap(std::ptr::null_mut(), SeqCst);
-            // SAFETY: as in `wait`.
-            #[allow(unsafe_code)]
-            drop(unsafe { Box::from_raw(slot) });
-            helper.state.store(FREE, SeqCst);
+            self.settle();
         }
     }
 }
