@@ -58,14 +58,24 @@ pub fn pre_score(
     let mut domain_of = vec![NO_DOMAIN; feasible.len() * width];
     let mut domain_index: FxHashMap<Pair, u32> = FxHashMap::default();
     let mut topo_size = vec![0usize; width];
-    for (i, &n) in feasible.iter().enumerate() {
-        let node = cluster.node(n);
-        if require_all && !node_has_all_keys(node, &constraints) {
+    // Each feasible node's value of each constraint's key (`None`: the
+    // node lacks it), read on both cores: the label lookups are the
+    // costly part of PreScore.
+    let values: Vec<Option<crate::model::Sym>> = kplace_split::in_parts(feasible.len(), |range| {
+        let mut part = Vec::with_capacity(range.len() * width);
+        for &n in &feasible[range] {
+            let labels = &cluster.node(n).labels;
+            part.extend(constraints.iter().map(|c| labels.get(c.topology_key)));
+        }
+        part
+    })
+    .concat();
+    for (i, row) in values.chunks_exact(width).enumerate() {
+        if require_all && row.iter().any(Option::is_none) {
             ignored[i] = true;
             continue;
         }
-        for (ci, c) in constraints.iter().enumerate() {
-            let value = node.labels.get(c.topology_key);
+        for (ci, (c, &value)) in constraints.iter().zip(row).enumerate() {
             if Some(c.topology_key) == hostname {
                 if value.is_some() {
                     domain_of[i * width + ci] = PER_NODE;
