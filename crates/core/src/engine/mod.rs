@@ -395,12 +395,14 @@ fn filter_all(cycle: &Cycle) -> Vec<status::FilterResult> {
 }
 
 /// Each node's verdict, in node order, handed to `each` as it is found
-/// (an attempt sorts them straight into feasible nodes and failures).
+/// (one thread: the verdicts of every node, for views and checks).
 fn filter_each(cycle: &Cycle, mut each: impl FnMut(NodeId, status::FilterResult)) {
     let state = cycle.state();
     filter_range(cycle, &state, 0..cycle.cluster.nodes.len(), &mut each);
 }
 
+/// The verdicts of the nodes in `range`, in node order: the unit of
+/// work an attempt shares between both cores.
 fn filter_range(
     cycle: &Cycle,
     state: &framework::FilterState,
