@@ -286,7 +286,7 @@ pub fn apply_changes(cluster: &mut Cluster, changes: Vec<Change>) -> Touched {
     for change in changes {
         match change {
             Change::Pod(pod) => {
-                if let Some(old) = cluster.pod_id(pod.namespace, &pod.name) {
+                if let Some(old) = cluster.indexed_pod_id(pod.namespace, &pod.name) {
                     let old = cluster.pod(old);
                     touched.pod_labels.push((old.namespace, old.labels.clone()));
                 }
@@ -295,7 +295,7 @@ pub fn apply_changes(cluster: &mut Cluster, changes: Vec<Change>) -> Touched {
             }
             Change::PodDeleted { namespace, name } => {
                 if let Some(ns) = cluster.interner.lookup(&namespace)
-                    && let Some(id) = cluster.pod_id(ns, &name)
+                    && let Some(id) = cluster.indexed_pod_id(ns, &name)
                     && let Some(gone) = cluster.delete_pod(ns, &name)
                 {
                     touched.pod_labels.push((gone.namespace, gone.labels));

@@ -384,20 +384,40 @@ pub fn system_priority_class(name: &str) -> Option<PriorityClass> {
     })
 }
 
+/// Takes `id` out of an index list, where it appears once, keeping the
+/// others' order. A key's list may hold every scheduled pod (`app` on
+/// 150,000 pods): this stops at the id and moves the tail in one copy,
+/// where `retain` would rewrite the whole list.
+fn remove_id(list: &mut Vec<PodId>, id: PodId) {
+    if let Some(i) = list.iter().position(|&p| p == id) {
+        list.remove(i);
+    }
+}
+
 /// Interned up front so the engine can always look them up.
 pub const WELL_KNOWN_STRINGS: [&str; 3] =
     ["", "kubernetes.io/hostname", "topology.kubernetes.io/zone"];
+
+/// 16 nodes per shared chunk: a node's aggregates hold its pod lists, so
+/// copying 256 of them for one write cost more than the write (a live
+/// batch of 100 pod events copied most of the cluster's node chunks).
+const NODE_CHUNK_BITS: u32 = 4;
+/// 32 pods per shared chunk: a fork of 150,000 pods is still under 5,000
+/// pointers.
+const POD_CHUNK_BITS: u32 = 5;
 
 #[derive(Clone, Debug, Default)]
 pub struct Cluster {
     pub interner: Interner,
     /// Nodes, their aggregates and pods are shared with forks of the
     /// cluster until written ([`SharedVec`]): a what-if's fork costs
-    /// pointers, not a copy of 150,000 pods.
-    pub nodes: SharedVec<Node>,
-    pub node_infos: SharedVec<NodeInfo>,
+    /// pointers, not a copy of 150,000 pods. Their chunks are small
+    /// because a live feed writes one pod and its node at a time while the
+    /// views hold the cluster before: each write copies its chunk.
+    pub nodes: SharedVec<Node, NODE_CHUNK_BITS>,
+    pub node_infos: SharedVec<NodeInfo, NODE_CHUNK_BITS>,
     /// Every pod of the snapshot, scheduled or not.
-    pub pods: SharedVec<Pod>,
+    pub pods: SharedVec<Pod, POD_CHUNK_BITS>,
     pub priority_classes: Vec<PriorityClass>,
     /// Shared with forks (only building the cluster writes them).
     pub pdbs: Arc<Vec<DisruptionBudget>>,
@@ -427,7 +447,7 @@ pub struct Cluster {
     pdbs_by_namespace: FxHashMap<Sym, Vec<usize>>,
     /// Per pod, the PDBs selecting it (empty selectors, which preemption
     /// ignores, are left out).
-    pod_pdbs: SharedVec<Box<[u32]>>,
+    pod_pdbs: SharedVec<Box<[u32]>, POD_CHUNK_BITS>,
     /// Per pod, its priority: preemption reads it for every pod of every
     /// node, so it is kept dense rather than in the large `Pod` records.
     pod_priorities: Vec<i32>,
@@ -791,10 +811,10 @@ impl Cluster {
         }
         for (k, v) in pod.labels.iter() {
             if let Some(list) = self.label_index.get_mut(&(k, v)) {
-                list.retain(|&p| p != id);
+                remove_id(list, id);
             }
             if let Some(list) = self.key_index.get_mut(&k) {
-                list.retain(|&p| p != id);
+                remove_id(list, id);
             }
         }
         self.num_scheduled -= 1;

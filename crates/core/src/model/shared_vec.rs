@@ -9,21 +9,27 @@
 use std::ops::{Index, IndexMut};
 use std::sync::Arc;
 
-/// Elements per chunk: small enough that copying one on write is cheap,
-/// large enough that a fork of 150,000 elements is a few hundred pointers.
-const CHUNK_BITS: u32 = 8;
-const CHUNK: usize = 1 << CHUNK_BITS;
-const MASK: usize = CHUNK - 1;
+/// Elements per chunk, as a power of two, unless a vector says otherwise:
+/// small enough that copying one chunk on write is cheap, large enough
+/// that a fork of 150,000 elements is a few hundred pointers. Vectors of
+/// large elements written one at a time (a live feed's pods and nodes)
+/// choose smaller chunks, so each write copies less.
+pub const DEFAULT_CHUNK_BITS: u32 = 8;
 
-/// A `Vec<T>` in shared, copy-on-write chunks (every chunk but the last is
-/// full).
+/// A `Vec<T>` in shared, copy-on-write chunks of `2^BITS` elements (every
+/// chunk but the last is full).
 #[derive(Clone)]
-pub struct SharedVec<T> {
+pub struct SharedVec<T, const BITS: u32 = DEFAULT_CHUNK_BITS> {
     chunks: Vec<Arc<Vec<T>>>,
     len: usize,
 }
 
-impl<T> Default for SharedVec<T> {
+impl<T, const BITS: u32> SharedVec<T, BITS> {
+    const CHUNK: usize = 1 << BITS;
+    const MASK: usize = Self::CHUNK - 1;
+}
+
+impl<T, const BITS: u32> Default for SharedVec<T, BITS> {
     fn default() -> Self {
         SharedVec {
             chunks: Vec::new(),
@@ -32,19 +38,19 @@ impl<T> Default for SharedVec<T> {
     }
 }
 
-impl<T: std::fmt::Debug> std::fmt::Debug for SharedVec<T> {
+impl<T: std::fmt::Debug, const BITS: u32> std::fmt::Debug for SharedVec<T, BITS> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
 }
 
-impl<T: PartialEq> PartialEq for SharedVec<T> {
+impl<T: PartialEq, const BITS: u32> PartialEq for SharedVec<T, BITS> {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len && self.iter().eq(other.iter())
     }
 }
 
-impl<T> SharedVec<T> {
+impl<T, const BITS: u32> SharedVec<T, BITS> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -58,7 +64,7 @@ impl<T> SharedVec<T> {
     }
 
     pub fn get(&self, i: usize) -> Option<&T> {
-        (i < self.len).then(|| &self.chunks[i >> CHUNK_BITS][i & MASK])
+        (i < self.len).then(|| &self.chunks[i >> BITS][i & Self::MASK])
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + Clone + '_ {
@@ -74,10 +80,10 @@ impl<T> SharedVec<T> {
     }
 }
 
-impl<T: Clone> SharedVec<T> {
+impl<T: Clone, const BITS: u32> SharedVec<T, BITS> {
     pub fn push(&mut self, x: T) {
-        if self.len & MASK == 0 {
-            self.chunks.push(Arc::new(Vec::with_capacity(CHUNK)));
+        if self.len & Self::MASK == 0 {
+            self.chunks.push(Arc::new(Vec::with_capacity(Self::CHUNK)));
         }
         let last = self.chunks.last_mut().expect("a chunk was just ensured");
         Arc::make_mut(last).push(x);
@@ -89,7 +95,7 @@ impl<T: Clone> SharedVec<T> {
         if i >= self.len {
             return None;
         }
-        Some(&mut Arc::make_mut(&mut self.chunks[i >> CHUNK_BITS])[i & MASK])
+        Some(&mut Arc::make_mut(&mut self.chunks[i >> BITS])[i & Self::MASK])
     }
 
     pub fn pop(&mut self) -> Option<T> {
@@ -110,14 +116,14 @@ impl<T: Clone> SharedVec<T> {
             self.len
         );
         let (a, b) = (i.min(j), i.max(j));
-        if a >> CHUNK_BITS == b >> CHUNK_BITS {
-            Arc::make_mut(&mut self.chunks[a >> CHUNK_BITS]).swap(a & MASK, b & MASK);
+        if a >> BITS == b >> BITS {
+            Arc::make_mut(&mut self.chunks[a >> BITS]).swap(a & Self::MASK, b & Self::MASK);
             return;
         }
-        let (low, high) = self.chunks.split_at_mut(b >> CHUNK_BITS);
+        let (low, high) = self.chunks.split_at_mut(b >> BITS);
         std::mem::swap(
-            &mut Arc::make_mut(&mut low[a >> CHUNK_BITS])[a & MASK],
-            &mut Arc::make_mut(&mut high[0])[b & MASK],
+            &mut Arc::make_mut(&mut low[a >> BITS])[a & Self::MASK],
+            &mut Arc::make_mut(&mut high[0])[b & Self::MASK],
         );
     }
 
@@ -132,17 +138,17 @@ impl<T: Clone> SharedVec<T> {
         if len >= self.len {
             return;
         }
-        let chunks = len.div_ceil(CHUNK);
+        let chunks = len.div_ceil(Self::CHUNK);
         self.chunks.truncate(chunks);
         if let Some(last) = self.chunks.last_mut() {
-            let keep = len - (chunks - 1) * CHUNK;
+            let keep = len - (chunks - 1) * Self::CHUNK;
             Arc::make_mut(last).truncate(keep);
         }
         self.len = len;
     }
 }
 
-impl<T> Index<usize> for SharedVec<T> {
+impl<T, const BITS: u32> Index<usize> for SharedVec<T, BITS> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
         assert!(
@@ -150,11 +156,11 @@ impl<T> Index<usize> for SharedVec<T> {
             "index {i} out of range for length {}",
             self.len
         );
-        &self.chunks[i >> CHUNK_BITS][i & MASK]
+        &self.chunks[i >> BITS][i & Self::MASK]
     }
 }
 
-impl<T: Clone> IndexMut<usize> for SharedVec<T> {
+impl<T: Clone, const BITS: u32> IndexMut<usize> for SharedVec<T, BITS> {
     fn index_mut(&mut self, i: usize) -> &mut T {
         let len = self.len;
         self.get_mut(i)
@@ -162,7 +168,7 @@ impl<T: Clone> IndexMut<usize> for SharedVec<T> {
     }
 }
 
-impl<T: Clone> FromIterator<T> for SharedVec<T> {
+impl<T: Clone, const BITS: u32> FromIterator<T> for SharedVec<T, BITS> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut v = SharedVec::new();
         for x in iter {
@@ -172,7 +178,7 @@ impl<T: Clone> FromIterator<T> for SharedVec<T> {
     }
 }
 
-impl<T: Clone> From<Vec<T>> for SharedVec<T> {
+impl<T: Clone, const BITS: u32> From<Vec<T>> for SharedVec<T, BITS> {
     fn from(v: Vec<T>) -> Self {
         v.into_iter().collect()
     }
@@ -181,7 +187,7 @@ impl<T: Clone> From<Vec<T>> for SharedVec<T> {
 /// Iterates one chunk's elements.
 type ChunkIter<'a, T> = fn(&'a Arc<Vec<T>>) -> std::slice::Iter<'a, T>;
 
-impl<'a, T> IntoIterator for &'a SharedVec<T> {
+impl<'a, T, const BITS: u32> IntoIterator for &'a SharedVec<T, BITS> {
     type Item = &'a T;
     type IntoIter = std::iter::FlatMap<
         std::slice::Iter<'a, Arc<Vec<T>>>,
@@ -196,6 +202,8 @@ impl<'a, T> IntoIterator for &'a SharedVec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const CHUNK: usize = 1 << DEFAULT_CHUNK_BITS;
 
     #[test]
     fn behaves_as_a_vec_across_chunk_boundaries() {
@@ -254,5 +262,25 @@ mod tests {
         assert!(original.iter().copied().eq(0..3 * CHUNK));
         // The untouched middle chunk is still shared.
         assert!(Arc::ptr_eq(&fork.chunks[1], &original.chunks[1]));
+    }
+    #[test]
+    fn small_chunks_copy_only_the_written_chunk() {
+        // Chunks of 4: element 9 lives in the third.
+        let original: SharedVec<String, 2> = (0..14).map(|i| i.to_string()).collect();
+        assert_eq!(original.chunks.len(), 4);
+        let mut fork = original.clone();
+        fork[9] = "changed".into();
+        fork.swap(0, 13);
+        assert!(fork.iter().map(String::as_str).eq([
+            "13", "1", "2", "3", "4", "5", "6", "7", "8", "changed", "10", "11", "12", "0"
+        ]));
+        assert!(original.iter().cloned().eq((0..14).map(|i| i.to_string())));
+        let shared: Vec<bool> = (0..4)
+            .map(|c| Arc::ptr_eq(&original.chunks[c], &fork.chunks[c]))
+            .collect();
+        assert_eq!(shared, [false, true, false, false]);
+        fork.truncate(5);
+        assert_eq!(fork.len(), 5);
+        assert_eq!(fork.last().map(String::as_str), Some("4"));
     }
 }

@@ -46,6 +46,13 @@ impl Cluster {
         })
     }
 
+    /// The pod named `name` in `namespace` by the index alone (built on
+    /// first use): for a cluster changed only in place, where a pod the
+    /// index lacks is not there and a scan of every pod would find nothing.
+    pub fn indexed_pod_id(&mut self, namespace: Sym, name: &str) -> Option<PodId> {
+        self.pod_keys().get(&(namespace, Box::from(name))).copied()
+    }
+
     /// A copy for readers (the views' snapshot of a live model): shares
     /// pods and nodes like any fork but not the pod index, so the next
     /// change in place does not copy the index for a reader that never
@@ -197,8 +204,9 @@ impl Cluster {
     /// Every reference to pod `from` now says `to` (the last pod moving
     /// into a freed id).
     fn renumber_pod(&mut self, from: PodId, to: PodId) {
+        // `from` is the last pod, so it sits near the end of each list.
         let rename = |list: &mut Vec<PodId>| {
-            for p in list.iter_mut().filter(|p| **p == from) {
+            if let Some(p) = list.iter_mut().rev().find(|p| **p == from) {
                 *p = to;
             }
         };
