@@ -10,6 +10,10 @@ use super::common::{
     Constraint, constraints_for, matches_inclusion_policies, node_has_all_keys, pod_constraints,
 };
 use super::filtering::pre_filter_constraints;
+use std::collections::hash_map::Entry;
+
+use rustc_hash::FxHashMap;
+
 use crate::engine::plugins::node_affinity::required_matches;
 use crate::engine::profile::SpreadArgs;
 use crate::model::intern::Sym;
@@ -157,6 +161,9 @@ fn domains_of(
                 })
                 .collect();
             let mut domains: Vec<Domain> = Vec::new();
+            // Each value's place in `domains`: a hostname key has a domain
+            // per node, where a search of `domains` would be quadratic.
+            let mut index: FxHashMap<Sym, usize> = FxHashMap::default();
             for (id, node) in cluster.nodes.iter().enumerate() {
                 let Some(value) = node.labels.get(c.topology_key) else {
                     continue;
@@ -164,17 +171,20 @@ fn domains_of(
                 if inclusion[id] != NodeInclusion::Counted {
                     continue;
                 }
-                match domains.iter_mut().find(|d| d.value == value) {
-                    Some(d) => d.nodes.push(id as NodeId),
-                    None => domains.push(Domain {
-                        value,
-                        matching: pre
-                            .pair_counts
-                            .get(&(c.topology_key, value))
-                            .copied()
-                            .unwrap_or(0),
-                        nodes: vec![id as NodeId],
-                    }),
+                match index.entry(value) {
+                    Entry::Occupied(at) => domains[*at.get()].nodes.push(id as NodeId),
+                    Entry::Vacant(at) => {
+                        at.insert(domains.len());
+                        domains.push(Domain {
+                            value,
+                            matching: pre
+                                .pair_counts
+                                .get(&(c.topology_key, value))
+                                .copied()
+                                .unwrap_or(0),
+                            nodes: vec![id as NodeId],
+                        });
+                    }
                 }
             }
             ConstraintDomains {
