@@ -1723,6 +1723,7 @@ mod in_place {
         // rather than built them.
         let mut built = Derived::build(&Arc::new(model.snapshot())).built();
         let (mut tables_updated, mut fleets_updated, mut alerts) = (0, 0, 0);
+        let mut node_rows_kept = 0;
         for step in 0..400 {
             let (pick, i) = (rng.below(100), rng.below(60) as usize);
             let n = i % NODES;
@@ -1762,6 +1763,26 @@ mod in_place {
                         rebuilt.fleet(),
                         "workloads and skew alerts after step {step}"
                     );
+                    assert_eq!(
+                        updated.node_rows, rebuilt.node_rows,
+                        "node rows after step {step}"
+                    );
+                    assert_eq!(
+                        updated.node_orders, rebuilt.node_orders,
+                        "node sort orders after step {step}"
+                    );
+                    assert_eq!(updated.zones, rebuilt.zones, "zones after step {step}");
+                    // Rows kept from the table before (nodes unchanged).
+                    node_rows_kept += usize::from(
+                        !touched.nodes_changed
+                            && built.nodes.as_ref().is_some_and(|before| {
+                                before
+                                    .rows
+                                    .iter()
+                                    .zip(&updated.node_rows)
+                                    .any(|(a, b)| Arc::ptr_eq(a, b))
+                            }),
+                    );
                     tables_updated += usize::from(!touched.nodes_came_or_went);
                     // Workloads whose counts the batch left alone keep
                     // their alerts (when no node changed).
@@ -1786,8 +1807,8 @@ mod in_place {
             }
         }
         assert!(
-            tables_updated >= 20 && fleets_updated >= 10 && alerts >= 50,
-            "the pod table was updated in place {tables_updated} times, the fleet {fleets_updated} ({alerts} alerts in all)"
+            tables_updated >= 20 && fleets_updated >= 10 && alerts >= 50 && node_rows_kept >= 10,
+            "the pod table was updated in place {tables_updated} times, the fleet {fleets_updated} ({alerts} alerts in all), the node rows {node_rows_kept}"
         );
         // Most batches went in place; the relists and invalid pods did not.
         assert!(

@@ -39,7 +39,7 @@ impl Usage {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ZoneSummary {
     pub name: String,
     pub nodes: Vec<NodeId>,
@@ -53,7 +53,7 @@ pub struct ZoneSummary {
     pub free_memory: i64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeRow {
     pub id: NodeId,
     pub name: String,
@@ -145,7 +145,8 @@ pub struct Derived {
     /// node ([`Cluster::absent_node_of`]).
     pub on_absent_nodes: Vec<PodId>,
     pub scheduled: usize,
-    pub node_rows: Vec<NodeRow>,
+    /// Shared, so a live update keeps the rows of nodes it did not touch.
+    pub node_rows: Vec<Arc<NodeRow>>,
     /// Node label keys to spread over: zone, hostname, region, then the rest.
     pub topology_keys: Vec<Sym>,
     pub node_orders: SortOrders,
@@ -204,6 +205,7 @@ impl ViewCaches {
         Built {
             pods: self.0.pods.get().cloned(),
             fleet: self.0.fleet.get().cloned(),
+            nodes: None,
         }
     }
 }
@@ -214,6 +216,62 @@ impl ViewCaches {
 pub struct Built {
     pub pods: Option<Arc<PodTable>>,
     pub fleet: Option<Arc<Fleet>>,
+    pub nodes: Option<NodeTable>,
+}
+
+/// The Nodes table of a cluster: its rows (shared) and sort orders. A live
+/// update that changed no node keeps every row whose node's pods did not
+/// change, and merges the rebuilt rows into the orders.
+#[derive(Clone, Debug, Default)]
+pub struct NodeTable {
+    pub rows: Vec<Arc<NodeRow>>,
+    pub orders: SortOrders,
+}
+
+impl NodeTable {
+    fn build(cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize]) -> NodeTable {
+        let zone_names = zone_names(zones);
+        let rows: Vec<Arc<NodeRow>> = (0..cluster.nodes.len())
+            .map(|id| Arc::new(node_row(cluster, zones, node_zone, id)))
+            .collect();
+        let orders = SortOrders::nodes(&rows, &zone_names);
+        NodeTable { rows, orders }
+    }
+
+    /// This table for `cluster`, whose nodes are those of the cluster the
+    /// table was built for, unchanged: a row reads only its node and the
+    /// node's pod count and requests, so only rows whose count or requests
+    /// differ are rebuilt.
+    fn updated(&self, cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize]) -> NodeTable {
+        let mut fresh: Vec<u32> = Vec::new();
+        let rows: Vec<Arc<NodeRow>> = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(id, row)| {
+                let info = &cluster.node_infos[id];
+                if row.pods == info.pods.len()
+                    && row.cpu.requested == info.requested.milli_cpu
+                    && row.memory.requested == info.requested.memory
+                {
+                    row.clone()
+                } else {
+                    fresh.push(id as u32);
+                    Arc::new(node_row(cluster, zones, node_zone, id))
+                }
+            })
+            .collect();
+        let orders = if fresh.is_empty() {
+            self.orders.clone()
+        } else {
+            self.orders.nodes_updated(&rows, &zone_names(zones), &fresh)
+        };
+        NodeTable { rows, orders }
+    }
+}
+
+fn zone_names(zones: &[ZoneSummary]) -> Vec<String> {
+    zones.iter().map(|z| z.name.clone()).collect()
 }
 
 /// The heavy caches, filled once each by whoever asks first (a view, the
@@ -294,7 +352,11 @@ impl Derived {
         previous: &Built,
         touched: &crate::source::live::Touched,
     ) -> Derived {
-        let d = Derived::new(cluster);
+        let nodes = previous
+            .nodes
+            .as_ref()
+            .filter(|n| !touched.nodes_changed && n.rows.len() == cluster.nodes.len());
+        let d = Derived::with_nodes(cluster, nodes);
         if let Some(previous) = previous.pods.as_deref()
             && !touched.nodes_came_or_went
         {
@@ -313,11 +375,18 @@ impl Derived {
 
     /// The cheap part now; the rest on first use.
     pub fn new(cluster: &Arc<Cluster>) -> Derived {
+        Derived::with_nodes(cluster, None)
+    }
+
+    /// [`Derived::new`], with the Nodes table updated from `previous` (that
+    /// of the cluster before a live update that changed no node).
+    fn with_nodes(cluster: &Arc<Cluster>, previous: Option<&NodeTable>) -> Derived {
         let (zones, node_zone) = zones_of(cluster);
-        let node_rows = node_rows_of(cluster, &zones, &node_zone);
+        let nodes = match previous {
+            Some(previous) => previous.updated(cluster, &zones, &node_zone),
+            None => NodeTable::build(cluster, &zones, &node_zone),
+        };
         let (pending, on_absent_nodes, scheduled) = pod_states(cluster);
-        let zone_names: Vec<String> = zones.iter().map(|z| z.name.clone()).collect();
-        let node_orders = SortOrders::nodes(&node_rows, &zone_names);
         let lazy = Arc::new(Lazy {
             cluster: cluster.clone(),
             zones: zones.len(),
@@ -334,8 +403,8 @@ impl Derived {
             pending,
             on_absent_nodes,
             scheduled,
-            node_rows,
-            node_orders,
+            node_rows: nodes.rows,
+            node_orders: nodes.orders,
             lazy,
         }
     }
@@ -369,7 +438,13 @@ impl Derived {
     /// The caches built so far, shared (a live feed updates them for the
     /// next cluster instead of building them again).
     pub fn built(&self) -> Built {
-        self.caches().built()
+        Built {
+            nodes: Some(NodeTable {
+                rows: self.node_rows.clone(),
+                orders: self.node_orders.clone(),
+            }),
+            ..self.caches().built()
+        }
     }
     /// The pod table, built (or waited for) now.
     pub fn pods_now(&self) -> &PodTable {
@@ -464,78 +539,69 @@ fn zones_of(cluster: &Cluster) -> (Vec<ZoneSummary>, Vec<usize>) {
     (zones, node_zone)
 }
 
-fn node_rows_of(cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize]) -> Vec<NodeRow> {
-    {
-        cluster
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(id, node)| {
-                let info = &cluster.node_infos[id];
-                let zone = node_zone[id];
-                let mut status = match node.ready {
-                    Some(false) => "NotReady".to_string(),
-                    _ => "Ready".to_string(),
-                };
-                if node.unschedulable {
-                    status.push_str(",SchedulingDisabled");
-                }
-                let taints = node
-                    .taints
-                    .iter()
-                    .filter(|t| {
-                        !(node.unschedulable && &*t.key == "node.kubernetes.io/unschedulable")
-                    })
-                    .map(|t| {
-                        if t.value.is_empty() {
-                            format!("{}:{}", t.key, t.effect.as_str())
-                        } else {
-                            format!("{}={}:{}", t.key, t.value, t.effect.as_str())
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(",");
-                let labels = node
-                    .labels
-                    .iter()
-                    .map(|(k, v)| {
-                        format!(
-                            "{}={}",
-                            cluster.interner.resolve(k),
-                            cluster.interner.resolve(v)
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let zone_name = &zones[zone].name;
-                let head = format!(
-                    "{} {zone_name} {status} {} {} {} {taints} ",
-                    node.name,
-                    info.pods.len(),
-                    format::cpu(info.requested.milli_cpu),
-                    format::memory(info.requested.memory),
-                );
-                NodeRow {
-                    id: id as NodeId,
-                    name: node.name.to_string(),
-                    zone,
-                    labels_at: head.len(),
-                    search: head + &labels,
-                    created: node.created,
-                    status,
-                    pods: info.pods.len(),
-                    cpu: Usage {
-                        requested: info.requested.milli_cpu,
-                        allocatable: node.allocatable.milli_cpu,
-                    },
-                    memory: Usage {
-                        requested: info.requested.memory,
-                        allocatable: node.allocatable.memory,
-                    },
-                    taints,
-                }
-            })
-            .collect()
+/// Node `id`'s row in the Nodes table.
+fn node_row(cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize], id: usize) -> NodeRow {
+    let node = &cluster.nodes[id];
+    let info = &cluster.node_infos[id];
+    let zone = node_zone[id];
+    let mut status = match node.ready {
+        Some(false) => "NotReady".to_string(),
+        _ => "Ready".to_string(),
+    };
+    if node.unschedulable {
+        status.push_str(",SchedulingDisabled");
+    }
+    let taints = node
+        .taints
+        .iter()
+        .filter(|t| !(node.unschedulable && &*t.key == "node.kubernetes.io/unschedulable"))
+        .map(|t| {
+            if t.value.is_empty() {
+                format!("{}:{}", t.key, t.effect.as_str())
+            } else {
+                format!("{}={}:{}", t.key, t.value, t.effect.as_str())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",");
+    let labels = node
+        .labels
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                cluster.interner.resolve(k),
+                cluster.interner.resolve(v)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let zone_name = &zones[zone].name;
+    let head = format!(
+        "{} {zone_name} {status} {} {} {} {taints} ",
+        node.name,
+        info.pods.len(),
+        format::cpu(info.requested.milli_cpu),
+        format::memory(info.requested.memory),
+    );
+    NodeRow {
+        id: id as NodeId,
+        name: node.name.to_string(),
+        zone,
+        labels_at: head.len(),
+        search: head + &labels,
+        created: node.created,
+        status,
+        pods: info.pods.len(),
+        cpu: Usage {
+            requested: info.requested.milli_cpu,
+            allocatable: node.allocatable.milli_cpu,
+        },
+        memory: Usage {
+            requested: info.requested.memory,
+            allocatable: node.allocatable.memory,
+        },
+        taints,
     }
 }
 

@@ -210,23 +210,28 @@ impl SortOrders {
         SortOrders { rank, order }
     }
 
-    pub fn nodes(rows: &[NodeRow], zone_names: &[String]) -> SortOrders {
+    pub fn nodes<R: AsRef<NodeRow> + Sync>(rows: &[R], zone_names: &[String]) -> SortOrders {
         SortOrders::build(
             rows.len(),
             NODE_SORTS.len(),
-            &|a, b| rows[a].name.cmp(&rows[b].name),
-            &|col, a, b| {
-                let (x, y) = (&rows[a], &rows[b]);
-                match col {
-                    1 => zone_names[x.zone].cmp(&zone_names[y.zone]),
-                    2 => x.pods.cmp(&y.pods),
-                    3 => x.cpu.percent().cmp(&y.cpu.percent()),
-                    4 => x.memory.percent().cmp(&y.memory.percent()),
-                    5 => x.status.cmp(&y.status),
-                    6 => by_age(x.created, y.created),
-                    _ => Ordering::Equal,
-                }
-            },
+            &|a, b| nodes_by_name(rows, a, b),
+            &|col, a, b| nodes_by_column(rows, zone_names, col, a, b),
+        )
+    }
+
+    /// The nodes' orders after `fresh` rows (ascending) were rebuilt, the
+    /// nodes themselves unchanged (a live update of their pods).
+    pub fn nodes_updated<R: AsRef<NodeRow> + Sync>(
+        &self,
+        rows: &[R],
+        zone_names: &[String],
+        fresh: &[u32],
+    ) -> SortOrders {
+        self.updated(
+            rows.len(),
+            fresh,
+            &|a, b| nodes_by_name(rows, a, b),
+            &|col, a, b| nodes_by_column(rows, zone_names, col, a, b),
         )
     }
 
@@ -248,6 +253,30 @@ impl SortOrders {
             &|a, b| pods_by_name(rows, a, b),
             &|col, a, b| pods_by_column(rows, col, a, b),
         )
+    }
+}
+
+/// Node names are unique in a cluster: no further tie-break.
+fn nodes_by_name<R: AsRef<NodeRow>>(rows: &[R], a: usize, b: usize) -> Ordering {
+    rows[a].as_ref().name.cmp(&rows[b].as_ref().name)
+}
+
+fn nodes_by_column<R: AsRef<NodeRow>>(
+    rows: &[R],
+    zone_names: &[String],
+    col: usize,
+    a: usize,
+    b: usize,
+) -> Ordering {
+    let (x, y) = (rows[a].as_ref(), rows[b].as_ref());
+    match col {
+        1 => zone_names[x.zone].cmp(&zone_names[y.zone]),
+        2 => x.pods.cmp(&y.pods),
+        3 => x.cpu.percent().cmp(&y.cpu.percent()),
+        4 => x.memory.percent().cmp(&y.memory.percent()),
+        5 => x.status.cmp(&y.status),
+        6 => by_age(x.created, y.created),
+        _ => Ordering::Equal,
     }
 }
 
@@ -506,7 +535,7 @@ fn in_order_ignore_ascii_case(haystack: &str, lower_needle: &str) -> bool {
     wanted.peek().is_none()
 }
 
-pub fn refresh_nodes(view: &mut TableView, rows: &[NodeRow], orders: &SortOrders) {
+pub fn refresh_nodes(view: &mut TableView, rows: &[std::sync::Arc<NodeRow>], orders: &SortOrders) {
     let search = |i: usize| (rows[i].search.as_str(), rows[i].labels_at);
     refresh(
         view,
