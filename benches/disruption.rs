@@ -11,22 +11,16 @@ use std::time::Instant;
 use kplace::engine::Scheduler;
 use kplace::engine::disruption::{Disruption, ZONE_LABEL, simulate};
 use kplace::source::file::load_snapshot_bytes;
-use kplace::synth::{SynthSpec, write_cluster_json};
+use kplace::synth::write_cluster_json;
+
+#[path = "common/mod.rs"]
+mod common;
+use common::bench_spec;
 
 /// The allocator the `kplace` binary uses, so time and resident memory are
 /// what users see.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn env_count(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name}={v:?} is not a count"))
-        })
-        .unwrap_or(default)
-}
 
 /// Peak and current resident memory in MB (`VmHWM`, `VmRSS`).
 fn memory_mb() -> (u64, u64) {
@@ -48,12 +42,7 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
-    let default = SynthSpec::default();
-    let spec = SynthSpec {
-        nodes: env_count("KPLACE_BENCH_NODES", default.nodes),
-        pods: env_count("KPLACE_BENCH_PODS", default.pods),
-        ..default
-    };
+    let spec = bench_spec();
     let mut json = Vec::new();
     write_cluster_json(&mut json, &spec).expect("write to memory");
     let (cluster, _) = load_snapshot_bytes(&json, "synth.json").expect("synthetic cluster loads");

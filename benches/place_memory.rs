@@ -14,20 +14,14 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use kplace::synth::{SynthSpec, fitting_pod_yaml, write_cluster_json};
+use kplace::synth::{fitting_pod_yaml, write_cluster_json};
+
+#[path = "common/mod.rs"]
+mod common;
+use common::{bench_spec, env_count};
 
 /// #15: the model of 150,000 pods in at most 300 MB peak for `place`.
 const BUDGET_MB: f64 = 300.0;
-
-fn env_count(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name}={v:?} is not a count"))
-        })
-        .unwrap_or(default)
-}
 
 /// One `place` run's figures.
 struct Run {
@@ -109,12 +103,7 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
-    let default = SynthSpec::default();
-    let spec = SynthSpec {
-        nodes: env_count("KPLACE_BENCH_NODES", default.nodes),
-        pods: env_count("KPLACE_BENCH_PODS", default.pods),
-        ..default
-    };
+    let spec = bench_spec();
     let runs = env_count("KPLACE_BENCH_RUNS", 5).max(1);
     let dir = tempfile::tempdir().expect("temporary directory");
     let snapshot = dir.path().join("cluster.json");

@@ -13,6 +13,10 @@ use kplace::model::{Cluster, Pod, PodId};
 use kplace::source::file::{load_pod_bytes, load_snapshot_bytes};
 use kplace::synth::{SynthSpec, fitting_pod_yaml, preempting_pod_yaml, write_cluster_json};
 
+#[path = "common/mod.rs"]
+mod common;
+use common::bench_spec;
+
 /// The allocator the binary uses, so the figures are the ones `kplace` shows.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -26,22 +30,8 @@ struct Fixture {
     preempting: Pod,
 }
 
-fn env_count(name: &str, default: usize) -> usize {
-    match std::env::var(name) {
-        Ok(v) => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not a count")),
-        Err(_) => default,
-    }
-}
-
 fn fixture() -> Fixture {
-    let default = SynthSpec::default();
-    let spec = SynthSpec {
-        nodes: env_count("KPLACE_BENCH_NODES", default.nodes),
-        pods: env_count("KPLACE_BENCH_PODS", default.pods),
-        ..default
-    };
+    let spec = bench_spec();
     let mut json = Vec::new();
     write_cluster_json(&mut json, &spec).expect("write to memory");
     let (mut cluster, _) =

@@ -551,19 +551,7 @@ fn node_row(cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize], id: u
     if node.unschedulable {
         status.push_str(",SchedulingDisabled");
     }
-    let taints = node
-        .taints
-        .iter()
-        .filter(|t| !(node.unschedulable && &*t.key == "node.kubernetes.io/unschedulable"))
-        .map(|t| {
-            if t.value.is_empty() {
-                format!("{}:{}", t.key, t.effect.as_str())
-            } else {
-                format!("{}={}:{}", t.key, t.value, t.effect.as_str())
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(",");
+    let taints = format::taints(node).collect::<Vec<_>>().join(",");
     let labels = node
         .labels
         .iter()

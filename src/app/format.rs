@@ -1,5 +1,22 @@
 //! Human-readable quantities, as `kubectl top` and k9s print them.
 
+/// The taints a person should see on a node, as `kubectl describe node`
+/// prints them (`key=value:Effect`, `key:Effect` without a value): the
+/// cordon's own `node.kubernetes.io/unschedulable` taint is left out on a
+/// cordoned node, which says SchedulingDisabled instead.
+pub fn taints(node: &crate::model::Node) -> impl Iterator<Item = String> + '_ {
+    node.taints
+        .iter()
+        .filter(|t| !(node.unschedulable && &*t.key == "node.kubernetes.io/unschedulable"))
+        .map(|t| {
+            if t.value.is_empty() {
+                format!("{}:{}", t.key, t.effect.as_str())
+            } else {
+                format!("{}={}:{}", t.key, t.value, t.effect.as_str())
+            }
+        })
+}
+
 /// Milli-CPU as cores: `250m`, `1.5`, `16`.
 pub fn cpu(milli: i64) -> String {
     if milli == 0 {

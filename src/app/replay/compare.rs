@@ -66,18 +66,7 @@ pub struct NodeState {
 
 impl NodeState {
     fn of(cluster: &Cluster, node: &crate::model::Node) -> NodeState {
-        let mut taints: Vec<String> = node
-            .taints
-            .iter()
-            .filter(|t| !(node.unschedulable && &*t.key == "node.kubernetes.io/unschedulable"))
-            .map(|t| {
-                if t.value.is_empty() {
-                    format!("{}:{}", t.key, t.effect.as_str())
-                } else {
-                    format!("{}={}:{}", t.key, t.value, t.effect.as_str())
-                }
-            })
-            .collect();
+        let mut taints: Vec<String> = crate::app::format::taints(node).collect();
         taints.sort();
         NodeState {
             unschedulable: node.unschedulable,
