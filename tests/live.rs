@@ -1772,6 +1772,7 @@ mod in_place {
                         "node sort orders after step {step}"
                     );
                     assert_eq!(updated.zones, rebuilt.zones, "zones after step {step}");
+                    assert_eq!(updated.tiers(), rebuilt.tiers(), "tiers after step {step}");
                     // Rows kept from the table before (nodes unchanged).
                     node_rows_kept += usize::from(
                         !touched.nodes_changed

@@ -91,7 +91,7 @@ pub struct PodRow {
 }
 
 /// One priority value in use (by a class or a pod).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TierRow {
     pub value: i32,
     /// The PriorityClass of the row; empty for pods at this value whose
@@ -108,7 +108,7 @@ pub struct TierRow {
     pub per_zone: Vec<TierZone>,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TierZone {
     pub pods: usize,
     pub cpu: i64,
@@ -181,7 +181,7 @@ pub struct Fleet {
 }
 
 /// The Tiers view's rows.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TierTable {
     pub rows: Vec<TierRow>,
     /// Per pod: covered by a PDB with no disruptions left.
@@ -357,19 +357,44 @@ impl Derived {
             .as_ref()
             .filter(|n| !touched.nodes_changed && n.rows.len() == cluster.nodes.len());
         let d = Derived::with_nodes(cluster, nodes);
-        if let Some(previous) = previous.pods.as_deref()
-            && !touched.nodes_came_or_went
-        {
-            let table = on_cache_pool(|| PodTable::updated(previous, cluster, &touched.pods));
-            let _ = d.lazy.pods.set(Arc::new(table));
-        }
-        if let Some(previous) = previous.fleet.as_deref()
-            && !touched.nodes_changed
-        {
-            let fleet = on_cache_pool(|| Fleet::updated(previous, cluster, &d.pending, touched));
-            let _ = d.lazy.fleet.set(Arc::new(fleet));
-        }
-        d.lazy.build_all();
+        let pods = previous
+            .pods
+            .as_deref()
+            .filter(|_| !touched.nodes_came_or_went);
+        let fleet = previous.fleet.as_deref().filter(|_| !touched.nodes_changed);
+        // The three read only the cluster: side by side, so the tiers
+        // (built anew each batch) overlap the updated table and fleet.
+        let lazy = &d.lazy;
+        let pending = &d.pending;
+        on_cache_pool(|| {
+            rayon::join(
+                || match pods {
+                    Some(previous) => {
+                        let table = PodTable::updated(previous, cluster, &touched.pods);
+                        let _ = lazy.pods.set(Arc::new(table));
+                    }
+                    None => {
+                        lazy.pods();
+                    }
+                },
+                || {
+                    rayon::join(
+                        || match fleet {
+                            Some(previous) => {
+                                let fleet = Fleet::updated(previous, cluster, pending, touched);
+                                let _ = lazy.fleet.set(Arc::new(fleet));
+                            }
+                            None => {
+                                lazy.fleet();
+                            }
+                        },
+                        || {
+                            lazy.tiers();
+                        },
+                    )
+                },
+            )
+        });
         d
     }
 
