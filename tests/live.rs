@@ -1764,12 +1764,8 @@ mod in_place {
                         "workloads and skew alerts after step {step}"
                     );
                     assert_eq!(
-                        updated.node_rows, rebuilt.node_rows,
-                        "node rows after step {step}"
-                    );
-                    assert_eq!(
-                        updated.node_orders, rebuilt.node_orders,
-                        "node sort orders after step {step}"
+                        updated.nodes, rebuilt.nodes,
+                        "node rows and sort orders after step {step}"
                     );
                     assert_eq!(updated.zones, rebuilt.zones, "zones after step {step}");
                     assert_eq!(updated.tiers(), rebuilt.tiers(), "tiers after step {step}");
@@ -1780,7 +1776,7 @@ mod in_place {
                                 before
                                     .rows
                                     .iter()
-                                    .zip(&updated.node_rows)
+                                    .zip(&updated.nodes.rows)
                                     .any(|(a, b)| Arc::ptr_eq(a, b))
                             }),
                     );

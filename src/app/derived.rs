@@ -145,11 +145,10 @@ pub struct Derived {
     /// node ([`Cluster::absent_node_of`]).
     pub on_absent_nodes: Vec<PodId>,
     pub scheduled: usize,
-    /// Shared, so a live update keeps the rows of nodes it did not touch.
-    pub node_rows: Vec<Arc<NodeRow>>,
+    /// The Nodes table; shared, so a live update starts from it.
+    pub nodes: Arc<NodeTable>,
     /// Node label keys to spread over: zone, hostname, region, then the rest.
     pub topology_keys: Vec<Sym>,
-    pub node_orders: SortOrders,
     lazy: Arc<Lazy>,
 }
 
@@ -216,13 +215,13 @@ impl ViewCaches {
 pub struct Built {
     pub pods: Option<Arc<PodTable>>,
     pub fleet: Option<Arc<Fleet>>,
-    pub nodes: Option<NodeTable>,
+    pub nodes: Option<Arc<NodeTable>>,
 }
 
 /// The Nodes table of a cluster: its rows (shared) and sort orders. A live
 /// update that changed no node keeps every row whose node's pods did not
 /// change, and merges the rebuilt rows into the orders.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeTable {
     pub rows: Vec<Arc<NodeRow>>,
     pub orders: SortOrders,
@@ -354,7 +353,7 @@ impl Derived {
     ) -> Derived {
         let nodes = previous
             .nodes
-            .as_ref()
+            .as_deref()
             .filter(|n| !touched.nodes_changed && n.rows.len() == cluster.nodes.len());
         let d = Derived::with_nodes(cluster, nodes);
         let pods = previous
@@ -428,8 +427,7 @@ impl Derived {
             pending,
             on_absent_nodes,
             scheduled,
-            node_rows: nodes.rows,
-            node_orders: nodes.orders,
+            nodes: Arc::new(nodes),
             lazy,
         }
     }
@@ -464,10 +462,7 @@ impl Derived {
     /// next cluster instead of building them again).
     pub fn built(&self) -> Built {
         Built {
-            nodes: Some(NodeTable {
-                rows: self.node_rows.clone(),
-                orders: self.node_orders.clone(),
-            }),
+            nodes: Some(self.nodes.clone()),
             ..self.caches().built()
         }
     }

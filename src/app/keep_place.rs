@@ -14,7 +14,7 @@ impl Session {
         let node_name = old
             .nodes
             .selected_row()
-            .map(|r| od.node_rows[r as usize].name.clone());
+            .map(|r| od.nodes.rows[r as usize].name.clone());
         let pod_key = |rows: &[std::sync::Arc<super::derived::PodRow>], r: u32| {
             let p = &rows[r as usize];
             (p.namespace.clone(), p.name.clone())
@@ -52,7 +52,7 @@ impl Session {
                 self.nodes
                     .rows
                     .iter()
-                    .position(|&r| d.node_rows[r as usize].name == n)
+                    .position(|&r| d.nodes.rows[r as usize].name == n)
             })
             .unwrap_or(
                 old.nodes

@@ -288,7 +288,7 @@ impl Session {
 
     pub(super) fn refresh_nodes(&mut self) {
         let d = &self.loaded.derived;
-        table::refresh_nodes(&mut self.nodes, &d.node_rows, &d.node_orders);
+        table::refresh_nodes(&mut self.nodes, &d.nodes.rows, &d.nodes.orders);
     }
 
     /// Refilters the pod table (nothing before it is built).

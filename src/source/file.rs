@@ -381,11 +381,10 @@ fn identity_key(ns: &str, name: &str) -> Box<str> {
 }
 
 /// Items parsed per parallel batch: bounds how many typed objects exist at
-/// once. Two batches are alive while one converts and the next parses, so
-/// on the 5,000-node synthetic cluster 4,096 held ~60 MB of `k8s-openapi`
-/// pods beside the file and the growing model (`place` peaked at 366-379
-/// MB); 256 peaks at 298-305 MB and loads no slower; 64 saves 5 MB more
-/// but the per-batch handoff makes loading slower.
+/// once. Two batches are alive while one converts and the next parses,
+/// beside the file and the growing model: on the 5,000-node synthetic
+/// cluster `place` peaked at 366-379 MB with 4,096, 298-305 MB with 256
+/// (no slower); 64 saved 5 MB more but loaded slower (README, #15).
 const BATCH: usize = 256;
 
 /// One batch's parse results, in item order.

@@ -133,7 +133,7 @@ fn draw_nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
                 Style::new().fg(t.header).add_modifier(Modifier::BOLD),
             )),
             Row::Node(n) => {
-                let row = &d.node_rows[n];
+                let row = &d.nodes.rows[n];
                 let mut spans = vec![Span::styled(
                     format!(
                         "  {:<w$} ",

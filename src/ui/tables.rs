@@ -192,7 +192,7 @@ pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let mut cells = Vec::new();
     let mut styles = Vec::new();
     for i in range {
-        let r = &d.node_rows[s.nodes.rows[i] as usize];
+        let r = &d.nodes.rows[s.nodes.rows[i] as usize];
         styles.push((
             if i == s.nodes.cursor.selected {
                 t.selected()
@@ -246,7 +246,7 @@ pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let (table, _) = fitted(app, heads, &keep, cells, styles, area);
     let table = table.block(panel(
         app,
-        title("Nodes", &s.nodes, d.node_rows.len(), &NODE_SORTS, None),
+        title("Nodes", &s.nodes, d.nodes.rows.len(), &NODE_SORTS, None),
     ));
     frame.render_widget(table, area);
 }

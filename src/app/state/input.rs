@@ -572,7 +572,7 @@ impl App {
                 let Some(row) = s.nodes.selected_row() else {
                     return;
                 };
-                let name = s.loaded.derived.node_rows[row as usize].name.clone();
+                let name = s.loaded.derived.nodes.rows[row as usize].name.clone();
                 s.pods.filter = name;
                 s.pods.cursor.home();
                 s.refresh_pods();
@@ -653,7 +653,7 @@ impl App {
                 if len > 0 {
                     m.apply(&mut s.pending_cursor, len);
                 } else {
-                    let len = s.loaded.derived.node_rows.len() + s.loaded.derived.zones.len();
+                    let len = s.loaded.derived.nodes.rows.len() + s.loaded.derived.zones.len();
                     m.apply(&mut s.node_bars, len);
                 }
             }
