@@ -40,10 +40,12 @@ pub fn convert_node(n: &core::Node, interner: &mut Interner) -> Result<Node, Inv
         .and_then(|s| s.taints.as_ref())
         .into_iter()
         .flatten()
-        .map(|t| Taint {
-            key: t.key.as_str().into(),
-            value: t.value.as_deref().unwrap_or("").into(),
-            effect: TaintEffect::parse(&t.effect),
+        .map(|t| {
+            Taint::new(
+                &t.key,
+                t.value.as_deref().unwrap_or(""),
+                TaintEffect::parse(&t.effect),
+            )
         })
         .collect();
     let mut images = Vec::new();

@@ -64,6 +64,28 @@ mod tests {
         );
     }
 
+    /// A taint's shared reason and the same text built or borrowed count
+    /// as one reason: the message groups by text, however it is held.
+    #[test]
+    fn reasons_held_differently_count_together() {
+        use crate::model::node::{Taint, TaintEffect};
+        let taint = Taint::new("gpu", "true", TaintEffect::NoSchedule);
+        let text = "node(s) had untolerated taint {gpu: true}";
+        assert_eq!(&*taint.untolerated, text);
+        let statuses = [
+            Rejection::unresolvable(Plugin::TaintToleration, taint.untolerated.clone()),
+            Rejection::unresolvable(Plugin::TaintToleration, taint.untolerated.clone()),
+            Rejection::unresolvable(Plugin::TaintToleration, text.to_string()),
+            Rejection::unresolvable(Plugin::TaintToleration, text),
+        ];
+        assert_eq!(statuses[0], statuses[2]);
+        assert_eq!(statuses[0], statuses[3]);
+        assert_eq!(
+            fit_error_message(4, None, &statuses),
+            "0/4 nodes are available: 4 node(s) had untolerated taint {gpu: true}."
+        );
+    }
+
     #[test]
     fn empty_status_map_ends_after_colon() {
         assert_eq!(fit_error_message(3, None, &[]), "0/3 nodes are available:");

@@ -1,6 +1,7 @@
 //! Plugin names and the statuses filters return (`framework.Status`).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// The plugins of the default profile that kplace implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,7 +80,123 @@ impl Code {
     }
 }
 
-pub type Reason = Cow<'static, str>;
+/// One reason of a status. Fixed reasons are borrowed, built ones owned;
+/// a reason formatted once for many nodes (a node's taint) is shared, so
+/// rejecting thousands of nodes does not format it thousands of times.
+#[derive(Clone)]
+pub enum Reason {
+    Static(&'static str),
+    Owned(String),
+    Shared(Arc<str>),
+}
+
+impl std::ops::Deref for Reason {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Reason::Static(s) => s,
+            Reason::Owned(s) => s,
+            Reason::Shared(s) => s,
+        }
+    }
+}
+
+impl AsRef<str> for Reason {
+    fn as_ref(&self) -> &str {
+        self
+    }
+}
+
+impl std::borrow::Borrow<str> for Reason {
+    fn borrow(&self) -> &str {
+        self
+    }
+}
+
+impl Default for Reason {
+    fn default() -> Self {
+        Reason::Static("")
+    }
+}
+
+impl From<&'static str> for Reason {
+    fn from(s: &'static str) -> Self {
+        Reason::Static(s)
+    }
+}
+
+impl From<String> for Reason {
+    fn from(s: String) -> Self {
+        Reason::Owned(s)
+    }
+}
+
+impl From<Arc<str>> for Reason {
+    fn from(s: Arc<str>) -> Self {
+        Reason::Shared(s)
+    }
+}
+
+impl From<Cow<'static, str>> for Reason {
+    fn from(s: Cow<'static, str>) -> Self {
+        match s {
+            Cow::Borrowed(s) => Reason::Static(s),
+            Cow::Owned(s) => Reason::Owned(s),
+        }
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl std::fmt::Debug for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// Reasons compare, order and hash by their text, however they are held.
+impl PartialEq for Reason {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Reason {}
+
+impl PartialEq<str> for Reason {
+    fn eq(&self, other: &str) -> bool {
+        &**self == other
+    }
+}
+
+impl PartialEq<&str> for Reason {
+    fn eq(&self, other: &&str) -> bool {
+        &**self == *other
+    }
+}
+
+impl PartialOrd for Reason {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Reason {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+
+impl std::hash::Hash for Reason {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
+    }
+}
 
 /// A status's reasons, read as a slice. Almost every status carries one
 /// fixed reason, kept inline: rejecting thousands of nodes then allocates

@@ -41,6 +41,22 @@ pub struct Taint {
     pub key: Box<str>,
     pub value: Box<str>,
     pub effect: TaintEffect,
+    /// TaintToleration's Filter reason for this taint, formatted once:
+    /// every pod that does not tolerate it is rejected with it, on every
+    /// node that has it.
+    pub untolerated: std::sync::Arc<str>,
+}
+
+impl Taint {
+    pub fn new(key: &str, value: &str, effect: TaintEffect) -> Self {
+        Taint {
+            key: key.into(),
+            value: value.into(),
+            effect,
+            // Upstream's `tainttoleration.Filter` message.
+            untolerated: format!("node(s) had untolerated taint {{{key}: {value}}}").into(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -12,12 +12,14 @@ pub fn filter(pod: &Pod, node: &Node) -> FilterResult {
     if !node.unschedulable {
         return Ok(());
     }
-    let taint = Taint {
-        key: "node.kubernetes.io/unschedulable".into(),
-        value: "".into(),
-        effect: TaintEffect::NoSchedule,
-    };
-    if pod.tolerations.iter().any(|t| tolerates(t, &taint)) {
+    static TAINT: std::sync::LazyLock<Taint> = std::sync::LazyLock::new(|| {
+        Taint::new(
+            "node.kubernetes.io/unschedulable",
+            "",
+            TaintEffect::NoSchedule,
+        )
+    });
+    if pod.tolerations.iter().any(|t| tolerates(t, &TAINT)) {
         return Ok(());
     }
     Err(Rejection::unresolvable(Plugin::NodeUnschedulable, REASON))

@@ -35,10 +35,7 @@ pub fn filter(pod: &Pod, node: &Node) -> FilterResult {
     match first_untolerated(&pod.tolerations, node) {
         Some(taint) => Err(Rejection::unresolvable(
             Plugin::TaintToleration,
-            format!(
-                "node(s) had untolerated taint {{{}: {}}}",
-                taint.key, taint.value
-            ),
+            taint.untolerated.clone(),
         )),
         None => Ok(()),
     }
