@@ -537,20 +537,26 @@ pub fn score_nodes(
         })
         .collect();
     // Score over both cores, each part of the rows in place.
+    // Plugin by plugin, so each part matches on a plugin once, not once
+    // per node.
     kplace_split::fill(&mut scores, |offset, rows| {
-        for (i, row) in (offset..).zip(rows) {
-            for (cell, scorer) in row.plugins.values.iter_mut().zip(&scorers) {
-                *cell = scorer.score(cluster, pod, i, row.node);
-            }
+        for (p, scorer) in scorers.iter().enumerate() {
+            scorer.score_rows(cluster, pod, offset, rows, p);
         }
     });
     let mut column = vec![0i64; feasible.len()];
     for (p, scorer) in scorers.iter().enumerate() {
+        let weight = profile.score[p].1;
+        if !scorer.normalizes() {
+            for s in &mut scores {
+                s.plugins.values[p] *= weight;
+            }
+            continue;
+        }
         for (c, s) in column.iter_mut().zip(&scores) {
             *c = s.plugins.values[p];
         }
         scorer.normalize(&mut column);
-        let weight = profile.score[p].1;
         for (c, s) in column.iter().zip(&mut scores) {
             s.plugins.values[p] = c * weight;
         }
@@ -618,18 +624,55 @@ impl<'a> Scorer<'a> {
         }
     }
 
-    /// The raw score of the `i`-th feasible node, `id`.
-    fn score(&self, cluster: &Cluster, pod: &Pod, i: usize, id: NodeId) -> i64 {
-        let node = cluster.node(id);
+    /// The raw scores of `rows`, the feasible nodes from the `offset`-th
+    /// on, into column `p`.
+    fn score_rows(
+        &self,
+        cluster: &Cluster,
+        pod: &Pod,
+        offset: usize,
+        rows: &mut [NodeScore],
+        p: usize,
+    ) {
+        // Generic, so each plugin's loop is compiled with its score inlined.
+        fn each(
+            rows: &mut [NodeScore],
+            offset: usize,
+            p: usize,
+            raw: impl Fn(usize, NodeId) -> i64,
+        ) {
+            for (i, row) in (offset..).zip(rows) {
+                row.plugins.values[p] = raw(i, row.node);
+            }
+        }
+        let node = |id| cluster.node(id);
+        let info = |id| cluster.node_info(id);
         match self {
-            Scorer::Zero => 0,
-            Scorer::TaintToleration => taint_toleration::score(pod, node),
-            Scorer::NodeAffinity(args) => node_affinity::score(pod, node, &cluster.interner, args),
-            Scorer::PodTopologySpread(state) => state.score(i, id),
-            Scorer::InterPodAffinity(state) => state.score(node),
-            Scorer::Fit(scorer) => scorer.score(node, cluster.node_info(id)),
-            Scorer::Balanced(scorer) => scorer.score(node, cluster.node_info(id)),
-            Scorer::ImageLocality(scorer) => scorer.score(node),
+            Scorer::Zero => each(rows, offset, p, |_, _| 0),
+            Scorer::TaintToleration => each(rows, offset, p, |_, id| {
+                taint_toleration::score(pod, node(id))
+            }),
+            Scorer::NodeAffinity(args) => each(rows, offset, p, |_, id| {
+                node_affinity::score(pod, node(id), &cluster.interner, args)
+            }),
+            Scorer::PodTopologySpread(state) => each(rows, offset, p, |i, id| state.score(i, id)),
+            Scorer::InterPodAffinity(state) => each(rows, offset, p, |_, id| state.score(node(id))),
+            Scorer::Fit(scorer) => each(rows, offset, p, |_, id| scorer.score(node(id), info(id))),
+            Scorer::Balanced(scorer) => {
+                each(rows, offset, p, |_, id| scorer.score(node(id), info(id)))
+            }
+            Scorer::ImageLocality(scorer) => each(rows, offset, p, |_, id| scorer.score(node(id))),
+        }
+    }
+
+    /// Whether the plugin has a NormalizeScore.
+    fn normalizes(&self) -> bool {
+        match self {
+            Scorer::TaintToleration
+            | Scorer::NodeAffinity(_)
+            | Scorer::PodTopologySpread(_)
+            | Scorer::InterPodAffinity(_) => true,
+            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality(_) => false,
         }
     }
 

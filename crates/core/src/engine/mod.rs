@@ -234,6 +234,12 @@ fn attempt(
         });
         (feasible, failures)
     });
+    answer
+        .feasible
+        .reserve_exact(parts.iter().map(|p| p.0.len()).sum());
+    answer
+        .failures
+        .reserve_exact(parts.iter().map(|p| p.1.len()).sum());
     for (feasible, failures) in parts {
         answer.feasible.extend(feasible);
         answer.failures.extend(failures);

@@ -118,20 +118,13 @@ pub fn pre_score(
     // the inclusion policies, the costly part, are checked only where a
     // node would add to one.
     if !domain_index.is_empty() {
-        for (n, node) in cluster.nodes.iter().enumerate() {
-            // A node without matching pods adds nothing: skip it before
-            // reading its labels (the dense counts are cheap to read).
-            let adds = |(ci, c): (usize, &Constraint)| {
-                Some(c.topology_key) != hostname && per_node[ci][n] != 0
-            };
-            if !constraints.iter().enumerate().any(adds) {
-                continue;
-            }
+        for n in nodes_with_matches(&per_node, &constraints, hostname) {
+            let node = &cluster.nodes[n];
             if require_all && !node_has_all_keys(node, &constraints) {
                 continue;
             }
             for (ci, c) in constraints.iter().enumerate() {
-                if !adds((ci, c)) {
+                if Some(c.topology_key) == hostname || per_node[ci][n] == 0 {
                     continue;
                 }
                 let pair = (
@@ -155,6 +148,35 @@ pub fn pre_score(
         weights,
         per_node,
     })
+}
+
+/// The nodes (ascending) where some constraint that counts per domain
+/// (not per hostname) has matching pods: only they add to a domain's
+/// count, and a workload's pods sit on a few of thousands of nodes, so
+/// the dense counts are scanned instead of every node's labels.
+fn nodes_with_matches(
+    per_node: &[Vec<u32>],
+    constraints: &[Constraint],
+    hostname: Option<crate::model::Sym>,
+) -> Vec<usize> {
+    let mut counted = constraints
+        .iter()
+        .zip(per_node)
+        .filter(|(c, _)| Some(c.topology_key) != hostname)
+        .map(|(_, counts)| counts);
+    let Some(first) = counted.next() else {
+        return Vec::new();
+    };
+    let mut any: Vec<bool> = first.iter().map(|&c| c != 0).collect();
+    for counts in counted {
+        for (a, &c) in any.iter_mut().zip(counts) {
+            *a |= c != 0;
+        }
+    }
+    any.iter()
+        .enumerate()
+        .filter_map(|(n, &a)| a.then_some(n))
+        .collect()
 }
 
 impl PreScoreState {
