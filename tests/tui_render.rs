@@ -906,6 +906,63 @@ fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
     assert!(high.contains("      0 "), "{high}");
 }
 
+/// A pod counts under its own class while the class has the pod's
+/// priority; otherwise (the class's value changed since, or no class) under
+/// one class-less row per value, highest value first.
+#[test]
+fn tiers_count_pods_off_their_class_value_in_one_class_less_row_per_value() {
+    let pod = |name: &str, priority: i32, class: Option<&str>| {
+        let mut spec = serde_json::json!({"nodeName": "n1", "priority": priority,
+            "containers": [{"name": "c", "image": "nginx",
+                "resources": {"requests": {"cpu": "100m"}}}]});
+        if let Some(class) = class {
+            spec["priorityClassName"] = class.into();
+        }
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": spec, "status": {"phase": "Running"}})
+    };
+    let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "high"}, "value": 1000},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "also-high"}, "value": 1000},
+        {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": "n1", "labels": {"topology.kubernetes.io/zone": "z1"}},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+        pod("a", 1000, Some("high")),
+        pod("b", 1000, Some("also-high")),
+        pod("c", 1000, Some("also-high")),
+        pod("d", 500, Some("high")),
+        pod("e", 0, None),
+        pod("f", 0, None),
+        pod("g", 1000, None),
+    ]});
+    let (cluster, _) =
+        kplace::source::file::load_snapshot_bytes(snapshot.to_string().as_bytes(), "tiers.json")
+            .unwrap();
+    let derived = kplace::app::derived::Derived::build(&std::sync::Arc::new(cluster));
+    let rows: Vec<(i32, &str, usize)> = derived
+        .tiers_now()
+        .rows
+        .iter()
+        .map(|r| (r.value, &*r.classes, r.pods))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            // The built-in classes every cluster has.
+            (2000001000, "system-node-critical", 0),
+            (2000000000, "system-cluster-critical", 0),
+            (1000, "also-high", 2),
+            (1000, "high", 1),
+            (1000, "", 1),
+            (500, "", 1),
+            (0, "", 2),
+        ]
+    );
+}
+
 #[test]
 fn skew_fleet_lists_the_workloads_at_their_max_skew() {
     use kplace::engine::plugins::podtopologyspread::filtering::pre_filter;
