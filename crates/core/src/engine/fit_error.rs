@@ -71,10 +71,10 @@ mod tests {
         use crate::model::node::{Taint, TaintEffect};
         let taint = Taint::new("gpu", "true", TaintEffect::NoSchedule);
         let text = "node(s) had untolerated taint {gpu: true}";
-        assert_eq!(&*taint.untolerated, text);
+        assert_eq!(&**taint.untolerated(), text);
         let statuses = [
-            Rejection::unresolvable(Plugin::TaintToleration, taint.untolerated.clone()),
-            Rejection::unresolvable(Plugin::TaintToleration, taint.untolerated.clone()),
+            Rejection::unresolvable(Plugin::TaintToleration, taint.untolerated().clone()),
+            Rejection::unresolvable(Plugin::TaintToleration, taint.untolerated().clone()),
             Rejection::unresolvable(Plugin::TaintToleration, text.to_string()),
             Rejection::unresolvable(Plugin::TaintToleration, text),
         ];

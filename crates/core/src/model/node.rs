@@ -41,10 +41,11 @@ pub struct Taint {
     pub key: Box<str>,
     pub value: Box<str>,
     pub effect: TaintEffect,
-    /// TaintToleration's Filter reason for this taint, formatted once:
-    /// every pod that does not tolerate it is rejected with it, on every
-    /// node that has it.
-    pub untolerated: std::sync::Arc<str>,
+    /// TaintToleration's Filter reason for this taint, formatted once by
+    /// [`Taint::new`] (private, so it always matches the key and value):
+    /// every pod that does not tolerate the taint is rejected with it, on
+    /// every node that has it.
+    untolerated: std::sync::Arc<str>,
 }
 
 impl Taint {
@@ -56,6 +57,11 @@ impl Taint {
             // Upstream's `tainttoleration.Filter` message.
             untolerated: format!("node(s) had untolerated taint {{{key}: {value}}}").into(),
         }
+    }
+
+    /// `node(s) had untolerated taint {key: value}`, shared.
+    pub fn untolerated(&self) -> &std::sync::Arc<str> {
+        &self.untolerated
     }
 }
 

@@ -35,7 +35,7 @@ pub fn filter(pod: &Pod, node: &Node) -> FilterResult {
     match first_untolerated(&pod.tolerations, node) {
         Some(taint) => Err(Rejection::unresolvable(
             Plugin::TaintToleration,
-            taint.untolerated.clone(),
+            taint.untolerated().clone(),
         )),
         None => Ok(()),
     }
