@@ -140,6 +140,18 @@ fn check_with(
     let got = json::placement(cluster, &answer);
 
     let mut diffs = Vec::new();
+    // Answered again from a node memo, as a disruption what-if does: made
+    // by the first run, read by the second; both must be the full run's.
+    let memo = engine::node_memo::NodeMemo::new(cluster);
+    for run in ["making", "reading"] {
+        let memoized = engine::place_with(cluster, pod, &scheduler, Some(&memo));
+        if json::placement(cluster, &memoized) != got {
+            diffs.push(format!(
+                "the answer {run} a node memo differs from the full run:\n    {}",
+                json::placement(cluster, &memoized)
+            ));
+        }
+    }
     for field in ["pod", "outcome", "message"] {
         diffs.extend(compare(field, &expected[field], &got[field]));
     }

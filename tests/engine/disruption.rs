@@ -286,3 +286,57 @@ fn affinity_groups_follow_binds_and_evictions() {
     }
     assert_affinity_groups_match(&fork);
 }
+
+/// What a re-placed pod got, comparable across runs.
+fn landings(plan: &DisruptionPlan) -> Vec<(String, String, Option<String>, Option<Landing>)> {
+    plan.displaced
+        .iter()
+        .map(|d| {
+            (
+                d.pod.clone(),
+                d.from_node.clone(),
+                d.evicted_by.clone(),
+                d.landing.clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn memoized_disruptions_place_every_pod_as_running_every_plugin_does() {
+    use kplace::synth::{SynthSpec, write_cluster_json};
+    let mut json = Vec::new();
+    write_cluster_json(&mut json, &SynthSpec::small()).unwrap();
+    let (c, _) = load_snapshot_bytes(&json, "synth.json").unwrap();
+    let scheduler = kplace::engine::Scheduler::default();
+    // Tainted and cordoned nodes, node selectors and several zones: the
+    // static verdicts the memo keeps are rejections as well as passes.
+    let drained: Vec<u32> = (0..c.nodes.len() as u32).step_by(7).collect();
+    let mut some_unplaced = false;
+    for disruption in [
+        Disruption::LoseZone("us-east-1a".into()),
+        Disruption::LoseZone("us-east-1c".into()),
+        Disruption::Drain(drained),
+    ] {
+        let memoized = simulate(&c, &disruption, &scheduler);
+        let exhaustive = simulate_exhaustive(&c, &disruption, &scheduler);
+        assert!(
+            memoized.displaced.iter().filter(|d| d.landed()).count() > 100,
+            "{disruption:?} re-places pods"
+        );
+        some_unplaced |= memoized
+            .displaced
+            .iter()
+            .any(|d| d.landing.as_ref().is_some_and(|l| l.node.is_none()));
+        assert_eq!(landings(&memoized), landings(&exhaustive), "{disruption:?}");
+        assert_eq!(memoized.broken_pdbs, exhaustive.broken_pdbs);
+        assert_eq!(
+            format!("{:?}", memoized.workload_skew),
+            format!("{:?}", exhaustive.workload_skew)
+        );
+    }
+    assert!(
+        some_unplaced,
+        "some pod is left unplaced, so rejection messages are compared too"
+    );
+}

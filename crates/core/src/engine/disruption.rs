@@ -7,8 +7,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use super::node_memo::NodeMemo;
 use super::replicas::{DomainCounts, domain_counts};
-use super::{Outcome, Placement, carry_out, schedule};
+use super::{Outcome, Placement, carry_out, schedule_with};
 use crate::model::pod::PodPhase;
 use crate::model::{Cluster, NodeId, Pod, PodId};
 
@@ -205,6 +206,26 @@ pub fn simulate_with(
     scheduler: &super::Scheduler,
     progress: &Progress,
 ) -> DisruptionPlan {
+    run(cluster, disruption, scheduler, progress, true)
+}
+
+/// [`simulate`] running every plugin for every pod and node, without the
+/// [`NodeMemo`]: the reference the memoized run is checked against.
+pub fn simulate_exhaustive(
+    cluster: &Cluster,
+    disruption: &Disruption,
+    scheduler: &super::Scheduler,
+) -> DisruptionPlan {
+    run(cluster, disruption, scheduler, &Progress::default(), false)
+}
+
+fn run(
+    cluster: &Cluster,
+    disruption: &Disruption,
+    scheduler: &super::Scheduler,
+    progress: &Progress,
+    memoize: bool,
+) -> DisruptionPlan {
     let (nodes, evict, remove) = match disruption {
         Disruption::Drain(nodes) => (nodes.clone(), true, false),
         Disruption::CordonZone(zone) => (zone_nodes(cluster, zone), false, false),
@@ -242,6 +263,9 @@ pub fn simulate_with(
     };
 
     let broken_pdbs = broken_budgets(cluster, &leaving);
+    // The fork's nodes stay as they are from here on (only pods move), so
+    // what reads only the pod and the node is answered once per pod shape.
+    let memo = memoize.then(|| NodeMemo::new(&fork));
 
     // The scheduler's queue: higher priority first, then oldest; a victim
     // carries the pod whose placement evicted it.
@@ -311,7 +335,7 @@ pub fn simulate_with(
                 progress.done.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
-            let placement = schedule(&fork, &pod, scheduler);
+            let placement = schedule_with(&fork, &pod, scheduler, memo.as_ref());
             let landing = Landing::of(&fork, &placement);
             if landing.node.is_none() {
                 last_miss = Some((landings, identity, landing.clone()));

@@ -11,6 +11,9 @@ use super::plugins::{
     dynamicresources, image_locality, node_name, node_ports, node_unschedulable, nodevolumelimits,
     taint_toleration, volumebinding, volumerestrictions, volumezone,
 };
+use std::sync::Arc;
+
+use super::node_memo::{self, MemoEntry};
 use super::profile::Profile;
 use super::status::{Code, FilterResult, Plugin, Reasons, Rejection};
 use super::version::Version;
@@ -52,6 +55,11 @@ pub struct Cycle<'a> {
     affinity_allowed: Option<Vec<bool>>,
     /// Pods nominated to nodes, of priority ≥ the incoming pod's.
     nominated: Vec<(PodId, NodeId)>,
+    /// How many leading Filter plugins read only the pod and the node.
+    static_prefix: usize,
+    /// Their verdicts and scores, kept by a run of placements on the same
+    /// nodes (`None`: the plugins run).
+    memo: Option<Arc<MemoEntry>>,
 }
 
 /// Which Filter plugins a run covers. The plugins left out of
@@ -61,6 +69,10 @@ pub struct Cycle<'a> {
 enum Filters {
     All,
     ReadingPods,
+    /// The leading plugins that read only the pod and the node.
+    StaticPrefix,
+    /// Every plugin after those, once a memo answered for them.
+    AfterStaticPrefix,
 }
 
 /// The mutable part of the cycle state that AddPod/RemovePod change;
@@ -109,6 +121,8 @@ impl<'a> Cycle<'a> {
             allowed: None,
             affinity_allowed: None,
             nominated: nominated_pods(cluster, pod),
+            static_prefix: node_memo::static_prefix(profile),
+            memo: None,
         };
         let prefilter_affinity = profile.runs_pre_filter(Plugin::NodeAffinity);
         match &cycle.node_affinity {
@@ -224,6 +238,34 @@ impl<'a> Cycle<'a> {
         cycle
     }
 
+    /// Answers the static Filter prefix and the static scores from `memo`
+    /// (made for this cycle's profile and pod shape on these nodes).
+    pub fn use_memo(&mut self, memo: Arc<MemoEntry>) {
+        self.memo = Some(memo);
+    }
+
+    /// The memo this cycle answers from, if any.
+    pub fn memo(&self) -> Option<&MemoEntry> {
+        self.memo.as_deref()
+    }
+
+    /// The verdict of the leading Filter plugins that read only the pod
+    /// and the node, run (not memoized).
+    pub fn run_static_prefix(&self, node_id: NodeId) -> FilterResult {
+        let state = FilterState {
+            spread: None,
+            interpod: None,
+            restrictions: None,
+        };
+        let info = self.cluster.node_info(node_id);
+        self.run_filter_plugins(
+            &state,
+            self.cluster.node(node_id),
+            info,
+            Filters::StaticPrefix,
+        )
+    }
+
     /// A fresh filter state for this cycle.
     pub fn state(&self) -> FilterState<'_> {
         FilterState {
@@ -283,6 +325,8 @@ impl<'a> Cycle<'a> {
         let plugins = match which {
             Filters::All => &self.profile.filter[..],
             Filters::ReadingPods => &self.reading_pods[..],
+            Filters::StaticPrefix => &self.profile.filter[..self.static_prefix],
+            Filters::AfterStaticPrefix => &self.profile.filter[self.static_prefix..],
         };
         for &plugin in plugins {
             match plugin {
@@ -303,7 +347,9 @@ impl<'a> Cycle<'a> {
                         version: self.version,
                     };
                     match which {
-                        Filters::All => check.filter()?,
+                        Filters::All | Filters::StaticPrefix | Filters::AfterStaticPrefix => {
+                            check.filter()?
+                        }
                         // Only `still_fits_with_nominated` runs `ReadingPods`,
                         // and it reads the verdict alone: no reasons are built.
                         Filters::ReadingPods if !check.fits() => {
@@ -409,8 +455,13 @@ impl<'a> Cycle<'a> {
         state: &FilterState,
         node_id: NodeId,
         info: &NodeInfo,
-        which: Filters,
+        mut which: Filters,
     ) -> FilterResult {
+        // The static prefix decides alike with or without nominated pods.
+        if let (Filters::All, Some(memo)) = (which, &self.memo) {
+            memo.verdict(node_id)?;
+            which = Filters::AfterStaticPrefix;
+        }
         let node = self.cluster.node(node_id);
         let mut nominated = self
             .nominated
@@ -514,18 +565,22 @@ pub struct NodeScore {
 /// PreScore, Score, NormalizeScore and weighting over the feasible nodes,
 /// for every score plugin of the profile: every plugin's PreScore first,
 /// then one pass over the nodes scoring each for every plugin, then each
-/// plugin normalizes its column.
+/// normalizing plugin reads its column for what it scales by, then one
+/// pass scales, weighs and sums each node's row.
 pub fn score_nodes(
     cluster: &Cluster,
     pod: &Pod,
     feasible: &[NodeId],
     version: Version,
     profile: &Profile,
+    memo: Option<&MemoEntry>,
 ) -> Vec<NodeScore> {
     let scorers: Vec<Scorer> = profile
         .score
         .iter()
-        .map(|&(plugin, _)| Scorer::pre_score(cluster, pod, feasible, version, profile, plugin))
+        .map(|&(plugin, _)| {
+            Scorer::pre_score(cluster, pod, feasible, version, profile, plugin, memo)
+        })
         .collect();
     let width = scorers.len();
     let mut scores: Vec<NodeScore> = feasible
@@ -544,27 +599,46 @@ pub fn score_nodes(
             scorer.score_rows(cluster, pod, offset, rows, p);
         }
     });
-    let mut column = vec![0i64; feasible.len()];
-    for (p, scorer) in scorers.iter().enumerate() {
-        let weight = profile.score[p].1;
-        if !scorer.normalizes() {
-            for s in &mut scores {
-                s.plugins.values[p] *= weight;
+    let scalings: Vec<Scaling> = scorers
+        .iter()
+        .enumerate()
+        .map(|(p, scorer)| scorer.scaling(scores.iter().map(|s| s.plugins.values[p])))
+        .collect();
+    let weights: Vec<i64> = profile.score.iter().map(|&(_, w)| w).collect();
+    kplace_split::fill(&mut scores, |offset, rows| {
+        for (i, row) in (offset..).zip(rows) {
+            let mut total = 0;
+            for (p, (scaling, weight)) in scalings.iter().zip(&weights).enumerate() {
+                let weighted = scaling.apply(i, row.plugins.values[p]) * weight;
+                row.plugins.values[p] = weighted;
+                total += weighted;
             }
-            continue;
+            row.total = total;
         }
-        for (c, s) in column.iter_mut().zip(&scores) {
-            *c = s.plugins.values[p];
-        }
-        scorer.normalize(&mut column);
-        for (c, s) in column.iter().zip(&mut scores) {
-            s.plugins.values[p] = c * weight;
-        }
-    }
-    for s in &mut scores {
-        s.total = s.plugins.iter().sum();
-    }
+    });
     scores
+}
+
+/// How a plugin's raw scores become its final ones: NormalizeScore's
+/// findings over all feasible nodes, applied node by node.
+enum Scaling<'a> {
+    /// No NormalizeScore: the raw score stands.
+    Raw,
+    Default(super::plugins::DefaultNormalizer),
+    PodTopologySpread(&'a pts_score::PreScoreState, pts_score::Normalizer),
+    InterPodAffinity(ipa_score::Normalizer),
+}
+
+impl Scaling<'_> {
+    /// The `i`-th feasible node's normalized score.
+    fn apply(&self, i: usize, raw: i64) -> i64 {
+        match self {
+            Scaling::Raw => raw,
+            Scaling::Default(by) => by.apply(raw),
+            Scaling::PodTopologySpread(state, by) => state.normalized(*by, i, raw),
+            Scaling::InterPodAffinity(by) => by.apply(raw),
+        }
+    }
 }
 
 /// One score plugin after its PreScore: what it needs to score a node.
@@ -573,6 +647,10 @@ enum Scorer<'a> {
     Zero,
     TaintToleration,
     NodeAffinity(&'a super::profile::NodeAffinityArgs),
+    /// TaintToleration and NodeAffinity with every node's raw score
+    /// already known (they read only the pod and the node).
+    KnownTaint(&'a [i64]),
+    KnownAffinity(&'a [i64]),
     PodTopologySpread(pts_score::PreScoreState),
     InterPodAffinity(ipa_score::PreScoreState),
     Fit(fit::FitScorer<'a>),
@@ -588,14 +666,20 @@ impl<'a> Scorer<'a> {
         version: Version,
         profile: &'a Profile,
         plugin: Plugin,
+        memo: Option<&'a MemoEntry>,
     ) -> Self {
         let interner = &cluster.interner;
         let args = &profile.args;
         match plugin {
-            Plugin::TaintToleration => Scorer::TaintToleration,
+            Plugin::TaintToleration => match memo {
+                Some(m) => Scorer::KnownTaint(m.taint_scores(cluster, pod)),
+                None => Scorer::TaintToleration,
+            },
             Plugin::NodeAffinity => {
                 if node_affinity::pre_score_skips(pod, &args.node_affinity) {
                     Scorer::Zero
+                } else if let Some(m) = memo {
+                    Scorer::KnownAffinity(m.affinity_scores(cluster, pod, &args.node_affinity))
                 } else {
                     Scorer::NodeAffinity(&args.node_affinity)
                 }
@@ -652,6 +736,9 @@ impl<'a> Scorer<'a> {
             Scorer::TaintToleration => each(rows, offset, p, |_, id| {
                 taint_toleration::score(pod, node(id))
             }),
+            Scorer::KnownTaint(raw) | Scorer::KnownAffinity(raw) => {
+                each(rows, offset, p, |_, id| raw[id as usize])
+            }
             Scorer::NodeAffinity(args) => each(rows, offset, p, |_, id| {
                 node_affinity::score(pod, node(id), &cluster.interner, args)
             }),
@@ -665,25 +752,23 @@ impl<'a> Scorer<'a> {
         }
     }
 
-    /// Whether the plugin has a NormalizeScore.
-    fn normalizes(&self) -> bool {
+    /// NormalizeScore's findings over the raw scores (in feasible-node
+    /// order), for the plugins that have one.
+    fn scaling(&self, raw: impl Iterator<Item = i64>) -> Scaling<'_> {
         match self {
-            Scorer::TaintToleration
-            | Scorer::NodeAffinity(_)
-            | Scorer::PodTopologySpread(_)
-            | Scorer::InterPodAffinity(_) => true,
-            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality(_) => false,
-        }
-    }
-
-    /// NormalizeScore, for the plugins that have one.
-    fn normalize(&self, scores: &mut [i64]) {
-        match self {
-            Scorer::TaintToleration => taint_toleration::normalize(scores),
-            Scorer::NodeAffinity(_) => node_affinity::normalize(scores),
-            Scorer::PodTopologySpread(state) => state.normalize(scores),
-            Scorer::InterPodAffinity(state) => state.normalize(scores),
-            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality(_) => {}
+            Scorer::TaintToleration | Scorer::KnownTaint(_) => {
+                Scaling::Default(taint_toleration::normalizer(raw))
+            }
+            Scorer::NodeAffinity(_) | Scorer::KnownAffinity(_) => {
+                Scaling::Default(node_affinity::normalizer(raw))
+            }
+            Scorer::PodTopologySpread(state) => {
+                Scaling::PodTopologySpread(state, state.normalizer(raw))
+            }
+            Scorer::InterPodAffinity(state) => Scaling::InterPodAffinity(state.normalizer(raw)),
+            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality(_) => {
+                Scaling::Raw
+            }
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod daemonset;
 pub mod disruption;
 mod fit_error;
 mod framework;
+pub mod node_memo;
 pub mod plugins;
 pub mod preemption;
 pub mod profile;
@@ -97,6 +98,17 @@ use framework::{Cycle, score_nodes};
 /// Answers for a new pod as the chosen release would: priority admission
 /// first, then a scheduling cycle.
 pub fn place(cluster: &Cluster, pod: &Pod, scheduler: &Scheduler) -> Placement {
+    place_with(cluster, pod, scheduler, None)
+}
+
+/// [`place`], answering what reads only the pod and the node from `memo`
+/// (see [`schedule_with`]).
+pub fn place_with(
+    cluster: &Cluster,
+    pod: &Pod,
+    scheduler: &Scheduler,
+    memo: Option<&node_memo::NodeMemo>,
+) -> Placement {
     match admission::admit(cluster, pod) {
         Err(rejection) => Placement {
             outcome: Outcome::Rejected,
@@ -123,7 +135,7 @@ pub fn place(cluster: &Cluster, pod: &Pod, scheduler: &Scheduler) -> Placement {
             let mut admitted_pod = pod.clone();
             admitted_pod.priority = Some(admitted.priority);
             admitted_pod.preemption_policy = Some(admitted.preemption_policy);
-            let mut answer = schedule(cluster, &admitted_pod, scheduler);
+            let mut answer = schedule_with(cluster, &admitted_pod, scheduler, memo);
             answer.priority_class = admitted.priority_class;
             answer
         }
@@ -137,6 +149,18 @@ pub fn place(cluster: &Cluster, pod: &Pod, scheduler: &Scheduler) -> Placement {
 /// is `gated` with the SchedulingGates plugin's message, and where the pod
 /// would go once ungated is kept in [`Placement::if_ungated`].
 pub fn schedule(cluster: &Cluster, pod: &Pod, scheduler: &Scheduler) -> Placement {
+    schedule_with(cluster, pod, scheduler, None)
+}
+
+/// [`schedule`], answering what reads only the pod and the node from
+/// `memo` (made for `cluster`'s nodes as they are): the same answer, for
+/// runs of many placements on one set of nodes.
+pub fn schedule_with(
+    cluster: &Cluster,
+    pod: &Pod,
+    scheduler: &Scheduler,
+    memo: Option<&node_memo::NodeMemo>,
+) -> Placement {
     let Some(profile) = scheduler.profiles.for_scheduler(&pod.scheduler_name) else {
         let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
         answer.outcome = Outcome::NoProfile;
@@ -146,7 +170,7 @@ pub fn schedule(cluster: &Cluster, pod: &Pod, scheduler: &Scheduler) -> Placemen
         );
         return answer;
     };
-    let mut answer = attempt(cluster, pod, scheduler, profile);
+    let mut answer = attempt(cluster, pod, scheduler, profile, memo);
     if pod.scheduling_gates.is_empty() || !profile.gates() {
         // PreEnqueue plugins run in order: SchedulingGates, then
         // DynamicResources.
@@ -190,6 +214,7 @@ fn attempt(
     pod: &Pod,
     scheduler: &Scheduler,
     profile: &Arc<Profile>,
+    memo: Option<&node_memo::NodeMemo>,
 ) -> Placement {
     let version = scheduler.version.version;
     let mut answer = Placement::new(pod_key(cluster, pod), pod, scheduler);
@@ -219,12 +244,22 @@ fn attempt(
         return answer;
     }
 
-    let cycle = Cycle::new(cluster, pod, version, profile);
+    let mut cycle = Cycle::new(cluster, pod, version, profile);
+    if cycle.prefilter_rejection.is_none()
+        && let Some(entry) = memo.and_then(|m| m.entry(&cycle, profile))
+    {
+        cycle.use_memo(entry);
+    }
     // Filter over both cores, each range of nodes sorted into feasible
     // nodes and failures, joined in node order.
     let state = cycle.state();
     let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
-        let (mut feasible, mut failures) = (Vec::new(), Vec::new());
+        // Room for every node of the range either way: growing the vectors
+        // node by node cost more than the memory never written.
+        let (mut feasible, mut failures) = (
+            Vec::with_capacity(range.len()),
+            Vec::with_capacity(range.len()),
+        );
         filter_range(&cycle, &state, range, |id, verdict| match verdict {
             Ok(()) => feasible.push(id),
             Err(rejection) => failures.push(NodeFailure {
@@ -246,7 +281,14 @@ fn attempt(
     }
 
     if !answer.feasible.is_empty() {
-        answer.scores = score_nodes(cluster, pod, &answer.feasible, version, profile);
+        answer.scores = score_nodes(
+            cluster,
+            pod,
+            &answer.feasible,
+            version,
+            profile,
+            cycle.memo(),
+        );
         let top = answer.scores.iter().map(|s| s.total).max().unwrap_or(0);
         answer.best = answer
             .scores

@@ -19,17 +19,32 @@ pub mod volumezone;
 /// `MaxNodeScore`.
 pub const MAX_NODE_SCORE: i64 = 100;
 
-/// `helper.DefaultNormalizeScore`: scales to 0..=100 by the maximum, optionally reversed.
-pub fn default_normalize(scores: &mut [i64], reverse: bool) {
-    let max = scores.iter().copied().max().unwrap_or(0);
-    if max == 0 {
-        if reverse {
-            scores.iter_mut().for_each(|s| *s = MAX_NODE_SCORE);
+/// `helper.DefaultNormalizeScore`: scales to 0..=100 by the maximum,
+/// optionally reversed. Split in two (the maximum over all nodes, then each
+/// node's score on its own) so the framework scales nodes where they are,
+/// on both cores, instead of copying a column out and back.
+#[derive(Clone, Copy, Debug)]
+pub struct DefaultNormalizer {
+    max: i64,
+    reverse: bool,
+}
+
+impl DefaultNormalizer {
+    /// The maximum of the raw scores.
+    pub fn new(scores: impl Iterator<Item = i64>, reverse: bool) -> Self {
+        DefaultNormalizer {
+            max: scores.max().unwrap_or(0),
+            reverse,
         }
-        return;
     }
-    for s in scores.iter_mut() {
-        let v = MAX_NODE_SCORE * *s / max;
-        *s = if reverse { MAX_NODE_SCORE - v } else { v };
+
+    /// One node's normalized score. With a maximum of 0 the scores stay
+    /// as they are (all 100 when reversed).
+    pub fn apply(&self, score: i64) -> i64 {
+        if self.max == 0 {
+            return if self.reverse { MAX_NODE_SCORE } else { score };
+        }
+        let v = MAX_NODE_SCORE * score / self.max;
+        if self.reverse { MAX_NODE_SCORE - v } else { v }
     }
 }

@@ -201,6 +201,6 @@ pub fn score(pod: &Pod, node: &Node, interner: &Interner, args: &NodeAffinityArg
             .sum::<i64>()
 }
 
-pub fn normalize(scores: &mut [i64]) {
-    super::default_normalize(scores, false);
+pub fn normalizer(scores: impl Iterator<Item = i64>) -> super::DefaultNormalizer {
+    super::DefaultNormalizer::new(scores, false)
 }

@@ -44,21 +44,21 @@ pub fn filter(pod: &Pod, node: &Node) -> FilterResult {
 /// Raw score: how many PreferNoSchedule taints the pod's PreferNoSchedule
 /// (or effect-less) tolerations leave untolerated.
 pub fn score(pod: &Pod, node: &Node) -> i64 {
-    let prefer: Vec<&Toleration> = pod
+    // Most nodes have no PreferNoSchedule taint: nothing is gathered per node.
+    let prefer = pod
         .tolerations
         .iter()
-        .filter(|t| t.effect.is_none_or(|e| e == TaintEffect::PreferNoSchedule))
-        .collect();
+        .filter(|t| t.effect.is_none_or(|e| e == TaintEffect::PreferNoSchedule));
     node.taints
         .iter()
         .filter(|taint| {
             taint.effect == TaintEffect::PreferNoSchedule
-                && !prefer.iter().any(|t| tolerates(t, taint))
+                && !prefer.clone().any(|t| tolerates(t, taint))
         })
         .count() as i64
 }
 
 /// Reverse normalization: no untolerated taints scores 100.
-pub fn normalize(scores: &mut [i64]) {
-    super::default_normalize(scores, true);
+pub fn normalizer(scores: impl Iterator<Item = i64>) -> super::DefaultNormalizer {
+    super::DefaultNormalizer::new(scores, true)
 }

@@ -117,18 +117,27 @@ impl PreScoreState {
             .sum()
     }
 
-    /// Min–max scaling; all equal gives 0.
-    pub fn normalize(&self, scores: &mut [i64]) {
-        let (Some(&min), Some(&max)) = (scores.iter().min(), scores.iter().max()) else {
-            return;
-        };
-        let diff = max - min;
-        for s in scores.iter_mut() {
-            *s = if diff > 0 {
-                (super::super::MAX_NODE_SCORE as f64 * ((*s - min) as f64 / diff as f64)) as i64
-            } else {
-                0
-            };
+    /// NormalizeScore's minimum and maximum of the raw scores.
+    pub fn normalizer(&self, scores: impl Iterator<Item = i64>) -> Normalizer {
+        let (min, max) = scores.fold((i64::MAX, i64::MIN), |(lo, hi), s| (lo.min(s), hi.max(s)));
+        Normalizer { min, max }
+    }
+}
+
+/// Min–max scaling; all equal gives 0.
+#[derive(Clone, Copy, Debug)]
+pub struct Normalizer {
+    min: i64,
+    max: i64,
+}
+
+impl Normalizer {
+    pub fn apply(&self, score: i64) -> i64 {
+        let diff = self.max - self.min;
+        if diff > 0 {
+            (super::super::MAX_NODE_SCORE as f64 * ((score - self.min) as f64 / diff as f64)) as i64
+        } else {
+            0
         }
     }
 }

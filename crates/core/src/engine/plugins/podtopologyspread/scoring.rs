@@ -199,25 +199,38 @@ impl PreScoreState {
         score.round() as i64
     }
 
-    /// Fewer matching pods score higher; ignored nodes get 0.
-    pub fn normalize(&self, scores: &mut [i64]) {
+    /// NormalizeScore's minimum and maximum over the nodes not ignored,
+    /// from the raw scores in feasible-node order.
+    pub fn normalizer(&self, scores: impl Iterator<Item = i64>) -> Normalizer {
         let mut min = i64::MAX;
         let mut max = 0i64;
-        for (i, &s) in scores.iter().enumerate() {
-            if self.ignored[i] {
+        for (s, &ignored) in scores.zip(&self.ignored) {
+            if ignored {
                 continue;
             }
             min = min.min(s);
             max = max.max(s);
         }
-        for (i, s) in scores.iter_mut().enumerate() {
-            if self.ignored[i] {
-                *s = 0;
-            } else if max == 0 {
-                *s = super::super::MAX_NODE_SCORE;
-            } else {
-                *s = super::super::MAX_NODE_SCORE * (max + min - *s) / max;
-            }
+        Normalizer { min, max }
+    }
+
+    /// The `i`-th feasible node's normalized score: fewer matching pods
+    /// score higher; ignored nodes get 0.
+    pub fn normalized(&self, by: Normalizer, i: usize, score: i64) -> i64 {
+        if self.ignored[i] {
+            0
+        } else if by.max == 0 {
+            super::super::MAX_NODE_SCORE
+        } else {
+            super::super::MAX_NODE_SCORE * (by.max + by.min - score) / by.max
         }
     }
+}
+
+/// What NormalizeScore found over all nodes: the least and the most raw
+/// score of the nodes not ignored.
+#[derive(Clone, Copy, Debug)]
+pub struct Normalizer {
+    min: i64,
+    max: i64,
 }

@@ -1,0 +1,225 @@
+//! What a run of many placements on one set of nodes can keep between
+//! them: the verdicts of the Filter plugins that read only the pod and the
+//! node (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity) and
+//! the raw scores of the Score plugins that do (TaintToleration,
+//! NodeAffinity). Pods come and go between placements; these answers do
+//! not change with them, only with the nodes. Replicas of thousands of
+//! workloads share a handful of tolerations and node selectors, so a
+//! disruption what-if that re-places 30,000 pods computes each answer once
+//! per (profile, tolerations, node selector and affinity) instead of once
+//! per pod and node.
+//!
+//! Not part of upstream: kube-scheduler filters every node in every
+//! attempt. A memoized answer is the answer the plugin gives, so the
+//! placements are the same with or without it (tested against full runs).
+
+use std::cell::RefCell;
+use std::sync::{Arc, OnceLock};
+
+use super::framework::Cycle;
+use super::profile::Profile;
+use super::status::{FilterResult, Plugin, Rejection};
+use crate::model::intern::Sym;
+use crate::model::pod::{NodeAffinity, Toleration};
+use crate::model::{Cluster, NodeId, Pod};
+
+/// The Filter plugins whose verdict reads only the pod and the node.
+pub(crate) fn reads_only_pod_and_node(plugin: Plugin) -> bool {
+    matches!(
+        plugin,
+        Plugin::NodeUnschedulable
+            | Plugin::NodeName
+            | Plugin::TaintToleration
+            | Plugin::NodeAffinity
+    )
+}
+
+/// How many of the profile's Filter plugins, from the first, read only the
+/// pod and the node: the first failure decides a node, so only a prefix can
+/// be answered ahead of the plugins that read its pods.
+pub(crate) fn static_prefix(profile: &Profile) -> usize {
+    profile
+        .filter
+        .iter()
+        .take_while(|&&p| reads_only_pod_and_node(p))
+        .count()
+}
+
+/// Memoized answers for placements on one cluster's nodes. Valid while the
+/// nodes (their names, labels, taints and cordons) stay as they were when
+/// it was made; binding and evicting pods does not touch what it keeps.
+/// Holds at most [`MAX_ENTRIES`] pod shapes, dropping the oldest.
+pub struct NodeMemo {
+    nodes: usize,
+    entries: RefCell<Vec<Arc<MemoEntry>>>,
+}
+
+/// Pod shapes kept: a disruption's queue interleaves few of them.
+const MAX_ENTRIES: usize = 64;
+
+/// Distinct rejections a shape may have before it is not memoized (each
+/// distinct untolerated taint is one): finding a node's among them stays
+/// cheap, and past it the placements simply run the plugins.
+const MAX_REJECTIONS: usize = 256;
+
+/// What the memoized answers read of the pod, and of which profile.
+struct MemoKey {
+    /// The profile, by identity: its plugins, order and arguments.
+    profile: Arc<Profile>,
+    node_name: Option<Box<str>>,
+    node_selector: Option<Box<[(Sym, Sym)]>>,
+    node_affinity: Option<Box<NodeAffinity>>,
+    tolerations: Box<[Toleration]>,
+}
+
+impl PartialEq for MemoKey {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.profile, &other.profile)
+            && self.node_name == other.node_name
+            && self.node_selector == other.node_selector
+            && self.node_affinity == other.node_affinity
+            && self.tolerations == other.tolerations
+    }
+}
+
+impl MemoKey {
+    fn of(profile: &Arc<Profile>, pod: &Pod) -> Self {
+        MemoKey {
+            profile: profile.clone(),
+            node_name: pod.node_name.clone(),
+            node_selector: pod.node_selector.clone(),
+            node_affinity: pod.node_affinity.clone(),
+            tolerations: pod.tolerations.clone(),
+        }
+    }
+}
+
+/// One pod shape's answers on every node.
+pub struct MemoEntry {
+    key: MemoKey,
+    /// Per node: 0 when it passes the static prefix, else 1 + the index of
+    /// its rejection in `rejections`.
+    verdicts: Box<[u16]>,
+    rejections: Vec<Rejection>,
+    /// Raw TaintToleration and NodeAffinity scores per node, made on first
+    /// use.
+    taint_scores: OnceLock<Box<[i64]>>,
+    affinity_scores: OnceLock<Box<[i64]>>,
+}
+
+impl MemoEntry {
+    /// The static prefix's verdict on `node`.
+    pub(crate) fn verdict(&self, node: NodeId) -> FilterResult {
+        match self.verdicts[node as usize] {
+            0 => Ok(()),
+            i => Err(self.rejections[usize::from(i) - 1].clone()),
+        }
+    }
+
+    /// The raw TaintToleration scores of every node.
+    pub(crate) fn taint_scores(&self, cluster: &Cluster, pod: &Pod) -> &[i64] {
+        self.taint_scores.get_or_init(|| {
+            every_node(cluster, |id| {
+                super::plugins::taint_toleration::score(pod, cluster.node(id))
+            })
+        })
+    }
+
+    /// The raw NodeAffinity scores of every node.
+    pub(crate) fn affinity_scores(
+        &self,
+        cluster: &Cluster,
+        pod: &Pod,
+        args: &super::profile::NodeAffinityArgs,
+    ) -> &[i64] {
+        self.affinity_scores.get_or_init(|| {
+            every_node(cluster, |id| {
+                super::plugins::node_affinity::score(pod, cluster.node(id), &cluster.interner, args)
+            })
+        })
+    }
+}
+
+/// `f` of every node, on both cores.
+fn every_node(cluster: &Cluster, f: impl Fn(NodeId) -> i64 + Sync) -> Box<[i64]> {
+    let mut out = vec![0i64; cluster.nodes.len()];
+    kplace_split::fill(&mut out, |offset, part| {
+        for (id, v) in (offset..).zip(part) {
+            *v = f(id as NodeId);
+        }
+    });
+    out.into_boxed_slice()
+}
+
+impl NodeMemo {
+    /// An empty memo for placements on `cluster`'s nodes as they are now.
+    pub fn new(cluster: &Cluster) -> Self {
+        NodeMemo {
+            nodes: cluster.nodes.len(),
+            entries: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The entry for the cycle's pod shape under `profile` (the cycle's),
+    /// made (on both cores) when missing; `None` when the profile starts
+    /// with no static plugin or the shape has too many distinct rejections.
+    pub(crate) fn entry(&self, cycle: &Cycle, profile: &Arc<Profile>) -> Option<Arc<MemoEntry>> {
+        if static_prefix(profile) == 0 {
+            return None;
+        }
+        assert_eq!(
+            self.nodes,
+            cycle.cluster.nodes.len(),
+            "a NodeMemo answers only for the nodes it was made for"
+        );
+        let key = MemoKey::of(profile, cycle.pod);
+        let mut entries = self.entries.borrow_mut();
+        if let Some(i) = entries.iter().position(|e| e.key == key) {
+            // Most recently used last.
+            let e = entries.remove(i);
+            entries.push(e.clone());
+            return Some(e);
+        }
+        let entry = Arc::new(make_entry(cycle, key)?);
+        if entries.len() == MAX_ENTRIES {
+            entries.remove(0);
+        }
+        entries.push(entry.clone());
+        Some(entry)
+    }
+}
+
+/// Runs the static prefix on every node, keeping each distinct rejection
+/// once (`None`: more than [`MAX_REJECTIONS`] of them).
+fn make_entry(cycle: &Cycle, key: MemoKey) -> Option<MemoEntry> {
+    let cluster = cycle.cluster;
+    let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
+        range
+            .map(|id| cycle.run_static_prefix(id as NodeId).err())
+            .collect::<Vec<_>>()
+    });
+    let mut rejections: Vec<Rejection> = Vec::new();
+    let mut verdicts = Vec::with_capacity(cluster.nodes.len());
+    for rejection in parts.into_iter().flatten() {
+        let Some(r) = rejection else {
+            verdicts.push(0);
+            continue;
+        };
+        let i = match rejections.iter().rposition(|known| *known == r) {
+            Some(i) => i,
+            None if rejections.len() == MAX_REJECTIONS => return None,
+            None => {
+                rejections.push(r);
+                rejections.len() - 1
+            }
+        };
+        verdicts.push(i as u16 + 1);
+    }
+    Some(MemoEntry {
+        key,
+        verdicts: verdicts.into_boxed_slice(),
+        rejections,
+        taint_scores: OnceLock::new(),
+        affinity_scores: OnceLock::new(),
+    })
+}
