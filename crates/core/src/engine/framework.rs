@@ -684,10 +684,14 @@ impl<'a> Scorer<'a> {
                     Scorer::NodeAffinity(&args.node_affinity)
                 }
             }
-            Plugin::PodTopologySpread => {
-                pts_score::pre_score(cluster, pod, feasible, &args.pod_topology_spread)
-                    .map_or(Scorer::Zero, Scorer::PodTopologySpread)
-            }
+            Plugin::PodTopologySpread => pts_score::pre_score(
+                cluster,
+                pod,
+                feasible,
+                &args.pod_topology_spread,
+                memo.map(MemoEntry::topology_columns),
+            )
+            .map_or(Scorer::Zero, Scorer::PodTopologySpread),
             Plugin::InterPodAffinity => {
                 ipa_score::pre_score(cluster, pod, feasible, &args.inter_pod_affinity, version)
                     .map_or(Scorer::Zero, Scorer::InterPodAffinity)

@@ -2,7 +2,8 @@
 //! them: the verdicts of the Filter plugins that read only the pod and the
 //! node (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity) and
 //! the raw scores of the Score plugins that do (TaintToleration,
-//! NodeAffinity). Pods come and go between placements; these answers do
+//! NodeAffinity), and each node's value of the topology keys spreading
+//! reads. Pods come and go between placements; these answers do
 //! not change with them, only with the nodes. Replicas of thousands of
 //! workloads share a handful of tolerations and node selectors, so a
 //! disruption what-if that re-places 30,000 pods computes each answer once
@@ -14,7 +15,7 @@
 //! placements are the same with or without it (tested against full runs).
 
 use std::cell::RefCell;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::framework::Cycle;
 use super::profile::Profile;
@@ -52,6 +53,32 @@ pub(crate) fn static_prefix(profile: &Profile) -> usize {
 pub struct NodeMemo {
     nodes: usize,
     entries: RefCell<Vec<Arc<MemoEntry>>>,
+    columns: Arc<TopologyColumns>,
+}
+
+/// Each node's value of a topology key, per key asked for: spreading reads
+/// them for every feasible node of every placement, and node labels do not
+/// change under a memo.
+#[derive(Default)]
+pub struct TopologyColumns {
+    by_key: Mutex<Vec<(Sym, Column)>>,
+}
+
+/// Each node's value of one key, by node id.
+type Column = Arc<[Option<Sym>]>;
+
+impl TopologyColumns {
+    /// Every node's value of `key` (`None`: the node lacks it), made on
+    /// first use.
+    pub(crate) fn of(&self, cluster: &Cluster, key: Sym) -> Column {
+        let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, column)) = by_key.iter().find(|(k, _)| *k == key) {
+            return column.clone();
+        }
+        let column: Column = cluster.nodes.iter().map(|n| n.labels.get(key)).collect();
+        by_key.push((key, column.clone()));
+        column
+    }
 }
 
 /// Pod shapes kept: a disruption's queue interleaves few of them.
@@ -105,9 +132,16 @@ pub struct MemoEntry {
     /// use.
     taint_scores: OnceLock<Box<[i64]>>,
     affinity_scores: OnceLock<Box<[i64]>>,
+    /// The memo's topology columns, shared by its entries.
+    columns: Arc<TopologyColumns>,
 }
 
 impl MemoEntry {
+    /// Each node's value of the topology keys asked for.
+    pub(crate) fn topology_columns(&self) -> &TopologyColumns {
+        &self.columns
+    }
+
     /// The static prefix's verdict on `node`.
     pub(crate) fn verdict(&self, node: NodeId) -> FilterResult {
         match self.verdicts[node as usize] {
@@ -157,6 +191,7 @@ impl NodeMemo {
         NodeMemo {
             nodes: cluster.nodes.len(),
             entries: RefCell::new(Vec::new()),
+            columns: Arc::default(),
         }
     }
 
@@ -180,7 +215,7 @@ impl NodeMemo {
             entries.push(e.clone());
             return Some(e);
         }
-        let entry = Arc::new(make_entry(cycle, key)?);
+        let entry = Arc::new(make_entry(cycle, key, self.columns.clone())?);
         if entries.len() == MAX_ENTRIES {
             entries.remove(0);
         }
@@ -191,7 +226,7 @@ impl NodeMemo {
 
 /// Runs the static prefix on every node, keeping each distinct rejection
 /// once (`None`: more than [`MAX_REJECTIONS`] of them).
-fn make_entry(cycle: &Cycle, key: MemoKey) -> Option<MemoEntry> {
+fn make_entry(cycle: &Cycle, key: MemoKey, columns: Arc<TopologyColumns>) -> Option<MemoEntry> {
     let cluster = cycle.cluster;
     let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
         range
@@ -221,5 +256,6 @@ fn make_entry(cycle: &Cycle, key: MemoKey) -> Option<MemoEntry> {
         rejections,
         taint_scores: OnceLock::new(),
         affinity_scores: OnceLock::new(),
+        columns,
     })
 }

@@ -6,6 +6,7 @@ use super::common::{
     Constraint, LABEL_HOSTNAME, Pair, constraints_for, counts_per_node, matches_inclusion_policies,
     node_has_all_keys,
 };
+use crate::engine::node_memo::TopologyColumns;
 use crate::engine::profile::{SpreadArgs, SpreadDefaulting};
 use crate::model::pod::WhenUnsatisfiable;
 use crate::model::{Cluster, NodeId, Pod};
@@ -38,6 +39,7 @@ pub fn pre_score(
     pod: &Pod,
     feasible: &[NodeId],
     args: &SpreadArgs,
+    columns: Option<&TopologyColumns>,
 ) -> Option<PreScoreState> {
     if feasible.is_empty() || cluster.nodes.is_empty() {
         return None;
@@ -59,17 +61,30 @@ pub fn pre_score(
     let mut domain_index: FxHashMap<Pair, u32> = FxHashMap::default();
     let mut topo_size = vec![0usize; width];
     // Each feasible node's value of each constraint's key (`None`: the
-    // node lacks it), read on both cores: the label lookups are the
-    // costly part of PreScore.
-    let values: Vec<Option<crate::model::Sym>> = kplace_split::in_parts(feasible.len(), |range| {
-        let mut part = Vec::with_capacity(range.len() * width);
-        for &n in &feasible[range] {
-            let labels = &cluster.node(n).labels;
-            part.extend(constraints.iter().map(|c| labels.get(c.topology_key)));
+    // node lacks it): from a memo's columns, or read on both cores (the
+    // label lookups are the costly part of PreScore).
+    let values: Vec<Option<crate::model::Sym>> = match columns {
+        Some(columns) => {
+            let columns: Vec<_> = constraints
+                .iter()
+                .map(|c| columns.of(cluster, c.topology_key))
+                .collect();
+            let mut values = Vec::with_capacity(feasible.len() * width);
+            for &n in feasible {
+                values.extend(columns.iter().map(|column| column[n as usize]));
+            }
+            values
         }
-        part
-    })
-    .concat();
+        None => kplace_split::in_parts(feasible.len(), |range| {
+            let mut part = Vec::with_capacity(range.len() * width);
+            for &n in &feasible[range] {
+                let labels = &cluster.node(n).labels;
+                part.extend(constraints.iter().map(|c| labels.get(c.topology_key)));
+            }
+            part
+        })
+        .concat(),
+    };
     for (i, row) in values.chunks_exact(width).enumerate() {
         if require_all && row.iter().any(Option::is_none) {
             ignored[i] = true;
