@@ -306,18 +306,22 @@ pub fn domain_counts(cluster: &Cluster, pod: &Pod) -> Vec<DomainCounts> {
         .iter()
         .map(|c| {
             let per_node = counts_per_node(cluster, &c.selector, pod.namespace);
-            let mut domains: std::collections::BTreeMap<String, i64> = Default::default();
+            // Counted by interned value; named (and sorted by name) once per
+            // domain, not once per node.
+            let mut by_value: rustc_hash::FxHashMap<crate::model::Sym, i64> = Default::default();
             let prepared = &Constraint::from_spec(c);
             for (n, node) in cluster.nodes.iter().enumerate() {
                 if !matches_inclusion_policies(prepared, pod, node, &cluster.interner) {
                     continue;
                 }
                 if let Some(v) = node.labels.get(c.topology_key) {
-                    *domains
-                        .entry(cluster.interner.resolve(v).to_string())
-                        .or_default() += per_node[n] as i64;
+                    *by_value.entry(v).or_default() += per_node[n] as i64;
                 }
             }
+            let domains: std::collections::BTreeMap<String, i64> = by_value
+                .into_iter()
+                .map(|(v, count)| (cluster.interner.resolve(v).to_string(), count))
+                .collect();
             DomainCounts {
                 constraint: c.clone(),
                 counts: domains.into_iter().collect(),

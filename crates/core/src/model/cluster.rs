@@ -601,16 +601,23 @@ impl Cluster {
     /// The cluster without some nodes (a lost zone): their pods become
     /// unbound. Pod ids stay the same; node ids are renumbered.
     pub fn without_nodes(&self, gone: &[NodeId]) -> Cluster {
-        let nodes: Vec<Node> = (0..self.nodes.len() as NodeId)
-            .filter(|n| !gone.contains(n))
-            .map(|n| self.nodes[n as usize].clone())
+        // By node id: a zone is a thousand nodes, asked about for every pod.
+        let mut is_gone = vec![false; self.nodes.len()];
+        for &n in gone {
+            if let Some(g) = is_gone.get_mut(n as usize) {
+                *g = true;
+            }
+        }
+        let nodes: Vec<Node> = (0..self.nodes.len())
+            .filter(|&n| !is_gone[n])
+            .map(|n| self.nodes[n].clone())
             .collect();
         let pods: Vec<Pod> = self
             .pods
             .iter()
             .map(|p| {
                 let mut p = p.clone();
-                if p.node.is_some_and(|n| gone.contains(&n)) {
+                if p.node.is_some_and(|n| is_gone[n as usize]) {
                     p.node_name = None;
                     p.phase = PodPhase::Pending;
                 }
