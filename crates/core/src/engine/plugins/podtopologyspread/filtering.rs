@@ -224,36 +224,53 @@ pub fn pre_filter_constraints(
         .iter()
         .map(|c| counts_per_node(cluster, &c.selector, pod.namespace))
         .collect();
-    let mut pair_counts: FxHashMap<Pair, i64> = FxHashMap::default();
-    let mut order: Vec<Pair> = Vec::new();
-    let mut node_pairs: Vec<(Pair, i64)> = Vec::with_capacity(constraints.len());
-    for (n, node) in cluster.nodes.iter().enumerate() {
-        if !node_has_all_keys(node, &constraints) {
-            continue;
-        }
-        // Per node, a later constraint with the same key overwrites the count.
-        node_pairs.clear();
-        for (i, c) in constraints.iter().enumerate() {
-            if !matches_inclusion_policies(c, pod, node, &cluster.interner) {
+    // Each range of nodes (on both cores) gives its pairs in the order
+    // first met, with their counts; joined in range order, the pairs keep
+    // the order a single pass over the nodes meets them in, which the
+    // critical paths below depend on.
+    let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
+        let mut index: FxHashMap<Pair, usize> = FxHashMap::default();
+        let mut met: Vec<(Pair, i64)> = Vec::new();
+        let mut node_pairs: Vec<(Pair, i64)> = Vec::with_capacity(constraints.len());
+        for n in range {
+            let node = &cluster.nodes[n];
+            if !node_has_all_keys(node, &constraints) {
                 continue;
             }
-            let pair = (
-                c.topology_key,
-                node.labels.get(c.topology_key).unwrap_or(empty),
-            );
-            let count = per_constraint[i][n] as i64;
-            match node_pairs.iter_mut().find(|p| p.0 == pair) {
-                Some(p) => p.1 = count,
-                None => node_pairs.push((pair, count)),
+            // Per node, a later constraint with the same key overwrites the count.
+            node_pairs.clear();
+            for (i, c) in constraints.iter().enumerate() {
+                if !matches_inclusion_policies(c, pod, node, &cluster.interner) {
+                    continue;
+                }
+                let pair = (
+                    c.topology_key,
+                    node.labels.get(c.topology_key).unwrap_or(empty),
+                );
+                let count = per_constraint[i][n] as i64;
+                match node_pairs.iter_mut().find(|p| p.0 == pair) {
+                    Some(p) => p.1 = count,
+                    None => node_pairs.push((pair, count)),
+                }
+            }
+            for &(pair, count) in &node_pairs {
+                let at = *index.entry(pair).or_insert_with(|| {
+                    met.push((pair, 0));
+                    met.len() - 1
+                });
+                met[at].1 += count;
             }
         }
-        for &(pair, count) in &node_pairs {
-            let entry = pair_counts.entry(pair).or_insert_with(|| {
-                order.push(pair);
-                0
-            });
-            *entry += count;
-        }
+        met
+    });
+    let mut pair_counts: FxHashMap<Pair, i64> = FxHashMap::default();
+    let mut order: Vec<Pair> = Vec::new();
+    for (pair, count) in parts.into_iter().flatten() {
+        let entry = pair_counts.entry(pair).or_insert_with(|| {
+            order.push(pair);
+            0
+        });
+        *entry += count;
     }
     let mut domains: FxHashMap<Sym, usize> = FxHashMap::default();
     for pair in &order {
