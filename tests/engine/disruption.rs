@@ -340,3 +340,35 @@ fn memoized_disruptions_place_every_pod_as_running_every_plugin_does() {
         "some pod is left unplaced, so rejection messages are compared too"
     );
 }
+
+#[test]
+fn a_pod_shape_with_hundreds_of_distinct_rejections_is_answered_in_full() {
+    use kplace::engine::node_memo::NodeMemo;
+    use kplace::engine::{Scheduler, place, place_with};
+    use kplace::source::file::load_pod_bytes;
+    // 300 nodes, each with its own taint: 300 distinct TaintToleration
+    // messages, more than a memo keeps for one shape; one node is clean.
+    let mut yaml = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..300 {
+        yaml.push_str(&format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i}}}, spec: {{taints: [{{key: team, value: t{i}, effect: NoSchedule}}]}}, status: {{allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"10\"}}}}}}\n"
+        ));
+    }
+    yaml.push_str("- {apiVersion: v1, kind: Node, metadata: {name: clean}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"10\"}}}\n");
+    let (mut c, _) = load_snapshot_bytes(yaml.as_bytes(), "taints.yaml").unwrap();
+    let pod = load_pod_bytes(
+        b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c, image: i}]}\n",
+        "pod.yaml",
+        &mut c.interner,
+    )
+    .unwrap();
+    let scheduler = Scheduler::default();
+    let full = place(&c, &pod, &scheduler);
+    assert_eq!(full.failures.len(), 300);
+    assert_eq!(full.node.map(|n| &*c.node(n).name), Some("clean"));
+    let memo = NodeMemo::new(&c);
+    for _ in 0..3 {
+        let memoized = place_with(&c, &pod, &scheduler, Some(&memo));
+        assert_eq!(format!("{memoized:?}"), format!("{full:?}"));
+    }
+}

@@ -53,6 +53,9 @@ pub(crate) fn static_prefix(profile: &Profile) -> usize {
 pub struct NodeMemo {
     nodes: usize,
     entries: RefCell<Vec<Arc<MemoEntry>>>,
+    /// Shapes found to have too many distinct rejections, so that they are
+    /// not run over every node again on each placement only to be refused.
+    refused: RefCell<Vec<MemoKey>>,
     columns: Arc<TopologyColumns>,
 }
 
@@ -90,6 +93,7 @@ const MAX_ENTRIES: usize = 64;
 const MAX_REJECTIONS: usize = 256;
 
 /// What the memoized answers read of the pod, and of which profile.
+#[derive(Clone)]
 struct MemoKey {
     /// The profile, by identity: its plugins, order and arguments.
     profile: Arc<Profile>,
@@ -191,6 +195,7 @@ impl NodeMemo {
         NodeMemo {
             nodes: cluster.nodes.len(),
             entries: RefCell::new(Vec::new()),
+            refused: RefCell::new(Vec::new()),
             columns: Arc::default(),
         }
     }
@@ -215,7 +220,18 @@ impl NodeMemo {
             entries.push(e.clone());
             return Some(e);
         }
-        let entry = Arc::new(make_entry(cycle, key, self.columns.clone())?);
+        let mut refused = self.refused.borrow_mut();
+        if refused.contains(&key) {
+            return None;
+        }
+        let Some(entry) = make_entry(cycle, &key, self.columns.clone()) else {
+            if refused.len() == MAX_ENTRIES {
+                refused.remove(0);
+            }
+            refused.push(key);
+            return None;
+        };
+        let entry = Arc::new(entry);
         if entries.len() == MAX_ENTRIES {
             entries.remove(0);
         }
@@ -226,7 +242,7 @@ impl NodeMemo {
 
 /// Runs the static prefix on every node, keeping each distinct rejection
 /// once (`None`: more than [`MAX_REJECTIONS`] of them).
-fn make_entry(cycle: &Cycle, key: MemoKey, columns: Arc<TopologyColumns>) -> Option<MemoEntry> {
+fn make_entry(cycle: &Cycle, key: &MemoKey, columns: Arc<TopologyColumns>) -> Option<MemoEntry> {
     let cluster = cycle.cluster;
     let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
         range
@@ -251,7 +267,7 @@ fn make_entry(cycle: &Cycle, key: MemoKey, columns: Arc<TopologyColumns>) -> Opt
         verdicts.push(i as u16 + 1);
     }
     Some(MemoEntry {
-        key,
+        key: key.clone(),
         verdicts: verdicts.into_boxed_slice(),
         rejections,
         taint_scores: OnceLock::new(),
