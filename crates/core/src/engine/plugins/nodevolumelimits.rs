@@ -257,6 +257,7 @@ impl PreFilterState<'_> {
         // the node needs counting (upstream returns early without limits
         // too).
         let mut attached: Option<Vec<Volume>> = None;
+        let mut claimed_here: Option<usize> = None;
         let mut last_driver = None;
         for c in new_volumes.clone() {
             if last_driver == Some(c.driver) {
@@ -266,6 +267,15 @@ impl PreFilterState<'_> {
             let Some(max) = self.limit(node, csi_node, c.driver, version) else {
                 continue;
             };
+            // The node's pods attach at most as many volumes as they claim,
+            // and the pod adds at most its own of the driver: within the
+            // limit, the exact count (which resolves every claim of the
+            // node's pods) cannot exceed it either.
+            let claimed = *claimed_here.get_or_insert_with(|| claimed_volumes(cluster, info));
+            let most_new = new_volumes.clone().filter(|v| v.driver == c.driver).count();
+            if (claimed + most_new) as i64 <= max {
+                continue;
+            }
             let attached =
                 attached.get_or_insert_with(|| attached_volumes(cluster, info, csi_node));
             let driver = c.driver;
@@ -285,6 +295,22 @@ impl PreFilterState<'_> {
         }
         Ok(())
     }
+}
+
+/// How many claim and ephemeral volumes the node's pods have: at least
+/// the number of volumes they attach, found without resolving a claim.
+fn claimed_volumes(cluster: &Cluster, info: &NodeInfo) -> usize {
+    info.pods_with_claims
+        .iter()
+        .map(|&id| {
+            cluster
+                .pod(id)
+                .volumes
+                .iter()
+                .filter(|v| v.claim_name().is_some())
+                .count()
+        })
+        .sum()
 }
 
 /// The volumes the node's pods already attach, sorted, each once.
