@@ -13,6 +13,7 @@
 //! pass slower than running it alone.
 
 use std::cell::Cell;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering::SeqCst};
@@ -74,10 +75,19 @@ pub fn in_parts<T: Send>(n: usize, work: impl Fn(Range<usize>) -> T + Sync) -> V
 /// and the helper as [`in_parts`] does: for results of a known count,
 /// written in place.
 pub fn fill<T: Send>(out: &mut [T], work: impl Fn(usize, &mut [T]) + Sync) {
+    fill_map(out, work);
+}
+
+/// [`fill`], giving what `work` returns for each part, in order (one
+/// result when the pass is kept whole): what each part found along the
+/// way, such as its largest value.
+pub fn fill_map<T: Send, R: Send>(
+    out: &mut [T],
+    work: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
     let n = out.len();
     let Some(helper) = helper_for(n) else {
-        work(0, out);
-        return;
+        return vec![work(0, out)];
     };
     let size = n.div_ceil(PARTS);
     let slots: Vec<Mutex<Option<Part<T>>>> = out
@@ -85,6 +95,7 @@ pub fn fill<T: Send>(out: &mut [T], work: impl Fn(usize, &mut [T]) + Sync) {
         .enumerate()
         .map(|(i, part)| Mutex::new(Some((i * size, part))))
         .collect();
+    let results: Vec<Mutex<Option<R>>> = slots.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let run = || {
         loop {
@@ -93,19 +104,60 @@ pub fn fill<T: Send>(out: &mut [T], work: impl Fn(usize, &mut [T]) + Sync) {
                 break;
             };
             let taken = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some((offset, part)) = taken {
-                work(offset, part);
+            if let Some((offset, rows)) = taken {
+                let result = work(offset, rows);
+                *results[part].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
             }
         }
     };
     let Some(posted) = helper.post(&run) else {
         drop(slots);
-        work(0, out);
-        return;
+        return vec![work(0, out)];
     };
     run();
     posted.finish();
     SPLIT.with(|c| c.set(c.get() + 1));
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every part ran")
+        })
+        .collect()
+}
+
+/// A new vector of `n` elements, element `i` made by `make(i)`, then
+/// [`fill_map`]'s `work` over its parts: each part is made by the thread
+/// that works on it, so a pass over rows written once (a placement's
+/// score rows) does not first write them all on the caller's thread.
+pub fn build<T: Send, R: Send>(
+    n: usize,
+    make: impl Fn(usize) -> T + Sync,
+    work: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> (Vec<T>, Vec<R>) {
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    let results = fill_map(
+        &mut out.spare_capacity_mut()[..n],
+        |offset, part: &mut [MaybeUninit<T>]| {
+            for (i, slot) in (offset..).zip(part.iter_mut()) {
+                slot.write(make(i));
+            }
+            // SAFETY: every element of `part` was written just above, and
+            // `MaybeUninit<T>` has `T`'s layout.
+            #[allow(unsafe_code)]
+            let part = unsafe { &mut *(std::ptr::from_mut(part) as *mut [T]) };
+            work(offset, part)
+        },
+    );
+    // SAFETY: `fill_map` returns only once every part has run (a panic in
+    // any part unwinds before this line, leaving `out` empty), and each
+    // part wrote all of its elements.
+    #[allow(unsafe_code)]
+    unsafe {
+        out.set_len(n)
+    };
+    (out, results)
 }
 
 /// A part of the output with its offset, until a thread takes it.
@@ -402,6 +454,54 @@ mod tests {
             // Afterwards passes run and cover their range again.
             let parts = in_parts(1_000, |r| r.len());
             assert_eq!(parts.iter().sum::<usize>(), 1_000);
+        }
+    }
+
+    #[test]
+    fn build_makes_every_element_and_gives_each_parts_result_in_order() {
+        for n in [0, 1, MIN_NODES - 1, MIN_NODES, 517, 5_001] {
+            // Heap-owning elements, so a double write or a missed one
+            // would show (and a leak or double free would under Miri).
+            let (out, sums) = build(
+                n,
+                |i| vec![i],
+                |offset, part| {
+                    for (i, v) in (offset..).zip(part.iter_mut()) {
+                        assert_eq!(*v, [i], "made at its index");
+                        v.push(i * 2);
+                    }
+                    (offset, part.iter().map(|v| v[1]).sum::<usize>())
+                },
+            );
+            assert_eq!(out, (0..n).map(|i| vec![i, i * 2]).collect::<Vec<_>>());
+            let offsets: Vec<usize> = sums.iter().map(|r| r.0).collect();
+            let mut sorted = offsets.clone();
+            sorted.sort_unstable();
+            assert_eq!(offsets, sorted, "results in part order");
+            assert_eq!(
+                sums.iter().map(|r| r.1).sum::<usize>(),
+                n * n.saturating_sub(1)
+            );
+        }
+    }
+
+    #[test]
+    fn a_panic_while_building_reaches_the_caller() {
+        for bad in [0usize, 700, 1_999] {
+            let caught = catch_unwind(|| {
+                build(
+                    2_000,
+                    |i| {
+                        assert_ne!(i, bad, "element {bad}");
+                        Box::new(i)
+                    },
+                    |_, part| part.len(),
+                )
+            });
+            assert!(caught.is_err());
+            let (out, lens) = build(2_000, |i| i, |_, part| part.len());
+            assert_eq!(out.len(), 2_000);
+            assert_eq!(lens.iter().sum::<usize>(), 2_000);
         }
     }
 }
