@@ -372,3 +372,64 @@ fn a_pod_shape_with_hundreds_of_distinct_rejections_is_answered_in_full() {
         assert_eq!(format!("{memoized:?}"), format!("{full:?}"));
     }
 }
+
+#[test]
+fn a_memo_without_failures_of_placed_pods_still_gives_every_failure_when_nothing_fits() {
+    use kplace::engine::node_memo::NodeMemo;
+    use kplace::engine::{Scheduler, place, place_with};
+    use kplace::source::file::load_pod_bytes;
+    // Tainted nodes (rejected by the memo's static prefix) alternate with
+    // nodes too small for the pod (rejected by NodeResourcesFit, which
+    // runs), so the failures of both kinds interleave in node order.
+    let mut yaml = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..12 {
+        let taints = if i % 2 == 0 {
+            format!(
+                "spec: {{taints: [{{key: team, value: t{}, effect: NoSchedule}}]}}, ",
+                i % 4
+            )
+        } else {
+            String::new()
+        };
+        yaml.push_str(&format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:02}}}, {taints}status: {{allocatable: {{cpu: \"1\", memory: 8Gi, pods: \"10\"}}}}}}\n"
+        ));
+    }
+    let (mut c, _) = load_snapshot_bytes(yaml.as_bytes(), "nodes.yaml").unwrap();
+    let pod_of = |cpu: &str, c: &mut kplace::model::Cluster| {
+        load_pod_bytes(
+            format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: default}}\nspec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]}}\n").as_bytes(),
+            "pod.yaml",
+            &mut c.interner,
+        )
+        .unwrap()
+    };
+    let scheduler = Scheduler::default();
+
+    // Nothing fits: the answer is the full one, failures in node order.
+    let big = pod_of("2", &mut c);
+    let full = place(&c, &big, &scheduler);
+    assert_eq!(full.node, None);
+    assert_eq!(full.failures.len(), 12);
+    let memo = NodeMemo::new(&c).without_failures_of_placed_pods();
+    for _ in 0..2 {
+        let lean = place_with(&c, &big, &scheduler, Some(&memo));
+        assert_eq!(format!("{lean:?}"), format!("{full:?}"));
+    }
+    assert!(
+        full.message.contains("6 Insufficient cpu")
+            && full.message.contains("node(s) had untolerated taint"),
+        "{}",
+        full.message
+    );
+
+    // The pod fits: the same answer without the failures.
+    let small = pod_of("500m", &mut c);
+    let mut full = place(&c, &small, &scheduler);
+    assert_eq!(full.failures.len(), 6);
+    assert!(full.node.is_some());
+    let lean = place_with(&c, &small, &scheduler, Some(&memo));
+    assert!(lean.failures.is_empty());
+    full.failures.clear();
+    assert_eq!(format!("{lean:?}"), format!("{full:?}"));
+}

@@ -265,7 +265,7 @@ fn run(
     let broken_pdbs = broken_budgets(cluster, &leaving);
     // The fork's nodes stay as they are from here on (only pods move), so
     // what reads only the pod and the node is answered once per pod shape.
-    let memo = memoize.then(|| NodeMemo::new(&fork));
+    let memo = memoize.then(|| NodeMemo::new(&fork).without_failures_of_placed_pods());
 
     // The scheduler's queue: higher priority first, then oldest; a victim
     // carries the pod whose placement evicted it.

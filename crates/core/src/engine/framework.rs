@@ -436,6 +436,18 @@ impl<'a> Cycle<'a> {
         self.run_with_nominated(state, node_id, info, Filters::All)
     }
 
+    /// [`Cycle::run_filters_with_nominated`] on a node the cycle's memo
+    /// passed: only the plugins after the static prefix run.
+    pub fn run_after_memo(
+        &self,
+        state: &FilterState,
+        node_id: NodeId,
+        info: &NodeInfo,
+    ) -> FilterResult {
+        debug_assert!(self.memo.is_some(), "only a memo passes the static prefix");
+        self.run_with_nominated(state, node_id, info, Filters::AfterStaticPrefix)
+    }
+
     /// Whether the pod still fits a node that passed every filter (with
     /// nominated pods) once its pods changed: only the plugins that read
     /// the node's pods or the PreFilter state can change their verdict, so
@@ -566,7 +578,8 @@ pub struct NodeScore {
 /// for every score plugin of the profile: every plugin's PreScore first,
 /// then one pass over the nodes scoring each for every plugin, then each
 /// normalizing plugin reads its column for what it scales by, then one
-/// pass scales, weighs and sums each node's row.
+/// pass scales, weighs and sums each node's row. Gives the rows and the
+/// nodes with the highest total, in feasible order.
 pub fn score_nodes(
     cluster: &Cluster,
     pod: &Pod,
@@ -574,7 +587,7 @@ pub fn score_nodes(
     version: Version,
     profile: &Profile,
     memo: Option<&MemoEntry>,
-) -> Vec<NodeScore> {
+) -> (Vec<NodeScore>, Vec<NodeId>) {
     let scorers: Vec<Scorer> = profile
         .score
         .iter()
@@ -583,29 +596,31 @@ pub fn score_nodes(
         })
         .collect();
     let width = scorers.len();
-    let mut scores: Vec<NodeScore> = feasible
-        .iter()
-        .map(|&node| NodeScore {
-            node,
+    // Rows made and scored over both cores, each part in place; plugin by
+    // plugin, so each part matches on a plugin once, not once per node.
+    let (mut scores, _) = kplace_split::build(
+        feasible.len(),
+        |i| NodeScore {
+            node: feasible[i],
             total: 0,
             plugins: PluginScores::zeros(width),
-        })
-        .collect();
-    // Score over both cores, each part of the rows in place.
-    // Plugin by plugin, so each part matches on a plugin once, not once
-    // per node.
-    kplace_split::fill(&mut scores, |offset, rows| {
-        for (p, scorer) in scorers.iter().enumerate() {
-            scorer.score_rows(cluster, pod, offset, rows, p);
-        }
-    });
+        },
+        |offset, rows| {
+            for (p, scorer) in scorers.iter().enumerate() {
+                scorer.score_rows(cluster, pod, offset, rows, p);
+            }
+        },
+    );
     let scalings: Vec<Scaling> = scorers
         .iter()
         .enumerate()
         .map(|(p, scorer)| scorer.scaling(scores.iter().map(|s| s.plugins.values[p])))
         .collect();
     let weights: Vec<i64> = profile.score.iter().map(|&(_, w)| w).collect();
-    kplace_split::fill(&mut scores, |offset, rows| {
+    // Scaled, weighed and summed over both cores; each part also finds
+    // its highest total and the nodes with it.
+    let tops = kplace_split::fill_map(&mut scores, |offset, rows| {
+        let mut top = (i64::MIN, Vec::new());
         for (i, row) in (offset..).zip(rows) {
             let mut total = 0;
             for (p, (scaling, weight)) in scalings.iter().zip(&weights).enumerate() {
@@ -614,9 +629,22 @@ pub fn score_nodes(
                 total += weighted;
             }
             row.total = total;
+            if total > top.0 {
+                top = (total, vec![row.node]);
+            } else if total == top.0 {
+                top.1.push(row.node);
+            }
         }
+        top
     });
-    scores
+    // The nodes with the highest total, in feasible order.
+    let highest = tops.iter().map(|t| t.0).max().unwrap_or(i64::MIN);
+    let best = tops
+        .into_iter()
+        .filter(|t| t.0 == highest)
+        .flat_map(|t| t.1)
+        .collect();
+    (scores, best)
 }
 
 /// How a plugin's raw scores become its final ones: NormalizeScore's
@@ -689,7 +717,7 @@ impl<'a> Scorer<'a> {
                 pod,
                 feasible,
                 &args.pod_topology_spread,
-                memo.map(MemoEntry::topology_columns),
+                memo.map(MemoEntry::spread_lookups),
             )
             .map_or(Scorer::Zero, Scorer::PodTopologySpread),
             Plugin::InterPodAffinity => {

@@ -251,37 +251,50 @@ fn attempt(
         cycle.use_memo(entry);
     }
     // Filter over both cores, each range of nodes sorted into feasible
-    // nodes and failures, joined in node order.
+    // nodes and failures, joined in node order. When a placed pod's
+    // failures are not kept, the memo's rejections are noted by index and
+    // copied only if no node fits.
     let state = cycle.state();
+    let noting = memo.is_some_and(|m| !m.keeps_failures_of_placed_pods()) && cycle.memo().is_some();
     let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
         // Room for every node of the range either way: growing the vectors
         // node by node cost more than the memory never written.
-        let (mut feasible, mut failures) = (
+        let (mut feasible, mut failures, mut noted) = (
             Vec::with_capacity(range.len()),
             Vec::with_capacity(range.len()),
+            Vec::new(),
         );
-        filter_range(&cycle, &state, range, |id, verdict| match verdict {
+        let each = |id, verdict| match verdict {
             Ok(()) => feasible.push(id),
             Err(rejection) => failures.push(NodeFailure {
                 node: id,
                 rejection,
             }),
-        });
-        (feasible, failures)
+        };
+        if noting {
+            filter_range_noting(&cycle, &state, range, &mut noted, each);
+        } else {
+            filter_range(&cycle, &state, range, each);
+        }
+        (feasible, failures, noted)
     });
     answer
         .feasible
         .reserve_exact(parts.iter().map(|p| p.0.len()).sum());
-    answer
-        .failures
-        .reserve_exact(parts.iter().map(|p| p.1.len()).sum());
-    for (feasible, failures) in parts {
-        answer.feasible.extend(feasible);
-        answer.failures.extend(failures);
+    for (feasible, _, _) in &parts {
+        answer.feasible.extend_from_slice(feasible);
+    }
+    if !noting || answer.feasible.is_empty() {
+        answer
+            .failures
+            .reserve_exact(parts.iter().map(|p| p.1.len() + p.2.len()).sum());
+        for (_, failures, noted) in parts {
+            join_failures(&mut answer.failures, failures, &noted, cycle.memo());
+        }
     }
 
     if !answer.feasible.is_empty() {
-        answer.scores = score_nodes(
+        (answer.scores, answer.best) = score_nodes(
             cluster,
             pod,
             &answer.feasible,
@@ -289,13 +302,6 @@ fn attempt(
             profile,
             cycle.memo(),
         );
-        let top = answer.scores.iter().map(|s| s.total).max().unwrap_or(0);
-        answer.best = answer
-            .scores
-            .iter()
-            .filter(|s| s.total == top)
-            .map(|s| s.node)
-            .collect();
         answer.node = answer.best.first().copied();
         answer.outcome = Outcome::Scheduled;
         answer.devices = picked_devices(&cycle, answer.node);
@@ -473,6 +479,65 @@ fn filter_range(
         };
         each(id, verdict);
     }
+}
+
+/// [`filter_range`] for a cycle answering from a memo, with the memo's
+/// rejections noted as (node, index of the memo's rejection) instead of
+/// copied: `each` gets every other verdict.
+fn filter_range_noting(
+    cycle: &Cycle,
+    state: &framework::FilterState,
+    range: std::ops::Range<usize>,
+    noted: &mut Vec<(NodeId, u16)>,
+    mut each: impl FnMut(NodeId, status::FilterResult),
+) {
+    let (cluster, memo) = (
+        cycle.cluster,
+        cycle.memo().expect("a cycle answering from a memo"),
+    );
+    debug_assert!(
+        cycle.prefilter_rejection.is_none(),
+        "memos serve cycles past PreFilter"
+    );
+    for id in range {
+        let id = id as NodeId;
+        if !cycle.is_allowed(id) {
+            each(id, Err(cycle.absent_node_status(id)));
+        } else if let Some(i) = memo.rejection_of(id) {
+            noted.push((id, i));
+        } else {
+            each(id, cycle.run_after_memo(state, id, cluster.node_info(id)));
+        }
+    }
+}
+
+/// Appends a range's failures and its noted memo rejections (each in node
+/// order) to `out`, in node order.
+fn join_failures(
+    out: &mut Vec<NodeFailure>,
+    failures: Vec<NodeFailure>,
+    noted: &[(NodeId, u16)],
+    memo: Option<&node_memo::MemoEntry>,
+) {
+    let Some(memo) = memo.filter(|_| !noted.is_empty()) else {
+        out.extend(failures);
+        return;
+    };
+    let mut noted = noted.iter().peekable();
+    for failure in failures {
+        while let Some(&&(node, i)) = noted.peek().filter(|n| n.0 < failure.node) {
+            out.push(NodeFailure {
+                node,
+                rejection: memo.rejection(i).clone(),
+            });
+            noted.next();
+        }
+        out.push(failure);
+    }
+    out.extend(noted.map(|&(node, i)| NodeFailure {
+        node,
+        rejection: memo.rejection(i).clone(),
+    }));
 }
 
 /// Each node's Filter verdict for an admitted pod, exactly as a scheduling

@@ -23,6 +23,7 @@ use super::status::{FilterResult, Plugin, Rejection};
 use crate::model::intern::Sym;
 use crate::model::pod::{NodeAffinity, Toleration};
 use crate::model::{Cluster, NodeId, Pod};
+use rustc_hash::FxHashMap;
 
 /// The Filter plugins whose verdict reads only the pod and the node.
 pub(crate) fn reads_only_pod_and_node(plugin: Plugin) -> bool {
@@ -52,28 +53,36 @@ pub(crate) fn static_prefix(profile: &Profile) -> usize {
 /// Holds at most [`MAX_ENTRIES`] pod shapes, dropping the oldest.
 pub struct NodeMemo {
     nodes: usize,
+    /// Whether a placed pod's answer keeps the nodes that failed: false
+    /// for runs that read only where pods land (see
+    /// [`NodeMemo::without_failures_of_placed_pods`]).
+    failures_of_placed_pods: bool,
     entries: RefCell<Vec<Arc<MemoEntry>>>,
     /// Shapes found to have too many distinct rejections, so that they are
     /// not run over every node again on each placement only to be refused.
     refused: RefCell<Vec<MemoKey>>,
-    columns: Arc<TopologyColumns>,
+    lookups: Arc<SpreadLookups>,
 }
 
-/// Each node's value of a topology key, per key asked for: spreading reads
-/// them for every feasible node of every placement, and node labels do not
-/// change under a memo.
+/// What spreading reads of the cluster beyond the pod, kept for a memo's
+/// placements: each node's value of a topology key, per key asked for
+/// (PreScore reads them for every feasible node of every placement), and
+/// the owners of each namespace (the default constraints' selector looks
+/// for the Services and controller of each pod). Neither node labels nor
+/// owners change under a memo.
 #[derive(Default)]
-pub struct TopologyColumns {
+pub struct SpreadLookups {
     by_key: Mutex<Vec<(Sym, Column)>>,
+    owners_by_namespace: OnceLock<FxHashMap<Sym, Box<[u32]>>>,
 }
 
 /// Each node's value of one key, by node id.
 type Column = Arc<[Option<Sym>]>;
 
-impl TopologyColumns {
+impl SpreadLookups {
     /// Every node's value of `key` (`None`: the node lacks it), made on
     /// first use.
-    pub(crate) fn of(&self, cluster: &Cluster, key: Sym) -> Column {
+    pub(crate) fn column(&self, cluster: &Cluster, key: Sym) -> Column {
         let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, column)) = by_key.iter().find(|(k, _)| *k == key) {
             return column.clone();
@@ -81,6 +90,21 @@ impl TopologyColumns {
         let column: Column = cluster.nodes.iter().map(|n| n.labels.get(key)).collect();
         by_key.push((key, column.clone()));
         column
+    }
+
+    /// The indexes of `cluster.owners` in `namespace`, in order.
+    pub(crate) fn owners_in(&self, cluster: &Cluster, namespace: Sym) -> &[u32] {
+        let index = self.owners_by_namespace.get_or_init(|| {
+            let mut index: FxHashMap<Sym, Vec<u32>> = FxHashMap::default();
+            for (i, o) in cluster.owners.iter().enumerate() {
+                index.entry(o.namespace).or_default().push(i as u32);
+            }
+            index
+                .into_iter()
+                .map(|(ns, ids)| (ns, ids.into_boxed_slice()))
+                .collect()
+        });
+        index.get(&namespace).map_or(&[], |ids| &ids[..])
     }
 }
 
@@ -136,22 +160,33 @@ pub struct MemoEntry {
     /// use.
     taint_scores: OnceLock<Box<[i64]>>,
     affinity_scores: OnceLock<Box<[i64]>>,
-    /// The memo's topology columns, shared by its entries.
-    columns: Arc<TopologyColumns>,
+    /// The memo's spreading lookups, shared by its entries.
+    lookups: Arc<SpreadLookups>,
 }
 
 impl MemoEntry {
-    /// Each node's value of the topology keys asked for.
-    pub(crate) fn topology_columns(&self) -> &TopologyColumns {
-        &self.columns
+    /// What spreading reads of the cluster, kept across placements.
+    pub(crate) fn spread_lookups(&self) -> &SpreadLookups {
+        &self.lookups
     }
 
     /// The static prefix's verdict on `node`.
     pub(crate) fn verdict(&self, node: NodeId) -> FilterResult {
-        match self.verdicts[node as usize] {
-            0 => Ok(()),
-            i => Err(self.rejections[usize::from(i) - 1].clone()),
+        match self.rejection_of(node) {
+            None => Ok(()),
+            Some(i) => Err(self.rejection(i).clone()),
         }
+    }
+
+    /// Which of the entry's rejections the static prefix gives `node`
+    /// (`None`: it passes), without copying it.
+    pub(crate) fn rejection_of(&self, node: NodeId) -> Option<u16> {
+        self.verdicts[node as usize].checked_sub(1)
+    }
+
+    /// The `i`-th distinct rejection (see [`MemoEntry::rejection_of`]).
+    pub(crate) fn rejection(&self, i: u16) -> &Rejection {
+        &self.rejections[usize::from(i)]
     }
 
     /// The raw TaintToleration scores of every node.
@@ -194,10 +229,27 @@ impl NodeMemo {
     pub fn new(cluster: &Cluster) -> Self {
         NodeMemo {
             nodes: cluster.nodes.len(),
+            failures_of_placed_pods: true,
             entries: RefCell::new(Vec::new()),
             refused: RefCell::new(Vec::new()),
-            columns: Arc::default(),
+            lookups: Arc::default(),
         }
+    }
+
+    /// Placements made with this memo leave out which nodes failed when
+    /// the pod is placed (`failures` is empty then; every other field is
+    /// the same): a run that reads only where pods land, as a disruption
+    /// does, then never copies the static plugins' rejections of thousands
+    /// of nodes per placement. A pod that fits nowhere keeps them all, in
+    /// node order, for its message and preemption.
+    pub fn without_failures_of_placed_pods(mut self) -> Self {
+        self.failures_of_placed_pods = false;
+        self
+    }
+
+    /// Whether a placed pod's answer keeps the nodes that failed.
+    pub(crate) fn keeps_failures_of_placed_pods(&self) -> bool {
+        self.failures_of_placed_pods
     }
 
     /// The entry for the cycle's pod shape under `profile` (the cycle's),
@@ -224,7 +276,7 @@ impl NodeMemo {
         if refused.contains(&key) {
             return None;
         }
-        let Some(entry) = make_entry(cycle, &key, self.columns.clone()) else {
+        let Some(entry) = make_entry(cycle, &key, self.lookups.clone()) else {
             if refused.len() == MAX_ENTRIES {
                 refused.remove(0);
             }
@@ -242,7 +294,7 @@ impl NodeMemo {
 
 /// Runs the static prefix on every node, keeping each distinct rejection
 /// once (`None`: more than [`MAX_REJECTIONS`] of them).
-fn make_entry(cycle: &Cycle, key: &MemoKey, columns: Arc<TopologyColumns>) -> Option<MemoEntry> {
+fn make_entry(cycle: &Cycle, key: &MemoKey, lookups: Arc<SpreadLookups>) -> Option<MemoEntry> {
     let cluster = cycle.cluster;
     let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
         range
@@ -272,6 +324,6 @@ fn make_entry(cycle: &Cycle, key: &MemoKey, columns: Arc<TopologyColumns>) -> Op
         rejections,
         taint_scores: OnceLock::new(),
         affinity_scores: OnceLock::new(),
-        columns,
+        lookups,
     })
 }

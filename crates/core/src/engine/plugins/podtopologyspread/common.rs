@@ -1,13 +1,14 @@
 //! Constraint preparation and pod counting shared by Filter and Score
 //! (upstream `common.go` and `plugin.go`).
 
+use crate::engine::node_memo::SpreadLookups;
 use crate::engine::plugins::node_affinity::required_matches;
 use crate::engine::plugins::taint_toleration::first_untolerated;
 use crate::engine::profile::{DefaultConstraint, SpreadArgs, SpreadDefaulting};
 use crate::model::intern::{Interner, Sym};
 use crate::model::labels::{LabelSelector, Requirement};
 use crate::model::pod::{InclusionPolicy, Pod, SpreadConstraint, WhenUnsatisfiable};
-use crate::model::policy::SelectorOwnerKind;
+use crate::model::policy::{SelectorOwner, SelectorOwnerKind};
 use crate::model::{Cluster, Node};
 
 /// A constraint ready for evaluation (`topologySpreadConstraint`).
@@ -52,7 +53,19 @@ impl Constraint {
 
 /// `helper.DefaultSelector`: the selectors of the Services selecting the pod,
 /// then its controller's (RC, ReplicaSet or StatefulSet) selector.
-pub fn default_selector(cluster: &Cluster, pod: &Pod) -> LabelSelector {
+/// `in_namespace`: the indexes of `cluster.owners` in the pod's namespace,
+/// in order, when a memo knows them (else every owner is looked at).
+pub fn default_selector(
+    cluster: &Cluster,
+    pod: &Pod,
+    in_namespace: Option<&[u32]>,
+) -> LabelSelector {
+    let owners = || -> Box<dyn Iterator<Item = &SelectorOwner> + '_> {
+        match in_namespace {
+            Some(ids) => Box::new(ids.iter().map(|&i| &cluster.owners[i as usize])),
+            None => Box::new(cluster.owners.iter()),
+        }
+    };
     // Services: merged label sets, later services overriding earlier keys.
     let mut set: Vec<(Sym, Sym)> = Vec::new();
     let merge = |set: &mut Vec<(Sym, Sym)>, reqs: &[Requirement]| {
@@ -64,7 +77,7 @@ pub fn default_selector(cluster: &Cluster, pod: &Pod) -> LabelSelector {
             }
         }
     };
-    for svc in cluster.owners.iter().filter(|o| {
+    for svc in owners().filter(|o| {
         o.kind == SelectorOwnerKind::Service && o.namespace == pod.namespace && o.has_selector
     }) {
         if svc.selector.matches(&pod.labels) {
@@ -80,9 +93,7 @@ pub fn default_selector(cluster: &Cluster, pod: &Pod) -> LabelSelector {
             _ => None,
         };
         let found = kind.and_then(|kind| {
-            cluster
-                .owners
-                .iter()
+            owners()
                 .find(|o| o.kind == kind && o.namespace == pod.namespace && o.name == owner.name)
         });
         if let Some(o) = found {
@@ -115,6 +126,18 @@ pub fn constraints_for(
     args: &SpreadArgs,
     action: WhenUnsatisfiable,
 ) -> Vec<Constraint> {
+    constraints_with(cluster, pod, args, action, None)
+}
+
+/// [`constraints_for`], finding the default constraints' owners through
+/// a memo's lookups when there is one.
+pub fn constraints_with(
+    cluster: &Cluster,
+    pod: &Pod,
+    args: &SpreadArgs,
+    action: WhenUnsatisfiable,
+    lookups: Option<&SpreadLookups>,
+) -> Vec<Constraint> {
     if !pod.spread_constraints.is_empty() {
         return pod_constraints(pod, action);
     }
@@ -134,7 +157,11 @@ pub fn constraints_for(
     if !defaults.iter().any(|d| d.when_unsatisfiable == action) {
         return Vec::new();
     }
-    let selector = default_selector(cluster, pod);
+    let selector = default_selector(
+        cluster,
+        pod,
+        lookups.map(|l| l.owners_in(cluster, pod.namespace)),
+    );
     if selector.is_everything() {
         return Vec::new();
     }

@@ -3,10 +3,10 @@
 use rustc_hash::FxHashMap;
 
 use super::common::{
-    Constraint, LABEL_HOSTNAME, Pair, constraints_for, counts_per_node, matches_inclusion_policies,
-    node_has_all_keys,
+    Constraint, LABEL_HOSTNAME, Pair, constraints_with, counts_per_node,
+    matches_inclusion_policies, node_has_all_keys,
 };
-use crate::engine::node_memo::TopologyColumns;
+use crate::engine::node_memo::SpreadLookups;
 use crate::engine::profile::{SpreadArgs, SpreadDefaulting};
 use crate::model::pod::WhenUnsatisfiable;
 use crate::model::{Cluster, NodeId, Pod};
@@ -39,12 +39,18 @@ pub fn pre_score(
     pod: &Pod,
     feasible: &[NodeId],
     args: &SpreadArgs,
-    columns: Option<&TopologyColumns>,
+    lookups: Option<&SpreadLookups>,
 ) -> Option<PreScoreState> {
     if feasible.is_empty() || cluster.nodes.is_empty() {
         return None;
     }
-    let constraints = constraints_for(cluster, pod, args, WhenUnsatisfiable::ScheduleAnyway);
+    let constraints = constraints_with(
+        cluster,
+        pod,
+        args,
+        WhenUnsatisfiable::ScheduleAnyway,
+        lookups,
+    );
     if constraints.is_empty() {
         return None;
     }
@@ -63,11 +69,11 @@ pub fn pre_score(
     // Each feasible node's value of each constraint's key (`None`: the
     // node lacks it): from a memo's columns, or read on both cores (the
     // label lookups are the costly part of PreScore).
-    let values: Vec<Option<crate::model::Sym>> = match columns {
-        Some(columns) => {
+    let values: Vec<Option<crate::model::Sym>> = match lookups {
+        Some(lookups) => {
             let columns: Vec<_> = constraints
                 .iter()
-                .map(|c| columns.of(cluster, c.topology_key))
+                .map(|c| lookups.column(cluster, c.topology_key))
                 .collect();
             let mut values = Vec::with_capacity(feasible.len() * width);
             for &n in feasible {
