@@ -8,8 +8,8 @@ use super::plugins::node_affinity::{self, PreFilter as AffinityPreFilter};
 use super::plugins::noderesources::{balanced_allocation, fit};
 use super::plugins::podtopologyspread::{filtering as pts_filter, scoring as pts_score};
 use super::plugins::{
-    dynamicresources, image_locality, node_name, node_ports, node_unschedulable, nodevolumelimits,
-    taint_toleration, volumebinding, volumerestrictions, volumezone,
+    RawRange, dynamicresources, image_locality, node_name, node_ports, node_unschedulable,
+    nodevolumelimits, taint_toleration, volumebinding, volumerestrictions, volumezone,
 };
 use std::sync::Arc;
 
@@ -598,7 +598,9 @@ pub fn score_nodes(
     let width = scorers.len();
     // Rows made and scored over both cores, each part in place; plugin by
     // plugin, so each part matches on a plugin once, not once per node.
-    let (mut scores, _) = kplace_split::build(
+    // Each part also finds the range of each plugin's raw scores, which
+    // NormalizeScore scales by.
+    let (mut scores, ranges) = kplace_split::build(
         feasible.len(),
         |i| NodeScore {
             node: feasible[i],
@@ -606,15 +608,29 @@ pub fn score_nodes(
             plugins: PluginScores::zeros(width),
         },
         |offset, rows| {
+            let mut ranges = [RawRange::EMPTY; MAX_SCORE_PLUGINS];
             for (p, scorer) in scorers.iter().enumerate() {
                 scorer.score_rows(cluster, pod, offset, rows, p);
+                if scorer.normalizes() {
+                    ranges[p] = (offset..)
+                        .zip(rows.iter())
+                        .filter(|&(i, _)| scorer.normalizes_node(i))
+                        .map(|(_, row)| row.plugins.values[p])
+                        .collect();
+                }
             }
+            ranges
         },
     );
     let scalings: Vec<Scaling> = scorers
         .iter()
         .enumerate()
-        .map(|(p, scorer)| scorer.scaling(scores.iter().map(|s| s.plugins.values[p])))
+        .map(|(p, scorer)| {
+            let range = ranges
+                .iter()
+                .fold(RawRange::EMPTY, |all, part| all.join(part[p]));
+            scorer.scaling(range)
+        })
         .collect();
     let weights: Vec<i64> = profile.score.iter().map(|&(_, w)| w).collect();
     // Scaled, weighed and summed over both cores; each part also finds
@@ -784,20 +800,36 @@ impl<'a> Scorer<'a> {
         }
     }
 
-    /// NormalizeScore's findings over the raw scores (in feasible-node
-    /// order), for the plugins that have one.
-    fn scaling(&self, raw: impl Iterator<Item = i64>) -> Scaling<'_> {
+    /// Whether the plugin has a NormalizeScore.
+    fn normalizes(&self) -> bool {
+        !matches!(
+            self,
+            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality(_)
+        )
+    }
+
+    /// Whether NormalizeScore reads the `i`-th feasible node's raw score.
+    fn normalizes_node(&self, i: usize) -> bool {
+        match self {
+            Scorer::PodTopologySpread(state) => state.normalizes(i),
+            _ => true,
+        }
+    }
+
+    /// NormalizeScore's findings from the range of the raw scores it
+    /// reads, for the plugins that have one.
+    fn scaling(&self, range: RawRange) -> Scaling<'_> {
         match self {
             Scorer::TaintToleration | Scorer::KnownTaint(_) => {
-                Scaling::Default(taint_toleration::normalizer(raw))
+                Scaling::Default(taint_toleration::normalizer(range))
             }
             Scorer::NodeAffinity(_) | Scorer::KnownAffinity(_) => {
-                Scaling::Default(node_affinity::normalizer(raw))
+                Scaling::Default(node_affinity::normalizer(range))
             }
             Scorer::PodTopologySpread(state) => {
-                Scaling::PodTopologySpread(state, state.normalizer(raw))
+                Scaling::PodTopologySpread(state, state.normalizer(range))
             }
-            Scorer::InterPodAffinity(state) => Scaling::InterPodAffinity(state.normalizer(raw)),
+            Scorer::InterPodAffinity(state) => Scaling::InterPodAffinity(state.normalizer(range)),
             Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality(_) => {
                 Scaling::Raw
             }

@@ -77,17 +77,42 @@ pub struct SpreadLookups {
 }
 
 /// Each node's value of one key, by node id.
-type Column = Arc<[Option<Sym>]>;
+type Column = Arc<KeyColumn>;
+
+/// One topology key over every node.
+pub(crate) struct KeyColumn {
+    /// The node's value (`None`: the node lacks the key).
+    pub values: Box<[Option<Sym>]>,
+    /// The node's domain of the key: its value numbered in the order
+    /// values first appear over the nodes, a node without the key counted
+    /// with the empty value (as spreading pairs it).
+    pub domain: Box<[u32]>,
+    /// How many domains the key has.
+    pub domains: u32,
+}
 
 impl SpreadLookups {
-    /// Every node's value of `key` (`None`: the node lacks it), made on
-    /// first use.
+    /// Every node's value of `key`, made on first use.
     pub(crate) fn column(&self, cluster: &Cluster, key: Sym) -> Column {
         let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, column)) = by_key.iter().find(|(k, _)| *k == key) {
             return column.clone();
         }
-        let column: Column = cluster.nodes.iter().map(|n| n.labels.get(key)).collect();
+        let values: Box<[Option<Sym>]> = cluster.nodes.iter().map(|n| n.labels.get(key)).collect();
+        let empty = cluster.empty_sym();
+        let mut numbers: FxHashMap<Sym, u32> = FxHashMap::default();
+        let domain = values
+            .iter()
+            .map(|v| {
+                let next = numbers.len() as u32;
+                *numbers.entry(v.unwrap_or(empty)).or_insert(next)
+            })
+            .collect();
+        let column = Arc::new(KeyColumn {
+            values,
+            domain,
+            domains: numbers.len() as u32,
+        });
         by_key.push((key, column.clone()));
         column
     }

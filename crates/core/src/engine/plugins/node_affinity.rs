@@ -201,6 +201,6 @@ pub fn score(pod: &Pod, node: &Node, interner: &Interner, args: &NodeAffinityArg
             .sum::<i64>()
 }
 
-pub fn normalizer(scores: impl Iterator<Item = i64>) -> super::DefaultNormalizer {
-    super::DefaultNormalizer::new(scores, false)
+pub fn normalizer(range: super::RawRange) -> super::DefaultNormalizer {
+    super::DefaultNormalizer::new(range, false)
 }

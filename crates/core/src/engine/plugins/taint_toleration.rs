@@ -59,6 +59,6 @@ pub fn score(pod: &Pod, node: &Node) -> i64 {
 }
 
 /// Reverse normalization: no untolerated taints scores 100.
-pub fn normalizer(scores: impl Iterator<Item = i64>) -> super::DefaultNormalizer {
-    super::DefaultNormalizer::new(scores, true)
+pub fn normalizer(range: super::RawRange) -> super::DefaultNormalizer {
+    super::DefaultNormalizer::new(range, true)
 }

@@ -118,9 +118,11 @@ impl PreScoreState {
     }
 
     /// NormalizeScore's minimum and maximum of the raw scores.
-    pub fn normalizer(&self, scores: impl Iterator<Item = i64>) -> Normalizer {
-        let (min, max) = scores.fold((i64::MAX, i64::MIN), |(lo, hi), s| (lo.min(s), hi.max(s)));
-        Normalizer { min, max }
+    pub fn normalizer(&self, range: crate::engine::plugins::RawRange) -> Normalizer {
+        Normalizer {
+            min: range.min().unwrap_or(i64::MAX),
+            max: range.max().unwrap_or(i64::MIN),
+        }
     }
 }
 

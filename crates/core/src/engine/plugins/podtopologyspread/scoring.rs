@@ -7,7 +7,9 @@ use super::common::{
     matches_inclusion_policies, node_has_all_keys,
 };
 use crate::engine::node_memo::SpreadLookups;
+use crate::engine::plugins::RawRange;
 use crate::engine::profile::{SpreadArgs, SpreadDefaulting};
+use crate::model::intern::Sym;
 use crate::model::pod::WhenUnsatisfiable;
 use crate::model::{Cluster, NodeId, Pod};
 
@@ -60,63 +62,28 @@ pub fn pre_score(
         pod.spread_constraints.is_empty() && args.defaulting == SpreadDefaulting::System;
     let require_all = !system_defaulted;
     let hostname = cluster.interner.lookup(LABEL_HOSTNAME);
-    let empty = cluster.empty_sym();
-    let width = constraints.len();
-    let mut ignored = vec![false; feasible.len()];
-    let mut domain_of = vec![NO_DOMAIN; feasible.len() * width];
-    let mut domain_index: FxHashMap<Pair, u32> = FxHashMap::default();
-    let mut topo_size = vec![0usize; width];
-    // Each feasible node's value of each constraint's key (`None`: the
-    // node lacks it): from a memo's columns, or read on both cores (the
-    // label lookups are the costly part of PreScore).
-    let values: Vec<Option<crate::model::Sym>> = match lookups {
-        Some(lookups) => {
-            let columns: Vec<_> = constraints
-                .iter()
-                .map(|c| lookups.column(cluster, c.topology_key))
-                .collect();
-            let mut values = Vec::with_capacity(feasible.len() * width);
-            for &n in feasible {
-                values.extend(columns.iter().map(|column| column[n as usize]));
-            }
-            values
-        }
-        None => kplace_split::in_parts(feasible.len(), |range| {
-            let mut part = Vec::with_capacity(range.len() * width);
-            for &n in &feasible[range] {
-                let labels = &cluster.node(n).labels;
-                part.extend(constraints.iter().map(|c| labels.get(c.topology_key)));
-            }
-            part
-        })
-        .concat(),
+    let per_node: Vec<Vec<u32>> = constraints
+        .iter()
+        .map(|c| counts_per_node(cluster, &c.selector, pod.namespace))
+        .collect();
+    let ctx = Registration {
+        cluster,
+        pod,
+        feasible,
+        constraints: &constraints,
+        per_node: &per_node,
+        hostname,
+        require_all,
     };
-    for (i, row) in values.chunks_exact(width).enumerate() {
-        if require_all && row.iter().any(Option::is_none) {
-            ignored[i] = true;
-            continue;
-        }
-        for (ci, (c, &value)) in constraints.iter().zip(row).enumerate() {
-            if Some(c.topology_key) == hostname {
-                if value.is_some() {
-                    domain_of[i * width + ci] = PER_NODE;
-                }
-                continue;
-            }
-            // A node without the key registers the empty value's pair
-            // (and counts towards the topology size) but scores nothing
-            // for the constraint.
-            let pair = (c.topology_key, value.unwrap_or(empty));
-            let next = domain_index.len() as u32;
-            let index = *domain_index.entry(pair).or_insert_with(|| {
-                topo_size[ci] += 1;
-                next
-            });
-            if value.is_some() {
-                domain_of[i * width + ci] = index;
-            }
-        }
-    }
+    let Domains {
+        ignored,
+        domain_of,
+        topo_size,
+        domain_counts,
+    } = match lookups {
+        Some(lookups) => ctx.by_columns(lookups),
+        None => ctx.by_labels(),
+    };
     let num_ignored = ignored.iter().filter(|&&x| x).count();
     let weights = constraints
         .iter()
@@ -130,37 +97,6 @@ pub fn pre_score(
             ((size + 2) as f64).ln()
         })
         .collect();
-    let per_node: Vec<Vec<u32>> = constraints
-        .iter()
-        .map(|c| counts_per_node(cluster, &c.selector, pod.namespace))
-        .collect();
-    let mut domain_counts = vec![0i64; domain_index.len()];
-    // Only registered pairs collect counts (hostname pairs never are), so
-    // the inclusion policies, the costly part, are checked only where a
-    // node would add to one.
-    if !domain_index.is_empty() {
-        for n in nodes_with_matches(&per_node, &constraints, hostname) {
-            let node = &cluster.nodes[n];
-            if require_all && !node_has_all_keys(node, &constraints) {
-                continue;
-            }
-            for (ci, c) in constraints.iter().enumerate() {
-                if Some(c.topology_key) == hostname || per_node[ci][n] == 0 {
-                    continue;
-                }
-                let pair = (
-                    c.topology_key,
-                    node.labels.get(c.topology_key).unwrap_or(empty),
-                );
-                let Some(&index) = domain_index.get(&pair) else {
-                    continue;
-                };
-                if matches_inclusion_policies(c, pod, node, &cluster.interner) {
-                    domain_counts[index as usize] += per_node[ci][n] as i64;
-                }
-            }
-        }
-    }
     Some(PreScoreState {
         constraints,
         ignored,
@@ -171,6 +107,206 @@ pub fn pre_score(
     })
 }
 
+/// What PreScore registers before scoring: the pairs (topology key,
+/// value) of the feasible nodes, each node's pair per constraint, and the
+/// matching pods counted per registered pair.
+struct Domains {
+    ignored: Vec<bool>,
+    domain_of: Vec<u32>,
+    /// Per constraint, the pairs it registered first (`topoSize`).
+    topo_size: Vec<usize>,
+    domain_counts: Vec<i64>,
+}
+
+/// The inputs of the registration, shared by its two ways.
+struct Registration<'a> {
+    cluster: &'a Cluster,
+    pod: &'a Pod,
+    feasible: &'a [NodeId],
+    constraints: &'a [Constraint],
+    per_node: &'a [Vec<u32>],
+    hostname: Option<Sym>,
+    require_all: bool,
+}
+
+impl Registration<'_> {
+    fn is_hostname(&self, c: &Constraint) -> bool {
+        Some(c.topology_key) == self.hostname
+    }
+
+    /// From the nodes' labels: the feasible nodes' values read on both
+    /// cores, pairs numbered by a hash map in the order first met.
+    fn by_labels(&self) -> Domains {
+        let (cluster, constraints, feasible) = (self.cluster, self.constraints, self.feasible);
+        let empty = cluster.empty_sym();
+        let width = constraints.len();
+        let mut ignored = vec![false; feasible.len()];
+        let mut domain_of = vec![NO_DOMAIN; feasible.len() * width];
+        let mut domain_index: FxHashMap<Pair, u32> = FxHashMap::default();
+        let mut topo_size = vec![0usize; width];
+        // Each feasible node's value of each constraint's key (`None`: the
+        // node lacks it); the label lookups are the costly part.
+        let values: Vec<Option<Sym>> = kplace_split::in_parts(feasible.len(), |range| {
+            let mut part = Vec::with_capacity(range.len() * width);
+            for &n in &feasible[range] {
+                let labels = &cluster.node(n).labels;
+                part.extend(constraints.iter().map(|c| labels.get(c.topology_key)));
+            }
+            part
+        })
+        .concat();
+        for (i, row) in values.chunks_exact(width).enumerate() {
+            if self.require_all && row.iter().any(Option::is_none) {
+                ignored[i] = true;
+                continue;
+            }
+            for (ci, (c, &value)) in constraints.iter().zip(row).enumerate() {
+                if self.is_hostname(c) {
+                    if value.is_some() {
+                        domain_of[i * width + ci] = PER_NODE;
+                    }
+                    continue;
+                }
+                // A node without the key registers the empty value's pair
+                // (and counts towards the topology size) but scores nothing
+                // for the constraint.
+                let pair = (c.topology_key, value.unwrap_or(empty));
+                let next = domain_index.len() as u32;
+                let index = *domain_index.entry(pair).or_insert_with(|| {
+                    topo_size[ci] += 1;
+                    next
+                });
+                if value.is_some() {
+                    domain_of[i * width + ci] = index;
+                }
+            }
+        }
+        let mut domain_counts = vec![0i64; domain_index.len()];
+        // Only registered pairs collect counts (hostname pairs never are),
+        // so the inclusion policies, the costly part, are checked only
+        // where a node would add to one.
+        if !domain_index.is_empty() {
+            for n in nodes_with_matches(self.per_node, constraints, self.hostname) {
+                let node = &cluster.nodes[n];
+                if self.require_all && !node_has_all_keys(node, constraints) {
+                    continue;
+                }
+                for (ci, c) in constraints.iter().enumerate() {
+                    if self.is_hostname(c) || self.per_node[ci][n] == 0 {
+                        continue;
+                    }
+                    let pair = (
+                        c.topology_key,
+                        node.labels.get(c.topology_key).unwrap_or(empty),
+                    );
+                    let Some(&index) = domain_index.get(&pair) else {
+                        continue;
+                    };
+                    if matches_inclusion_policies(c, self.pod, node, &cluster.interner) {
+                        domain_counts[index as usize] += self.per_node[ci][n] as i64;
+                    }
+                }
+            }
+        }
+        Domains {
+            ignored,
+            domain_of,
+            topo_size,
+            domain_counts,
+        }
+    }
+
+    /// From a memo's key columns, which number each key's values once for
+    /// all placements: a pair's index is its key's block plus its value's
+    /// number, so nothing is hashed or looked up per node. Registers and
+    /// counts exactly as [`Registration::by_labels`] (pairs of one key
+    /// are shared by the constraints on that key, the first to meet a pair
+    /// counting it in its topology size), with other index numbers.
+    fn by_columns(&self, lookups: &SpreadLookups) -> Domains {
+        let (cluster, constraints, feasible) = (self.cluster, self.constraints, self.feasible);
+        let width = constraints.len();
+        let columns: Vec<_> = constraints
+            .iter()
+            .map(|c| lookups.column(cluster, c.topology_key))
+            .collect();
+        // One block of indexes per distinct key, in constraint order.
+        let mut blocks: Vec<(Sym, u32)> = Vec::new();
+        let mut total = 0u32;
+        let offsets: Vec<u32> = constraints
+            .iter()
+            .zip(&columns)
+            .map(|(c, column)| {
+                if let Some(&(_, at)) = blocks.iter().find(|(k, _)| *k == c.topology_key) {
+                    return at;
+                }
+                let at = total;
+                blocks.push((c.topology_key, at));
+                total += column.domains;
+                at
+            })
+            .collect();
+        let has_all_keys = |n: usize| columns.iter().all(|col| col.values[n].is_some());
+        let mut ignored = vec![false; feasible.len()];
+        let mut domain_of = vec![NO_DOMAIN; feasible.len() * width];
+        let mut registered = vec![false; total as usize];
+        let mut topo_size = vec![0usize; width];
+        for (i, &n) in feasible.iter().enumerate() {
+            let n = n as usize;
+            if self.require_all && !has_all_keys(n) {
+                ignored[i] = true;
+                continue;
+            }
+            for (ci, (c, column)) in constraints.iter().zip(&columns).enumerate() {
+                let has_key = column.values[n].is_some();
+                if self.is_hostname(c) {
+                    if has_key {
+                        domain_of[i * width + ci] = PER_NODE;
+                    }
+                    continue;
+                }
+                let index = offsets[ci] + column.domain[n];
+                if !registered[index as usize] {
+                    registered[index as usize] = true;
+                    topo_size[ci] += 1;
+                }
+                if has_key {
+                    domain_of[i * width + ci] = index;
+                }
+            }
+        }
+        let mut domain_counts = vec![0i64; total as usize];
+        if registered.contains(&true) {
+            for n in nodes_with_matches(self.per_node, constraints, self.hostname) {
+                if self.require_all && !has_all_keys(n) {
+                    continue;
+                }
+                for (ci, (c, column)) in constraints.iter().zip(&columns).enumerate() {
+                    if self.is_hostname(c) || self.per_node[ci][n] == 0 {
+                        continue;
+                    }
+                    let index = (offsets[ci] + column.domain[n]) as usize;
+                    if registered[index]
+                        && matches_inclusion_policies(
+                            c,
+                            self.pod,
+                            &cluster.nodes[n],
+                            &cluster.interner,
+                        )
+                    {
+                        domain_counts[index] += self.per_node[ci][n] as i64;
+                    }
+                }
+            }
+        }
+        Domains {
+            ignored,
+            domain_of,
+            topo_size,
+            domain_counts,
+        }
+    }
+}
+
 /// The nodes (ascending) where some constraint that counts per domain
 /// (not per hostname) has matching pods: only they add to a domain's
 /// count, and a workload's pods sit on a few of thousands of nodes, so
@@ -178,7 +314,7 @@ pub fn pre_score(
 fn nodes_with_matches(
     per_node: &[Vec<u32>],
     constraints: &[Constraint],
-    hostname: Option<crate::model::Sym>,
+    hostname: Option<Sym>,
 ) -> Vec<usize> {
     let mut counted = constraints
         .iter()
@@ -220,19 +356,19 @@ impl PreScoreState {
         score.round() as i64
     }
 
-    /// NormalizeScore's minimum and maximum over the nodes not ignored,
-    /// from the raw scores in feasible-node order.
-    pub fn normalizer(&self, scores: impl Iterator<Item = i64>) -> Normalizer {
-        let mut min = i64::MAX;
-        let mut max = 0i64;
-        for (s, &ignored) in scores.zip(&self.ignored) {
-            if ignored {
-                continue;
-            }
-            min = min.min(s);
-            max = max.max(s);
+    /// NormalizeScore's minimum and maximum, from the range of the raw
+    /// scores of the nodes not ignored (a maximum below 0 counts as 0).
+    pub fn normalizer(&self, range: RawRange) -> Normalizer {
+        Normalizer {
+            min: range.min().unwrap_or(i64::MAX),
+            max: range.max().unwrap_or(0).max(0),
         }
-        Normalizer { min, max }
+    }
+
+    /// Whether NormalizeScore reads the `i`-th feasible node's score
+    /// (ignored nodes are left out).
+    pub fn normalizes(&self, i: usize) -> bool {
+        !self.ignored[i]
     }
 
     /// The `i`-th feasible node's normalized score: fewer matching pods
