@@ -371,6 +371,15 @@ fn a_pod_shape_with_hundreds_of_distinct_rejections_is_answered_in_full() {
         let memoized = place_with(&c, &pod, &scheduler, Some(&memo));
         assert_eq!(format!("{memoized:?}"), format!("{full:?}"));
     }
+    // A memo for placed pods without their failures leaves them out for a
+    // shape it refused too, as it promises.
+    let lean_memo = NodeMemo::new(&c).without_failures_of_placed_pods();
+    let mut expected = full.clone();
+    expected.failures.clear();
+    for _ in 0..2 {
+        let lean = place_with(&c, &pod, &scheduler, Some(&lean_memo));
+        assert_eq!(format!("{lean:?}"), format!("{expected:?}"));
+    }
 }
 
 #[test]

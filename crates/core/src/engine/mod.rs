@@ -255,7 +255,8 @@ fn attempt(
     // failures are not kept, the memo's rejections are noted by index and
     // copied only if no node fits.
     let state = cycle.state();
-    let noting = memo.is_some_and(|m| !m.keeps_failures_of_placed_pods()) && cycle.memo().is_some();
+    let placed_without_failures = memo.is_some_and(|m| !m.keeps_failures_of_placed_pods());
+    let noting = placed_without_failures && cycle.memo().is_some();
     let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
         // Room for every node of the range either way: growing the vectors
         // node by node cost more than the memory never written.
@@ -284,7 +285,7 @@ fn attempt(
     for (feasible, _, _) in &parts {
         answer.feasible.extend_from_slice(feasible);
     }
-    if !noting || answer.feasible.is_empty() {
+    if !placed_without_failures || answer.feasible.is_empty() {
         answer
             .failures
             .reserve_exact(parts.iter().map(|p| p.1.len() + p.2.len()).sum());

@@ -48,8 +48,10 @@ pub(crate) fn static_prefix(profile: &Profile) -> usize {
 }
 
 /// Memoized answers for placements on one cluster's nodes. Valid while the
-/// nodes (their names, labels, taints and cordons) stay as they were when
-/// it was made; binding and evicting pods does not touch what it keeps.
+/// nodes (their names, labels, taints and cordons) and the cluster's owners
+/// (Services and controllers, which the default spread constraints read)
+/// stay as they were when it was made; binding and evicting pods does not
+/// touch what it keeps.
 /// Holds at most [`MAX_ENTRIES`] pod shapes, dropping the oldest.
 pub struct NodeMemo {
     nodes: usize,
