@@ -11,7 +11,7 @@ pub mod binder;
 
 use binder::{Match, NOT_SUPPORTED_PROVISIONER, check_node_affinity, find_matching_volume};
 
-use crate::engine::status::{Code, FilterResult, Plugin, Rejection};
+use crate::engine::status::{Code, FilterResult, Plugin, Reasons, Rejection};
 use crate::engine::version::Version;
 use crate::model::pod::{Pod, PodVolume};
 use crate::model::storage::PersistentVolumeClaim;
@@ -141,7 +141,10 @@ impl PreFilterState<'_> {
         let mut sufficient_storage = true;
         let reject =
             |bound_satisfied: bool, unbound_satisfied: bool, sufficient: bool, found: bool| {
-                let mut reasons = Vec::new();
+                // A single reason stays inline: a pod whose volumes are
+                // bound to a lost zone is rejected this way by every node
+                // left, on every placement of a disruption.
+                let mut reasons = Reasons::none();
                 if !bound_satisfied {
                     reasons.push(version.volume_node_affinity_reason().into());
                 }
@@ -160,7 +163,7 @@ impl PreFilterState<'_> {
                     Err(Rejection {
                         plugin: Plugin::VolumeBinding,
                         code: Code::UnschedulableAndUnresolvable,
-                        reasons: reasons.into(),
+                        reasons,
                     })
                 }
             };
