@@ -412,6 +412,37 @@ impl<'a> Cycle<'a> {
         self.update_pod(state, pod, node, -1);
     }
 
+    /// AddPod (`by` = 1) or RemovePod (-1) of a pod of `node` that has a
+    /// brief: the same as [`Cycle::add_pod`] / [`Cycle::remove_pod`], but
+    /// the pod's record is read only by the extensions its brief cannot
+    /// rule out. Preemption's dry run removes every lower-priority pod of
+    /// thousands of nodes; reading each record (a cache miss per pod) was
+    /// most of its time for a pod that spreads.
+    pub fn update_pod_of(
+        &self,
+        state: &mut FilterState,
+        id: PodId,
+        brief: &crate::model::cluster::PodBrief,
+        node: &Node,
+        by: i64,
+    ) {
+        let pod = || self.cluster.pod(id);
+        if let Some(s) = &mut state.restrictions {
+            s.update_with_pod(pod(), by);
+        }
+        // PodTopologySpread counts only pods of the incoming pod's namespace.
+        if let Some(s) = &mut state.spread
+            && brief.namespace == self.pod.namespace
+        {
+            s.update_with_pod(self.cluster, self.pod, pod(), node, by);
+        }
+        if let Some(s) = &mut state.interpod
+            && s.may_change_with(brief)
+        {
+            s.update_with_pod(self.pod, pod(), node, by);
+        }
+    }
+
     fn update_pod(&self, state: &mut FilterState, pod: &Pod, node: &Node, by: i64) {
         if let Some(s) = &mut state.restrictions {
             s.update_with_pod(pod, by);

@@ -52,6 +52,9 @@ pub struct PodBrief {
     /// cluster, which indexes PDBs), or `NO_PDB` / `SEVERAL_PDBS`.
     pdb: u32,
     flags: u8,
+    /// The pod's namespace: PodTopologySpread's RemovePod in preemption's
+    /// dry run skips pods of other namespaces without reading the record.
+    pub namespace: Sym,
     /// `status.startTime`; a pod not started counts as starting last.
     pub start_time: i64,
     milli_cpu: i64,
@@ -89,6 +92,7 @@ impl PodBrief {
                 )
                 | flag(pod.claim_names().next().is_some(), Self::CLAIMS)
                 | flag(!pod.host_ports.is_empty(), Self::HOST_PORTS),
+            namespace: pod.namespace,
             start_time: pod.start_time.unwrap_or(i64::MAX),
             milli_cpu: pod.requests.milli_cpu,
             memory: pod.requests.memory,
@@ -102,6 +106,11 @@ impl PodBrief {
 
     fn has(&self, bit: u8) -> bool {
         self.flags & bit != 0
+    }
+
+    /// The pod has required pod anti-affinity terms.
+    pub fn has_required_anti_affinity(&self) -> bool {
+        self.has(Self::REQUIRED_ANTI_AFFINITY)
     }
 
     /// The PodDisruptionBudgets selecting the pod, as far as the brief

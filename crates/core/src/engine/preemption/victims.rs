@@ -36,6 +36,20 @@ pub fn select_victims_on_node(
     let cluster = cycle.cluster;
     let node = cluster.node(node_id);
     let prio = cycle.pod.priority_value();
+    let original = cluster.node_info(node_id);
+    let fail = |rejection: Rejection| NodeFailure {
+        node: node_id,
+        rejection,
+    };
+    // A node without a lower-priority pod has no victims to offer: say so
+    // before copying its pods and the filter state (a disruption asks this
+    // of thousands of nodes for every pod that lands nowhere).
+    if original.briefs.iter().all(|brief| brief.priority >= prio) {
+        return Err(fail(Rejection::unresolvable(
+            Plugin::DefaultPreemption,
+            NO_VICTIMS,
+        )));
+    }
     let mut state = cycle.state();
 
     // 1. Remove every lower-priority pod, in the node's pod order. The node
@@ -45,7 +59,6 @@ pub fn select_victims_on_node(
     //    briefs carry what this needs; a record is read only for what a
     //    brief lacks (scalar or pod-level requests, ports, and the pod
     //    itself when a PreFilter state tracks pods).
-    let original = cluster.node_info(node_id);
     let tracks_pods = state.tracks_pods();
     // Each lower-priority pod as its `importance_order` key.
     let mut potential: Vec<u128> = Vec::with_capacity(original.pods.len());
@@ -69,7 +82,7 @@ pub fn select_victims_on_node(
             ));
             info.discount(&brief, || cluster.pod(id));
             if tracks_pods {
-                cycle.remove_pod(&mut state, cluster.pod(id), node);
+                cycle.update_pod_of(&mut state, id, &brief, node, -1);
             }
         } else {
             info.pods.push(id);
@@ -86,16 +99,7 @@ pub fn select_victims_on_node(
     info.pods_with_affinity = staying(&original.pods_with_affinity);
     info.pods_with_required_anti_affinity = staying(&original.pods_with_required_anti_affinity);
     info.pods_with_claims = staying(&original.pods_with_claims);
-    let fail = |rejection: Rejection| NodeFailure {
-        node: node_id,
-        rejection,
-    };
-    if potential.is_empty() {
-        return Err(fail(Rejection::unresolvable(
-            Plugin::DefaultPreemption,
-            NO_VICTIMS,
-        )));
-    }
+    debug_assert!(!potential.is_empty(), "a lower-priority pod was found");
     // 2. Without all of them, does the pod fit?
     cycle
         .run_filters_with_nominated(&state, node_id, &info)
@@ -116,15 +120,16 @@ pub fn select_victims_on_node(
     for (group, violating) in [(&split.violating, true), (&split.non_violating, false)] {
         for &at in group {
             let id = original.pods[at as usize];
+            let brief = original.briefs[at as usize];
             let pod = || cluster.pod(id);
-            info.add_pod_brief(id, original.briefs[at as usize], pod);
+            info.add_pod_brief(id, brief, pod);
             if tracks_pods {
-                cycle.add_pod(&mut state, pod(), node);
+                cycle.update_pod_of(&mut state, id, &brief, node, 1);
             }
             if !cycle.still_fits_with_nominated(&state, node_id, &info) {
                 info.remove_at(info.pods.len() - 1, pod);
                 if tracks_pods {
-                    cycle.remove_pod(&mut state, pod(), node);
+                    cycle.update_pod_of(&mut state, id, &brief, node, -1);
                 }
                 victims.push(id);
                 if violating {

@@ -170,6 +170,15 @@ impl<'a> State<'a> {
     }
 
     /// `updateWithPod` for a pod added to or removed from `node`.
+    /// Whether [`State::update_with_pod`] can change anything for a pod
+    /// with this brief: only its required anti-affinity terms, or the
+    /// incoming pod's required terms, count it.
+    pub fn may_change_with(&self, brief: &crate::model::cluster::PodBrief) -> bool {
+        brief.has_required_anti_affinity()
+            || !self.pre.required_affinity.is_empty()
+            || !self.pre.required_anti_affinity.is_empty()
+    }
+
     pub fn update_with_pod(&mut self, incoming: &Pod, changed: &Pod, node: &Node, by: i64) {
         let pre = self.pre;
         for t in changed
