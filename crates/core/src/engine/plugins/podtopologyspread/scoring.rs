@@ -229,13 +229,18 @@ impl Registration<'_> {
             .iter()
             .map(|c| lookups.column(cluster, c.topology_key))
             .collect();
-        // One block of indexes per distinct key, in constraint order.
+        // One block of indexes per distinct key, in constraint order. A
+        // hostname constraint counts per node, never by pair: its key gets
+        // no block (it would be as long as the cluster has nodes).
         let mut blocks: Vec<(Sym, u32)> = Vec::new();
         let mut total = 0u32;
         let offsets: Vec<u32> = constraints
             .iter()
             .zip(&columns)
             .map(|(c, column)| {
+                if self.is_hostname(c) {
+                    return 0;
+                }
                 if let Some(&(_, at)) = blocks.iter().find(|(k, _)| *k == c.topology_key) {
                     return at;
                 }
@@ -249,6 +254,7 @@ impl Registration<'_> {
         let mut ignored = vec![false; feasible.len()];
         let mut domain_of = vec![NO_DOMAIN; feasible.len() * width];
         let mut registered = vec![false; total as usize];
+        let mut any_registered = false;
         let mut topo_size = vec![0usize; width];
         for (i, &n) in feasible.iter().enumerate() {
             let n = n as usize;
@@ -267,6 +273,7 @@ impl Registration<'_> {
                 let index = offsets[ci] + column.domain[n];
                 if !registered[index as usize] {
                     registered[index as usize] = true;
+                    any_registered = true;
                     topo_size[ci] += 1;
                 }
                 if has_key {
@@ -275,7 +282,7 @@ impl Registration<'_> {
             }
         }
         let mut domain_counts = vec![0i64; total as usize];
-        if registered.contains(&true) {
+        if any_registered {
             for n in nodes_with_matches(self.per_node, constraints, self.hostname) {
                 if self.require_all && !has_all_keys(n) {
                     continue;
