@@ -5,6 +5,9 @@
 //! and after (Linux `VmHWM`), so the README's figures can be re-measured:
 //!
 //! `cargo bench --bench disruption` (`KPLACE_BENCH_NODES`/`_PODS` scale it).
+//! It also prints the CPU time both cores spent on the plan and the page
+//! faults taken. `KPLACE_BENCH_STACKED=1` times a stacked scenario
+//! instead: the zone with the most pods cordoned, then the next one lost.
 
 use std::time::Instant;
 
@@ -36,6 +39,63 @@ fn memory_mb() -> (u64, u64) {
     (field("VmHWM:"), field("VmRSS:"))
 }
 
+/// A stacked scenario, as the TUI's `:cordon A` then `:then lose B` runs
+/// it: the second step's time is what an operator waits for after the
+/// first (`KPLACE_BENCH_STACKED=1`).
+fn stacked(cluster: &kplace::model::Cluster, cordoned: &str, lost: &str) {
+    use kplace::engine::disruption::Progress;
+    use kplace::engine::scenario::{Step, run};
+    let progress = Progress::default();
+    let started = Instant::now();
+    let first = run(
+        cluster,
+        &[Step::CordonZone(cordoned.to_string())],
+        &Scheduler::default(),
+        &progress,
+    );
+    let after_first = started.elapsed();
+    let fork = first.cluster.expect("the cordon ran");
+    let (user_before, sys_before, _) = cpu_and_faults();
+    let started = Instant::now();
+    let second = run(
+        &fork,
+        &[Step::LoseZone(lost.to_string())],
+        &Scheduler::default(),
+        &progress,
+    );
+    let took = started.elapsed();
+    let (user_after, sys_after, _) = cpu_and_faults();
+    let plan = &second.steps[0].plan;
+    let landed = plan.displaced.iter().filter(|d| d.landed()).count();
+    let preempting = plan
+        .displaced
+        .iter()
+        .filter(|d| d.landing.as_ref().is_some_and(|l| !l.victims.is_empty()))
+        .count();
+    println!(
+        "cordon {cordoned} ({:.1} s), then lose {lost}: {} displaced, {landed} land ({preempting} by preempting) in {:.1} s; CPU {:.1} s user, {:.1} s system",
+        after_first.as_secs_f64(),
+        plan.displaced.len(),
+        took.as_secs_f64(),
+        user_after - user_before,
+        sys_after - sys_before,
+    );
+}
+
+/// This process's CPU time in user and system mode (seconds) and its minor
+/// page faults, from `/proc/self/stat`: how much of the plan's wall time
+/// both cores spent, and what the kernel spent giving it pages.
+fn cpu_and_faults() -> (f64, f64, u64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    // `minflt` is field 10 of the line, `utime` 14, `stime` 15; `rest`
+    // starts at field 3. Clock ticks are 100 a second on Linux.
+    (num(11) as f64 / 100.0, num(12) as f64 / 100.0, num(7))
+}
+
 fn main() {
     kplace::allocator::tune();
     // `cargo bench` passes `--bench`; `cargo test --benches` does not run us.
@@ -56,11 +116,19 @@ fn main() {
                 .or_default() += cluster.node_info(i as u32).pods.len();
         }
     }
-    let (zone, pods) = per_zone
-        .into_iter()
-        .max_by_key(|(_, n)| *n)
-        .expect("a zone");
+    let mut zones: Vec<(String, usize)> = per_zone.into_iter().collect();
+    // Most pods first; the name breaks ties, so runs pick the same zones.
+    zones.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let (zone, pods) = zones.first().cloned().expect("a zone");
+    if std::env::var_os("KPLACE_BENCH_STACKED").is_some() {
+        // The zone with the most pods cordoned, the next one lost: its
+        // pods have one zone fewer to go to.
+        let lost = zones.get(1).map(|z| z.0.clone()).expect("a second zone");
+        stacked(&cluster, &zone, &lost);
+        return;
+    }
     let (peak_before, rss_before) = memory_mb();
+    let (user_before, sys_before, faults_before) = cpu_and_faults();
     let started = Instant::now();
     let plan = simulate(
         &cluster,
@@ -68,6 +136,7 @@ fn main() {
         &Scheduler::default(),
     );
     let took = started.elapsed();
+    let (user_after, sys_after, faults_after) = cpu_and_faults();
     let (peak_after, _) = memory_mb();
     let landed = plan.displaced.iter().filter(|d| d.landed()).count();
     println!(
@@ -80,6 +149,12 @@ fn main() {
         peak_before,
         peak_after,
         rss_before
+    );
+    println!(
+        "the plan's CPU time: {:.1} s user, {:.1} s system; {} minor page faults",
+        user_after - user_before,
+        sys_after - sys_before,
+        faults_after - faults_before
     );
     drop(plan);
     let (_, rss_freed) = memory_mb();
