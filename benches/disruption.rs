@@ -127,6 +127,30 @@ fn main() {
         stacked(&cluster, &zone, &lost);
         return;
     }
+    // The fork a lost zone leaves, alone: five times, the median.
+    let gone: Vec<u32> = (0..cluster.nodes.len() as u32)
+        .filter(|&n| {
+            cluster.nodes[n as usize]
+                .labels
+                .get(key)
+                .is_some_and(|z| cluster.interner.resolve(z) == zone)
+        })
+        .collect();
+    let mut forks: Vec<f64> = (0..5)
+        .map(|_| {
+            let started = Instant::now();
+            let fork = cluster.without_nodes(&gone);
+            let took = started.elapsed().as_secs_f64() * 1000.0;
+            drop(fork);
+            took
+        })
+        .collect();
+    forks.sort_by(f64::total_cmp);
+    println!(
+        "the cluster without the zone's {} nodes (a fork): median {:.0} ms of five",
+        gone.len(),
+        forks[2]
+    );
     let (peak_before, rss_before) = memory_mb();
     let (user_before, sys_before, faults_before) = cpu_and_faults();
     let started = Instant::now();
