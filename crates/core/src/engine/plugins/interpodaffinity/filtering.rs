@@ -169,7 +169,6 @@ impl<'a> State<'a> {
         }
     }
 
-    /// `updateWithPod` for a pod added to or removed from `node`.
     /// Whether [`State::update_with_pod`] can change anything for a pod
     /// with this brief: only its required anti-affinity terms, or the
     /// incoming pod's required terms, count it.
@@ -179,6 +178,7 @@ impl<'a> State<'a> {
             || !self.pre.required_anti_affinity.is_empty()
     }
 
+    /// `updateWithPod` for a pod added to or removed from `node`.
     pub fn update_with_pod(&mut self, incoming: &Pod, changed: &Pod, node: &Node, by: i64) {
         let pre = self.pre;
         for t in changed
