@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use super::node_memo::{self, MemoEntry};
 use super::profile::Profile;
+use super::resource_scores::ScoreColumn;
 use super::status::{Code, FilterResult, Plugin, Reasons, Rejection};
 use super::version::Version;
 use crate::model::{Cluster, Node, NodeId, NodeInfo, Pod, PodId};
@@ -728,8 +729,12 @@ enum Scorer<'a> {
     KnownAffinity(&'a [i64]),
     PodTopologySpread(pts_score::PreScoreState),
     InterPodAffinity(ipa_score::PreScoreState),
-    Fit(fit::FitScorer<'a>),
-    Balanced(balanced_allocation::BalancedScorer),
+    /// With the memo's kept scores when it has them.
+    Fit(fit::FitScorer<'a>, Option<Arc<ScoreColumn>>),
+    Balanced(
+        balanced_allocation::BalancedScorer,
+        Option<Arc<ScoreColumn>>,
+    ),
     ImageLocality(image_locality::ImageScorer),
 }
 
@@ -771,15 +776,19 @@ impl<'a> Scorer<'a> {
                 ipa_score::pre_score(cluster, pod, feasible, &args.inter_pod_affinity, version)
                     .map_or(Scorer::Zero, Scorer::InterPodAffinity)
             }
-            Plugin::NodeResourcesFit => Scorer::Fit(fit::pre_score(
-                pod,
-                &args.node_resources_fit,
-                interner,
-                version,
-            )),
+            Plugin::NodeResourcesFit => {
+                let scorer = fit::pre_score(pod, &args.node_resources_fit, interner, version);
+                let kept =
+                    memo.and_then(|m| m.resource_scores(plugin, version, scorer.resources()));
+                Scorer::Fit(scorer, kept)
+            }
             Plugin::NodeResourcesBalancedAllocation => {
                 balanced_allocation::pre_score(pod, &args.balanced_allocation, interner, version)
-                    .map_or(Scorer::Zero, Scorer::Balanced)
+                    .map_or(Scorer::Zero, |scorer| {
+                        let kept = memo
+                            .and_then(|m| m.resource_scores(plugin, version, scorer.resources()));
+                        Scorer::Balanced(scorer, kept)
+                    })
             }
             Plugin::ImageLocality => Scorer::ImageLocality(image_locality::pre_score(cluster, pod)),
             // VolumeBinding: PreScore skips (VolumeCapacityPriority is off).
@@ -823,10 +832,20 @@ impl<'a> Scorer<'a> {
             }),
             Scorer::PodTopologySpread(state) => each(rows, offset, p, |i, id| state.score(i, id)),
             Scorer::InterPodAffinity(state) => each(rows, offset, p, |_, id| state.score(node(id))),
-            Scorer::Fit(scorer) => each(rows, offset, p, |_, id| scorer.score(node(id), info(id))),
-            Scorer::Balanced(scorer) => {
+            Scorer::Fit(scorer, None) => {
                 each(rows, offset, p, |_, id| scorer.score(node(id), info(id)))
             }
+            Scorer::Fit(scorer, Some(kept)) => each(rows, offset, p, |_, id| {
+                let info = info(id);
+                kept.score(id, scorer.sums(info), || scorer.score(node(id), info))
+            }),
+            Scorer::Balanced(scorer, None) => {
+                each(rows, offset, p, |_, id| scorer.score(node(id), info(id)))
+            }
+            Scorer::Balanced(scorer, Some(kept)) => each(rows, offset, p, |_, id| {
+                let info = info(id);
+                kept.score(id, scorer.sums(info), || scorer.score(node(id), info))
+            }),
             Scorer::ImageLocality(scorer) => each(rows, offset, p, |_, id| scorer.score(node(id))),
         }
     }
@@ -835,7 +854,7 @@ impl<'a> Scorer<'a> {
     fn normalizes(&self) -> bool {
         !matches!(
             self,
-            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality(_)
+            Scorer::Zero | Scorer::Fit(..) | Scorer::Balanced(..) | Scorer::ImageLocality(_)
         )
     }
 
@@ -861,7 +880,7 @@ impl<'a> Scorer<'a> {
                 Scaling::PodTopologySpread(state, state.normalizer(range))
             }
             Scorer::InterPodAffinity(state) => Scaling::InterPodAffinity(state.normalizer(range)),
-            Scorer::Zero | Scorer::Fit(_) | Scorer::Balanced(_) | Scorer::ImageLocality(_) => {
+            Scorer::Zero | Scorer::Fit(..) | Scorer::Balanced(..) | Scorer::ImageLocality(_) => {
                 Scaling::Raw
             }
         }

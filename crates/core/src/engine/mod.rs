@@ -17,6 +17,7 @@ pub mod preemption;
 pub mod profile;
 pub mod remedies;
 pub mod replicas;
+mod resource_scores;
 pub mod scenario;
 pub mod statefulset;
 pub mod status;

@@ -8,7 +8,9 @@
 //! workloads share a handful of tolerations and node selectors, so a
 //! disruption what-if that re-places 30,000 pods computes each answer once
 //! per (profile, tolerations, node selector and affinity) instead of once
-//! per pod and node.
+//! per pod and node. It also keeps the resource scores of each request
+//! shape per node, reused while the node's request sums stay the same
+//! ([`super::resource_scores`]).
 //!
 //! Not part of upstream: kube-scheduler filters every node in every
 //! attempt. A memoized answer is the answer the plugin gives, so the
@@ -18,7 +20,9 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::framework::Cycle;
+use super::plugins::noderesources::resource_allocation::{self, ScoredResource};
 use super::profile::Profile;
+use super::resource_scores::{ResourceScores, ScoreColumn};
 use super::status::{FilterResult, Plugin, Rejection};
 use crate::model::intern::Sym;
 use crate::model::pod::{NodeAffinity, Toleration};
@@ -64,6 +68,7 @@ pub struct NodeMemo {
     /// not run over every node again on each placement only to be refused.
     refused: RefCell<Vec<MemoKey>>,
     lookups: Arc<SpreadLookups>,
+    resource_scores: Arc<ResourceScores>,
 }
 
 /// What spreading reads of the cluster beyond the pod, kept for a memo's
@@ -189,12 +194,31 @@ pub struct MemoEntry {
     affinity_scores: OnceLock<Box<[i64]>>,
     /// The memo's spreading lookups, shared by its entries.
     lookups: Arc<SpreadLookups>,
+    /// The memo's resource scores, shared by its entries (they depend on
+    /// the pod's requests, which the entry's shape does not hold).
+    resource_scores: Arc<ResourceScores>,
 }
 
 impl MemoEntry {
     /// What spreading reads of the cluster, kept across placements.
     pub(crate) fn spread_lookups(&self) -> &SpreadLookups {
         &self.lookups
+    }
+
+    /// The kept scores of `plugin`'s scorer (NodeResourcesFit or
+    /// NodeResourcesBalancedAllocation) for a pod requesting `resources`
+    /// under the entry's profile; `None` when the scorer reads more of a
+    /// node's pods than their cpu and memory sums.
+    pub(crate) fn resource_scores(
+        &self,
+        plugin: super::status::Plugin,
+        version: super::Version,
+        resources: &[ScoredResource],
+    ) -> Option<Arc<ScoreColumn>> {
+        resource_allocation::reads_only_cpu_mem(resources).then(|| {
+            self.resource_scores
+                .column(plugin, &self.key.profile, version, resources)
+        })
     }
 
     /// The static prefix's verdict on `node`.
@@ -260,6 +284,7 @@ impl NodeMemo {
             entries: RefCell::new(Vec::new()),
             refused: RefCell::new(Vec::new()),
             lookups: Arc::default(),
+            resource_scores: Arc::new(ResourceScores::new(cluster.nodes.len())),
         }
     }
 
@@ -303,7 +328,8 @@ impl NodeMemo {
         if refused.contains(&key) {
             return None;
         }
-        let Some(entry) = make_entry(cycle, &key, self.lookups.clone()) else {
+        let shared = (self.lookups.clone(), self.resource_scores.clone());
+        let Some(entry) = make_entry(cycle, &key, shared) else {
             if refused.len() == MAX_ENTRIES {
                 refused.remove(0);
             }
@@ -321,7 +347,11 @@ impl NodeMemo {
 
 /// Runs the static prefix on every node, keeping each distinct rejection
 /// once (`None`: more than [`MAX_REJECTIONS`] of them).
-fn make_entry(cycle: &Cycle, key: &MemoKey, lookups: Arc<SpreadLookups>) -> Option<MemoEntry> {
+fn make_entry(
+    cycle: &Cycle,
+    key: &MemoKey,
+    (lookups, resource_scores): (Arc<SpreadLookups>, Arc<ResourceScores>),
+) -> Option<MemoEntry> {
     let cluster = cycle.cluster;
     let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
         range
@@ -352,5 +382,6 @@ fn make_entry(cycle: &Cycle, key: &MemoKey, lookups: Arc<SpreadLookups>) -> Opti
         taint_scores: OnceLock::new(),
         affinity_scores: OnceLock::new(),
         lookups,
+        resource_scores,
     })
 }

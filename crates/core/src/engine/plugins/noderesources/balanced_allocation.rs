@@ -35,6 +35,17 @@ pub fn pre_score(
 }
 
 impl BalancedScorer {
+    /// The pod's request of each scored resource.
+    pub fn resources(&self) -> &[ScoredResource] {
+        &self.resources
+    }
+
+    /// The node's request sums the score reads (when it reads only cpu
+    /// and memory, [`resource_allocation::reads_only_cpu_mem`]).
+    pub fn sums(&self, info: &NodeInfo) -> crate::model::resources::CpuMem {
+        resource_allocation::cpu_mem_sums(info, Requests::Actual, self.version)
+    }
+
     /// `balancedResourceScorer`: (1 − the standard deviation of the
     /// fractions) × 100; two fractions use |a − b| / 2.
     pub fn score(&self, node: &Node, info: &NodeInfo) -> i64 {

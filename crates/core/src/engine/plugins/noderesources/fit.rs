@@ -153,6 +153,17 @@ pub fn pre_score<'a>(
 }
 
 impl FitScorer<'_> {
+    /// The pod's request of each scored resource.
+    pub fn resources(&self) -> &[ScoredResource] {
+        &self.resources
+    }
+
+    /// The node's request sums the score reads (when it reads only cpu
+    /// and memory, [`resource_allocation::reads_only_cpu_mem`]).
+    pub fn sums(&self, info: &NodeInfo) -> crate::model::resources::CpuMem {
+        resource_allocation::cpu_mem_sums(info, Requests::NonZeroForFit, self.version)
+    }
+
     /// The strategy's weighted average over the resources a node has.
     pub fn score(&self, node: &Node, info: &NodeInfo) -> i64 {
         let (mut node_score, mut weight_sum) = (0i64, 0i64);

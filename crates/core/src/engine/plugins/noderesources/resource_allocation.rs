@@ -5,11 +5,11 @@
 use crate::engine::Version;
 use crate::engine::profile::ResourceWeight;
 use crate::model::intern::{Interner, Sym};
-use crate::model::resources::is_scalar_resource;
+use crate::model::resources::{CpuMem, is_scalar_resource};
 use crate::model::{Node, NodeInfo, Pod};
 
 /// One configured resource, resolved once per cycle.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ScoredResource {
     kind: Kind,
     pub weight: i64,
@@ -17,7 +17,7 @@ pub struct ScoredResource {
     pod_request: i64,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Kind {
     Cpu,
     Memory,
@@ -85,6 +85,27 @@ pub fn is_best_effort(resources: &[ScoredResource]) -> bool {
     resources.iter().all(|r| r.pod_request == 0)
 }
 
+/// Whether a scorer of `resources` reads nothing of a node's pods but
+/// their cpu and memory sums ([`cpu_mem_sums`]): then, on one node, equal
+/// sums give equal scores. Ephemeral storage and the extended resources
+/// the pod requests read other sums.
+pub fn reads_only_cpu_mem(resources: &[ScoredResource]) -> bool {
+    resources.iter().all(|r| match r.kind {
+        Kind::Cpu | Kind::Memory | Kind::Scalar(None) | Kind::Other => true,
+        Kind::Scalar(Some(_)) => r.pod_request == 0,
+        Kind::EphemeralStorage => false,
+    })
+}
+
+/// The node's pods' cpu and memory requests as a scorer reading
+/// `requests` sums them.
+pub fn cpu_mem_sums(info: &NodeInfo, requests: Requests, version: Version) -> CpuMem {
+    match requests {
+        Requests::NonZeroForFit => info.non_zero_requested_in(version),
+        Requests::Actual => info.requested_cpu_mem(version),
+    }
+}
+
 /// `calculateResourceAllocatableRequest`: (allocatable, requested with the
 /// pod) on the node; (0, 0) leaves the resource out of the score. The sum
 /// wraps past 2^63 as Go's int64 does.
@@ -96,10 +117,7 @@ pub fn allocatable_and_requested(
     version: Version,
 ) -> (i64, i64) {
     let alloc = &node.allocatable;
-    let cpu_mem = match requests {
-        Requests::NonZeroForFit => info.non_zero_requested_in(version),
-        Requests::Actual => info.requested_cpu_mem(version),
-    };
+    let cpu_mem = cpu_mem_sums(info, requests, version);
     match r.kind {
         Kind::Cpu => (
             alloc.milli_cpu,
@@ -118,5 +136,40 @@ pub fn allocatable_and_requested(
                 .wrapping_add(r.pod_request),
         ),
         Kind::Scalar(_) | Kind::Other => (0, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::intern::Interner;
+
+    fn scored(kind: Kind, pod_request: i64) -> ScoredResource {
+        ScoredResource {
+            kind,
+            weight: 1,
+            pod_request,
+        }
+    }
+
+    #[test]
+    fn only_scorers_reading_cpu_and_memory_sums_can_be_kept_by_those_sums() {
+        let gpu = Interner::default().intern("nvidia.com/gpu");
+        let cpu_mem = [scored(Kind::Cpu, 100), scored(Kind::Memory, 1 << 20)];
+        assert!(reads_only_cpu_mem(&cpu_mem));
+        // Resources no node can have, or that the pod does not request,
+        // read nothing of the node's pods.
+        assert!(reads_only_cpu_mem(&[
+            scored(Kind::Cpu, 100),
+            scored(Kind::Other, 0),
+            scored(Kind::Scalar(None), 3),
+            scored(Kind::Scalar(Some(gpu)), 0),
+        ]));
+        // Ephemeral storage and a requested extended resource read other sums.
+        assert!(!reads_only_cpu_mem(&[
+            scored(Kind::Cpu, 100),
+            scored(Kind::EphemeralStorage, 0),
+        ]));
+        assert!(!reads_only_cpu_mem(&[scored(Kind::Scalar(Some(gpu)), 1)]));
     }
 }
