@@ -43,6 +43,12 @@ pub struct Cycle<'a> {
     /// and have something to check for this pod); every other one takes
     /// only the pod and the node.
     reading_pods: Vec<Plugin>,
+    /// The Filter plugins, in profile order, that have something to check
+    /// for this pod ([`Cycle::checks`]): a placement runs only these on
+    /// each of thousands of nodes.
+    checked: Vec<Plugin>,
+    /// Where the plugins after the static prefix start in `checked`.
+    checked_after_prefix: usize,
     binding: Option<volumebinding::PreFilterState<'a>>,
     zone: Option<Vec<volumezone::PvTopology>>,
     /// DynamicResources' state (`None`: skipped, the pod has no claims).
@@ -96,6 +102,25 @@ impl FilterState<'_> {
 impl<'a> Cycle<'a> {
     /// Runs every PreFilter plugin in profile order.
     pub fn new(cluster: &'a Cluster, pod: &'a Pod, version: Version, profile: &'a Profile) -> Self {
+        let mut cycle = Self::pre_filter(cluster, pod, version, profile);
+        let (prefix, rest) = profile.filter.split_at(cycle.static_prefix);
+        cycle.checked = prefix
+            .iter()
+            .copied()
+            .filter(|&p| cycle.checks(p))
+            .collect();
+        cycle.checked_after_prefix = cycle.checked.len();
+        let after: Vec<Plugin> = rest.iter().copied().filter(|&p| cycle.checks(p)).collect();
+        cycle.checked.extend(after);
+        cycle
+    }
+
+    fn pre_filter(
+        cluster: &'a Cluster,
+        pod: &'a Pod,
+        version: Version,
+        profile: &'a Profile,
+    ) -> Self {
         let args = &profile.args;
         let node_affinity = if profile.runs_pre_filter(Plugin::NodeAffinity)
             || profile.runs_filter(Plugin::NodeAffinity)
@@ -115,6 +140,8 @@ impl<'a> Cycle<'a> {
             restrictions: None,
             volume_limits: None,
             reading_pods: Vec::new(),
+            checked: Vec::new(),
+            checked_after_prefix: 0,
             binding: None,
             zone: None,
             dra: None,
@@ -239,6 +266,27 @@ impl<'a> Cycle<'a> {
         cycle
     }
 
+    /// Whether Filter `plugin` checks anything for this cycle's pod: the
+    /// arms of [`Cycle::run_filter_plugins`] that are not empty.
+    fn checks(&self, plugin: Plugin) -> bool {
+        match plugin {
+            Plugin::NodeUnschedulable
+            | Plugin::NodeName
+            | Plugin::TaintToleration
+            | Plugin::NodeResourcesFit => true,
+            Plugin::NodeAffinity => self.node_affinity != AffinityPreFilter::Skip,
+            Plugin::NodePorts => !self.pod.host_ports.is_empty(),
+            Plugin::VolumeRestrictions => self.restrictions.is_some(),
+            Plugin::NodeVolumeLimits => self.volume_limits.is_some(),
+            Plugin::VolumeBinding => self.binding.is_some(),
+            Plugin::VolumeZone => self.zone.is_some(),
+            Plugin::PodTopologySpread => self.spread.is_some(),
+            Plugin::InterPodAffinity => self.interpod.is_some(),
+            Plugin::DynamicResources => self.dra.is_some(),
+            _ => false,
+        }
+    }
+
     /// Answers the static Filter prefix and the static scores from `memo`
     /// (made for this cycle's profile and pod shape on these nodes).
     pub fn use_memo(&mut self, memo: Arc<MemoEntry>) {
@@ -324,10 +372,10 @@ impl<'a> Cycle<'a> {
         let (pod, interner) = (self.pod, &self.cluster.interner);
         let args = &self.profile.args;
         let plugins = match which {
-            Filters::All => &self.profile.filter[..],
+            Filters::All => &self.checked[..],
             Filters::ReadingPods => &self.reading_pods[..],
             Filters::StaticPrefix => &self.profile.filter[..self.static_prefix],
-            Filters::AfterStaticPrefix => &self.profile.filter[self.static_prefix..],
+            Filters::AfterStaticPrefix => &self.checked[self.checked_after_prefix..],
         };
         for &plugin in plugins {
             match plugin {
