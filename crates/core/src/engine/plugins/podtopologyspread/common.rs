@@ -226,4 +226,25 @@ pub fn counts_per_node(cluster: &Cluster, selector: &LabelSelector, namespace: S
     counts
 }
 
+/// [`counts_per_node`] for each constraint, counted once per distinct
+/// selector: the system defaults (and most workloads' own hostname and
+/// zone constraints) share theirs.
+pub fn counts_per_constraint(
+    cluster: &Cluster,
+    constraints: &[Constraint],
+    namespace: Sym,
+) -> Vec<Vec<u32>> {
+    let mut counts: Vec<Vec<u32>> = Vec::with_capacity(constraints.len());
+    for (i, c) in constraints.iter().enumerate() {
+        let same = constraints[..i]
+            .iter()
+            .position(|e| e.selector == c.selector);
+        counts.push(match same {
+            Some(j) => counts[j].clone(),
+            None => counts_per_node(cluster, &c.selector, namespace),
+        });
+    }
+    counts
+}
+
 pub type Pair = (Sym, Sym);

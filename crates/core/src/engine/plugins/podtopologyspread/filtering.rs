@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 
 use super::common::{
-    Constraint, Pair, constraints_for, counts_per_node, matches_inclusion_policies,
+    Constraint, Pair, constraints_for, counts_per_constraint, matches_inclusion_policies,
     node_has_all_keys,
 };
 use crate::engine::profile::SpreadArgs;
@@ -220,10 +220,7 @@ pub fn pre_filter_constraints(
     constraints: Vec<Constraint>,
 ) -> PreFilterState {
     let empty = cluster.empty_sym();
-    let per_constraint: Vec<Vec<u32>> = constraints
-        .iter()
-        .map(|c| counts_per_node(cluster, &c.selector, pod.namespace))
-        .collect();
+    let per_constraint = counts_per_constraint(cluster, &constraints, pod.namespace);
     // Each range of nodes (on both cores) gives its pairs in the order
     // first met, with their counts; joined in range order, the pairs keep
     // the order a single pass over the nodes meets them in, which the

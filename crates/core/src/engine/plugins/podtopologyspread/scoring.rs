@@ -3,7 +3,7 @@
 use rustc_hash::FxHashMap;
 
 use super::common::{
-    Constraint, LABEL_HOSTNAME, Pair, constraints_with, counts_per_node,
+    Constraint, LABEL_HOSTNAME, Pair, constraints_with, counts_per_constraint,
     matches_inclusion_policies, node_has_all_keys,
 };
 use crate::engine::node_memo::SpreadLookups;
@@ -62,10 +62,7 @@ pub fn pre_score(
         pod.spread_constraints.is_empty() && args.defaulting == SpreadDefaulting::System;
     let require_all = !system_defaulted;
     let hostname = cluster.interner.lookup(LABEL_HOSTNAME);
-    let per_node: Vec<Vec<u32>> = constraints
-        .iter()
-        .map(|c| counts_per_node(cluster, &c.selector, pod.namespace))
-        .collect();
+    let per_node = counts_per_constraint(cluster, &constraints, pod.namespace);
     let ctx = Registration {
         cluster,
         pod,
@@ -251,36 +248,63 @@ impl Registration<'_> {
             })
             .collect();
         let has_all_keys = |n: usize| columns.iter().all(|col| col.values[n].is_some());
-        let mut ignored = vec![false; feasible.len()];
-        let mut domain_of = vec![NO_DOMAIN; feasible.len() * width];
-        let mut registered = vec![false; total as usize];
-        let mut any_registered = false;
-        let mut topo_size = vec![0usize; width];
-        for (i, &n) in feasible.iter().enumerate() {
-            let n = n as usize;
-            if self.require_all && !has_all_keys(n) {
-                ignored[i] = true;
-                continue;
-            }
-            for (ci, (c, column)) in constraints.iter().zip(&columns).enumerate() {
-                let has_key = column.values[n].is_some();
-                if self.is_hostname(c) {
-                    if has_key {
-                        domain_of[i * width + ci] = PER_NODE;
-                    }
+        // Each range of feasible nodes on either core: which are ignored,
+        // each one's pair per constraint, and the pairs its nodes register.
+        let parts = kplace_split::in_parts(feasible.len(), |range| {
+            let mut ignored = vec![false; range.len()];
+            let mut domain_of = vec![NO_DOMAIN; range.len() * width];
+            let mut registered = vec![false; total as usize];
+            for (i, &n) in feasible[range].iter().enumerate() {
+                let n = n as usize;
+                if self.require_all && !has_all_keys(n) {
+                    ignored[i] = true;
                     continue;
                 }
-                let index = offsets[ci] + column.domain[n];
-                if !registered[index as usize] {
+                let row = &mut domain_of[i * width..(i + 1) * width];
+                for (ci, (c, column)) in constraints.iter().zip(&columns).enumerate() {
+                    let has_key = column.values[n].is_some();
+                    if self.is_hostname(c) {
+                        if has_key {
+                            row[ci] = PER_NODE;
+                        }
+                        continue;
+                    }
+                    let index = offsets[ci] + column.domain[n];
                     registered[index as usize] = true;
-                    any_registered = true;
-                    topo_size[ci] += 1;
-                }
-                if has_key {
-                    domain_of[i * width + ci] = index;
+                    if has_key {
+                        row[ci] = index;
+                    }
                 }
             }
+            (ignored, domain_of, registered)
+        });
+        let mut ignored = Vec::with_capacity(feasible.len());
+        let mut domain_of = Vec::with_capacity(feasible.len() * width);
+        let mut registered = vec![false; total as usize];
+        for (part_ignored, part_domains, part_registered) in parts {
+            ignored.extend_from_slice(&part_ignored);
+            domain_of.extend_from_slice(&part_domains);
+            for (all, part) in registered.iter_mut().zip(part_registered) {
+                *all |= part;
+            }
         }
+        // A pair counts in the topology size of the first constraint that
+        // meets it; constraints on one key meet its pairs in constraint
+        // order on every node, so the first constraint on the key counts
+        // all of the key's registered pairs, whichever node met them first.
+        let mut topo_size = vec![0usize; width];
+        for &(key, at) in &blocks {
+            let first = constraints
+                .iter()
+                .position(|c| c.topology_key == key && !self.is_hostname(c))
+                .expect("a block is made for a constraint on its key");
+            let domains = columns[first].domains as usize;
+            topo_size[first] = registered[at as usize..at as usize + domains]
+                .iter()
+                .filter(|&&r| r)
+                .count();
+        }
+        let any_registered = topo_size.iter().any(|&size| size > 0);
         let mut domain_counts = vec![0i64; total as usize];
         if any_registered {
             for n in nodes_with_matches(self.per_node, constraints, self.hostname) {
