@@ -716,14 +716,12 @@ pub fn score_nodes(
     // Scaled, weighed and summed over both cores; each part also finds
     // its highest total and the nodes with it.
     let tops = kplace_split::fill_map(&mut scores, |offset, rows| {
+        for (p, (scaling, &weight)) in scalings.iter().zip(&weights).enumerate() {
+            scaling.apply_column(offset, rows, p, weight);
+        }
         let mut top = (i64::MIN, Vec::new());
-        for (i, row) in (offset..).zip(rows) {
-            let mut total = 0;
-            for (p, (scaling, weight)) in scalings.iter().zip(&weights).enumerate() {
-                let weighted = scaling.apply(i, row.plugins.values[p]) * weight;
-                row.plugins.values[p] = weighted;
-                total += weighted;
-            }
+        for row in rows {
+            let total = row.plugins.iter().sum();
             row.total = total;
             if total > top.0 {
                 top = (total, vec![row.node]);
@@ -754,13 +752,23 @@ enum Scaling<'a> {
 }
 
 impl Scaling<'_> {
-    /// The `i`-th feasible node's normalized score.
-    fn apply(&self, i: usize, raw: i64) -> i64 {
+    /// Column `p` of `rows` (the feasible nodes from the `offset`-th on)
+    /// normalized and weighed in place: one loop per kind of scaling, so
+    /// that no node matches on it.
+    fn apply_column(&self, offset: usize, rows: &mut [NodeScore], p: usize, weight: i64) {
+        fn each(rows: &mut [NodeScore], offset: usize, p: usize, f: impl Fn(usize, i64) -> i64) {
+            for (i, row) in (offset..).zip(rows) {
+                row.plugins.values[p] = f(i, row.plugins.values[p]);
+            }
+        }
         match self {
-            Scaling::Raw => raw,
-            Scaling::Default(by) => by.apply(raw),
-            Scaling::PodTopologySpread(state, by) => state.normalized(*by, i, raw),
-            Scaling::InterPodAffinity(by) => by.apply(raw),
+            Scaling::Raw if weight == 1 => {}
+            Scaling::Raw => each(rows, offset, p, |_, raw| raw * weight),
+            Scaling::Default(by) => each(rows, offset, p, |_, raw| by.apply(raw) * weight),
+            Scaling::PodTopologySpread(state, by) => each(rows, offset, p, |i, raw| {
+                state.normalized(*by, i, raw) * weight
+            }),
+            Scaling::InterPodAffinity(by) => each(rows, offset, p, |_, raw| by.apply(raw) * weight),
         }
     }
 }
