@@ -112,6 +112,24 @@ impl<'a> Cycle<'a> {
         cycle.checked_after_prefix = cycle.checked.len();
         let after: Vec<Plugin> = rest.iter().copied().filter(|&p| cycle.checks(p)).collect();
         cycle.checked.extend(after);
+        // Of those, the ones that read the node's pods or the PreFilter
+        // state: the only ones whose verdict a node's pods can change.
+        cycle.reading_pods = cycle
+            .checked
+            .iter()
+            .copied()
+            .filter(|p| {
+                matches!(
+                    p,
+                    Plugin::NodePorts
+                        | Plugin::NodeResourcesFit
+                        | Plugin::VolumeRestrictions
+                        | Plugin::NodeVolumeLimits
+                        | Plugin::PodTopologySpread
+                        | Plugin::InterPodAffinity
+                )
+            })
+            .collect();
         cycle
     }
 
@@ -249,20 +267,6 @@ impl<'a> Cycle<'a> {
                 Ok(s) => cycle.dra = s,
             }
         }
-        cycle.reading_pods = profile
-            .filter
-            .iter()
-            .copied()
-            .filter(|&plugin| match plugin {
-                Plugin::NodePorts => !pod.host_ports.is_empty(),
-                Plugin::NodeResourcesFit => true,
-                Plugin::VolumeRestrictions => cycle.restrictions.is_some(),
-                Plugin::NodeVolumeLimits => cycle.volume_limits.is_some(),
-                Plugin::PodTopologySpread => cycle.spread.is_some(),
-                Plugin::InterPodAffinity => cycle.interpod.is_some(),
-                _ => false,
-            })
-            .collect();
         cycle
     }
 
