@@ -442,3 +442,66 @@ fn a_memo_without_failures_of_placed_pods_still_gives_every_failure_when_nothing
     full.failures.clear();
     assert_eq!(format!("{lean:?}"), format!("{full:?}"));
 }
+
+#[test]
+fn a_memo_keeps_image_scores_per_list_of_images() {
+    use kplace::engine::node_memo::NodeMemo;
+    use kplace::engine::{Scheduler, place, place_with};
+    use kplace::source::file::load_pod_bytes;
+    // Nodes with either, both or neither image; pods whose lists share
+    // their first image but not their length or order, each placed on
+    // one memo in turn, must get the scores a full run gives them.
+    let node = |name: &str, images: &[&str]| {
+        let images: Vec<String> = images
+            .iter()
+            .map(|i| format!("{{names: [\"{i}\"], sizeBytes: 943718400}}"))
+            .collect();
+        format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: {name}}}, status: {{allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"10\"}}, images: [{}]}}}}\n",
+            images.join(", ")
+        )
+    };
+    let mut yaml = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    yaml.push_str(&node("a-only", &["reg/a:1"]));
+    yaml.push_str(&node("both", &["reg/a:1", "reg/b:1"]));
+    yaml.push_str(&node("b-only", &["reg/b:1"]));
+    yaml.push_str(&node("neither", &[]));
+    let (mut c, _) = load_snapshot_bytes(yaml.as_bytes(), "images.yaml").unwrap();
+    let pod = |images: &[&str], c: &mut kplace::model::Cluster| {
+        let containers: Vec<String> = images
+            .iter()
+            .enumerate()
+            .map(|(n, i)| format!("{{name: c{n}, image: \"{i}\"}}"))
+            .collect();
+        let manifest = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: default}}\nspec: {{containers: [{}]}}\n",
+            containers.join(", ")
+        );
+        load_pod_bytes(manifest.as_bytes(), "pod.yaml", &mut c.interner).unwrap()
+    };
+    let pods = [
+        pod(&["reg/a:1", "reg/b:1"], &mut c),
+        pod(&["reg/a:1"], &mut c),
+        pod(&["reg/b:1", "reg/a:1"], &mut c),
+        pod(&["reg/b:1"], &mut c),
+    ];
+    let scheduler = Scheduler::default();
+    let full: Vec<_> = pods.iter().map(|p| place(&c, p, &scheduler)).collect();
+    // The lists score the nodes differently, or this test could not tell
+    // one list's kept scores from another's.
+    assert_ne!(
+        format!("{:?}", full[0].scores),
+        format!("{:?}", full[1].scores)
+    );
+    assert_ne!(
+        format!("{:?}", full[1].scores),
+        format!("{:?}", full[3].scores)
+    );
+    let memo = NodeMemo::new(&c);
+    for _ in 0..2 {
+        for (p, expected) in pods.iter().zip(&full) {
+            let memoized = place_with(&c, p, &scheduler, Some(&memo));
+            assert_eq!(format!("{memoized:?}"), format!("{expected:?}"));
+        }
+    }
+}

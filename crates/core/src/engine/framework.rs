@@ -796,6 +796,9 @@ enum Scorer<'a> {
         Option<Arc<ScoreColumn>>,
     ),
     ImageLocality(image_locality::ImageScorer),
+    /// ImageLocality with every node's score already known (it reads
+    /// only the pod's images and the nodes).
+    KnownImage(Arc<[u8]>),
 }
 
 impl<'a> Scorer<'a> {
@@ -850,7 +853,10 @@ impl<'a> Scorer<'a> {
                         Scorer::Balanced(scorer, kept)
                     })
             }
-            Plugin::ImageLocality => Scorer::ImageLocality(image_locality::pre_score(cluster, pod)),
+            Plugin::ImageLocality => match memo {
+                Some(m) => Scorer::KnownImage(m.image_scores(cluster, pod)),
+                None => Scorer::ImageLocality(image_locality::pre_score(cluster, pod)),
+            },
             // VolumeBinding: PreScore skips (VolumeCapacityPriority is off).
             _ => Scorer::Zero,
         }
@@ -907,6 +913,9 @@ impl<'a> Scorer<'a> {
                 kept.score(id, scorer.sums(info), || scorer.score(node(id), info))
             }),
             Scorer::ImageLocality(scorer) => each(rows, offset, p, |_, id| scorer.score(node(id))),
+            Scorer::KnownImage(scores) => {
+                each(rows, offset, p, |_, id| i64::from(scores[id as usize]))
+            }
         }
     }
 
@@ -914,7 +923,11 @@ impl<'a> Scorer<'a> {
     fn normalizes(&self) -> bool {
         !matches!(
             self,
-            Scorer::Zero | Scorer::Fit(..) | Scorer::Balanced(..) | Scorer::ImageLocality(_)
+            Scorer::Zero
+                | Scorer::Fit(..)
+                | Scorer::Balanced(..)
+                | Scorer::ImageLocality(_)
+                | Scorer::KnownImage(_)
         )
     }
 
@@ -940,9 +953,11 @@ impl<'a> Scorer<'a> {
                 Scaling::PodTopologySpread(state, state.normalizer(range))
             }
             Scorer::InterPodAffinity(state) => Scaling::InterPodAffinity(state.normalizer(range)),
-            Scorer::Zero | Scorer::Fit(..) | Scorer::Balanced(..) | Scorer::ImageLocality(_) => {
-                Scaling::Raw
-            }
+            Scorer::Zero
+            | Scorer::Fit(..)
+            | Scorer::Balanced(..)
+            | Scorer::ImageLocality(_)
+            | Scorer::KnownImage(_) => Scaling::Raw,
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod daemonset;
 pub mod disruption;
 mod fit_error;
 mod framework;
+mod image_scores;
 pub mod node_memo;
 pub mod plugins;
 pub mod preemption;

@@ -10,7 +10,8 @@
 //! per (profile, tolerations, node selector and affinity) instead of once
 //! per pod and node. It also keeps the resource scores of each request
 //! shape per node, reused while the node's request sums stay the same
-//! ([`super::resource_scores`]).
+//! ([`super::resource_scores`]), and the ImageLocality scores of each list
+//! of images ([`super::image_scores`]).
 //!
 //! Not part of upstream: kube-scheduler filters every node in every
 //! attempt. A memoized answer is the answer the plugin gives, so the
@@ -20,6 +21,7 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::framework::Cycle;
+use super::image_scores::ImageScores;
 use super::plugins::noderesources::resource_allocation::{self, ScoredResource};
 use super::profile::Profile;
 use super::resource_scores::{ResourceScores, ScoreColumn};
@@ -69,6 +71,7 @@ pub struct NodeMemo {
     refused: RefCell<Vec<MemoKey>>,
     lookups: Arc<SpreadLookups>,
     resource_scores: Arc<ResourceScores>,
+    image_scores: Arc<ImageScores>,
 }
 
 /// What spreading reads of the cluster beyond the pod, kept for a memo's
@@ -197,6 +200,9 @@ pub struct MemoEntry {
     /// The memo's resource scores, shared by its entries (they depend on
     /// the pod's requests, which the entry's shape does not hold).
     resource_scores: Arc<ResourceScores>,
+    /// The memo's ImageLocality scores, shared by its entries (they depend
+    /// on the pod's images, which the entry's shape does not hold).
+    image_scores: Arc<ImageScores>,
 }
 
 impl MemoEntry {
@@ -219,6 +225,11 @@ impl MemoEntry {
             self.resource_scores
                 .column(plugin, &self.key.profile, version, resources)
         })
+    }
+
+    /// Every node's ImageLocality score for the pod's images.
+    pub(crate) fn image_scores(&self, cluster: &Cluster, pod: &Pod) -> Arc<[u8]> {
+        self.image_scores.column(cluster, pod)
     }
 
     /// The static prefix's verdict on `node`.
@@ -285,6 +296,7 @@ impl NodeMemo {
             refused: RefCell::new(Vec::new()),
             lookups: Arc::default(),
             resource_scores: Arc::new(ResourceScores::new(cluster.nodes.len())),
+            image_scores: Arc::new(ImageScores::new(cluster.nodes.len())),
         }
     }
 
@@ -328,7 +340,11 @@ impl NodeMemo {
         if refused.contains(&key) {
             return None;
         }
-        let shared = (self.lookups.clone(), self.resource_scores.clone());
+        let shared = Shared {
+            lookups: self.lookups.clone(),
+            resource_scores: self.resource_scores.clone(),
+            image_scores: self.image_scores.clone(),
+        };
         let Some(entry) = make_entry(cycle, &key, shared) else {
             if refused.len() == MAX_ENTRIES {
                 refused.remove(0);
@@ -345,13 +361,17 @@ impl NodeMemo {
     }
 }
 
+/// What a memo's entries share: the answers that do not depend on the
+/// entry's pod shape.
+struct Shared {
+    lookups: Arc<SpreadLookups>,
+    resource_scores: Arc<ResourceScores>,
+    image_scores: Arc<ImageScores>,
+}
+
 /// Runs the static prefix on every node, keeping each distinct rejection
 /// once (`None`: more than [`MAX_REJECTIONS`] of them).
-fn make_entry(
-    cycle: &Cycle,
-    key: &MemoKey,
-    (lookups, resource_scores): (Arc<SpreadLookups>, Arc<ResourceScores>),
-) -> Option<MemoEntry> {
+fn make_entry(cycle: &Cycle, key: &MemoKey, shared: Shared) -> Option<MemoEntry> {
     let cluster = cycle.cluster;
     let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
         range
@@ -381,7 +401,8 @@ fn make_entry(
         rejections,
         taint_scores: OnceLock::new(),
         affinity_scores: OnceLock::new(),
-        lookups,
-        resource_scores,
+        lookups: shared.lookups,
+        resource_scores: shared.resource_scores,
+        image_scores: shared.image_scores,
     })
 }
