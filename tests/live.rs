@@ -1508,7 +1508,7 @@ mod in_place {
             out.insert(
                 format!("node {}", n.name),
                 format!(
-                    "{n:?} requested={:?} delta={:?} nonzero={:?} ports={ports:?} pods={:?} affinity={:?} anti={:?} claims={:?}",
+                    "{n:?} requested={:?} delta={:?} nonzero={:?} ports={ports:?} pods={:?} affinity={:?} anti={:?} claims={:?} claim_volumes={}",
                     info.requested,
                     info.pod_level_delta,
                     info.non_zero_requested,
@@ -1516,6 +1516,7 @@ mod in_place {
                     keys(&info.pods_with_affinity),
                     keys(&info.pods_with_required_anti_affinity),
                     keys(&info.pods_with_claims),
+                    info.claim_volumes,
                 ),
             );
             assert_eq!(

@@ -192,7 +192,7 @@ fn preempting_pod_preempts_on_most_nodes() {
 fn stateful_set_pods_have_zonal_claims_the_volume_plugins_read() {
     let cluster = small_cluster();
     let storage = &cluster.storage;
-    assert_eq!(storage.csi_nodes.len(), cluster.nodes.len());
+    assert_eq!(storage.csi_node_count(), cluster.nodes.len());
     assert_eq!(
         storage.default_class().map(|c| &*c.name),
         Some(STORAGE_CLASS)

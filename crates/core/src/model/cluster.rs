@@ -36,6 +36,10 @@ pub struct NodeInfo {
     /// only ones NodeVolumeLimits counts attached volumes of, so it does
     /// not walk every pod of every node for each incoming pod.
     pub pods_with_claims: Vec<PodId>,
+    /// How many claim and ephemeral volumes `pods_with_claims` have in
+    /// all: at least how many volumes they attach, so NodeVolumeLimits
+    /// passes most nodes without reading a pod (see [`claim_volumes`]).
+    pub claim_volumes: usize,
     /// What preemption's dry run reads of each pod, in `pods` order: it
     /// walks every lower-priority pod of every potential node, and one
     /// dense array per node costs a cache line per pod where the large
@@ -111,6 +115,11 @@ impl PodBrief {
     /// The pod has required pod anti-affinity terms.
     pub fn has_required_anti_affinity(&self) -> bool {
         self.has(Self::REQUIRED_ANTI_AFFINITY)
+    }
+
+    /// The pod has claims or ephemeral volumes.
+    pub fn has_claims(&self) -> bool {
+        self.has(Self::CLAIMS)
     }
 
     /// The PodDisruptionBudgets selecting the pod, as far as the brief
@@ -265,6 +274,7 @@ impl NodeInfo {
         }
         if brief.has(PodBrief::CLAIMS) {
             self.pods_with_claims.push(id);
+            self.claim_volumes += claim_volumes(pod());
         }
     }
 
@@ -293,7 +303,7 @@ impl NodeInfo {
     pub fn remove_at<'p>(&mut self, index: usize, pod: impl Fn() -> &'p Pod) {
         let id = self.pods.swap_remove(index);
         let brief = self.briefs.swap_remove(index);
-        self.discount(&brief, pod);
+        self.discount(&brief, &pod);
         if brief.has(PodBrief::AFFINITY) {
             self.pods_with_affinity.retain(|&p| p != id);
         }
@@ -302,8 +312,17 @@ impl NodeInfo {
         }
         if brief.has(PodBrief::CLAIMS) {
             self.pods_with_claims.retain(|&p| p != id);
+            self.claim_volumes -= claim_volumes(pod());
         }
     }
+}
+
+/// How many of the pod's volumes are claims or ephemeral volumes.
+pub fn claim_volumes(pod: &Pod) -> usize {
+    pod.volumes
+        .iter()
+        .filter(|v| v.claim_name().is_some())
+        .count()
 }
 
 /// The scheduled pods with inter-pod (anti-)affinity terms, grouped by

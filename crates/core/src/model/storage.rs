@@ -185,7 +185,12 @@ pub struct Storage {
     volumes_by_class: FxHashMap<Box<str>, Vec<u32>>,
     pub claims: Vec<PersistentVolumeClaim>,
     claim_index: FxHashMap<Sym, FxHashMap<Box<str>, u32>>,
-    pub csi_nodes: FxHashMap<Box<str>, CsiNode>,
+    csi_nodes: FxHashMap<Box<str>, CsiNode>,
+    /// Per CSI driver, the fewest volumes of it any CSINode can attach
+    /// (drivers no CSINode gives a count are absent): NodeVolumeLimits
+    /// passes a node without looking its CSINode up when the node's pods
+    /// and the incoming pod stay within this.
+    fewest_attachable: FxHashMap<Box<str>, i64>,
 }
 
 impl Storage {
@@ -226,6 +231,15 @@ impl Storage {
         }
         for n in csi_nodes {
             s.csi_nodes.insert(n.name.clone(), n);
+        }
+        for driver in s.csi_nodes.values().flat_map(|n| n.drivers.iter()) {
+            if let Some(count) = driver.allocatable {
+                let fewest = s
+                    .fewest_attachable
+                    .entry(driver.name.clone())
+                    .or_insert(i64::MAX);
+                *fewest = (*fewest).min(i64::from(count));
+            }
         }
         s
     }
@@ -302,5 +316,16 @@ impl Storage {
 
     pub fn csi_node(&self, node: &str) -> Option<&CsiNode> {
         self.csi_nodes.get(node)
+    }
+
+    /// How many CSINodes the snapshot holds.
+    pub fn csi_node_count(&self) -> usize {
+        self.csi_nodes.len()
+    }
+
+    /// The fewest volumes of `driver` any CSINode can attach (`None`: no
+    /// CSINode gives a count for it).
+    pub fn fewest_attachable(&self, driver: &str) -> Option<i64> {
+        self.fewest_attachable.get(driver).copied()
     }
 }

@@ -170,6 +170,14 @@ pub struct PreFilterState<'a> {
     /// Each driver of the new volumes with the interned
     /// `attachable-volumes-csi-<driver>` key (`None`: no node has it).
     allocatable_keys: Vec<(&'a str, Option<Sym>)>,
+    /// How many volumes a node's pods may claim for the node to pass
+    /// whatever its CSINode says: every CSINode's count of each driver
+    /// leaves room for them and the pod's own (`i64::MAX`: no CSINode
+    /// limits the pod's drivers). `None` when the node's CSINode must be
+    /// read anyway (a volume of an in-tree plugin counts only where the
+    /// CSINode migrates it). Thousands of nodes are then passed without
+    /// looking their CSINode up by name.
+    room_everywhere: Option<i64>,
 }
 
 /// PreFilter: `None` when it skips (no claims nor ephemeral volumes).
@@ -196,9 +204,24 @@ pub fn pre_filter<'a>(cluster: &'a Cluster, pod: &'a Pod) -> Option<PreFilterSta
             .flatten();
         allocatable_keys.push((c.driver, sym));
     }
+    let room_everywhere = match &new_volumes {
+        Ok(all) if all.iter().all(|c| c.in_tree.is_none()) => Some(
+            allocatable_keys
+                .iter()
+                .filter_map(|&(driver, _)| {
+                    let fewest = cluster.storage.fewest_attachable(driver)?;
+                    let new = all.iter().filter(|c| c.driver == driver).count() as i64;
+                    Some(fewest - new)
+                })
+                .min()
+                .unwrap_or(i64::MAX),
+        ),
+        _ => None,
+    };
     Some(PreFilterState {
         new_volumes,
         allocatable_keys,
+        room_everywhere,
     })
 }
 
@@ -244,6 +267,16 @@ impl PreFilterState<'_> {
             Err(rejection) => return Err(rejection.clone()),
             Ok(all) => all,
         };
+        // Within every CSINode's count, unless a node's allocatable may
+        // set a lower limit of its own.
+        let node_limits = version.attach_limits_from_node_allocatable()
+            && self.allocatable_keys.iter().any(|(_, sym)| sym.is_some());
+        if let Some(room) = self.room_everywhere
+            && !node_limits
+            && (room == i64::MAX || claimed_volumes(cluster, info) as i64 <= room)
+        {
+            return Ok(());
+        }
         let csi_node = cluster.storage.csi_node(&node.name);
         // The new volumes this node counts, each `driver/handle` once.
         let mut previous: Option<(&str, &str)> = None;
@@ -298,19 +331,18 @@ impl PreFilterState<'_> {
 }
 
 /// How many claim and ephemeral volumes the node's pods have: at least
-/// the number of volumes they attach, found without resolving a claim.
+/// the number of volumes they attach, found without resolving a claim
+/// (the node keeps the sum as its pods come and go).
 fn claimed_volumes(cluster: &Cluster, info: &NodeInfo) -> usize {
-    info.pods_with_claims
-        .iter()
-        .map(|&id| {
-            cluster
-                .pod(id)
-                .volumes
-                .iter()
-                .filter(|v| v.claim_name().is_some())
-                .count()
-        })
-        .sum()
+    debug_assert_eq!(
+        info.claim_volumes,
+        info.pods_with_claims
+            .iter()
+            .map(|&id| crate::model::cluster::claim_volumes(cluster.pod(id)))
+            .sum::<usize>(),
+        "the node's count of claimed volumes is its pods'"
+    );
+    info.claim_volumes
 }
 
 /// The volumes the node's pods already attach, sorted, each once.

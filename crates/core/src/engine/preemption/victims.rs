@@ -6,6 +6,7 @@ use super::{Candidate, NO_VICTIMS};
 use crate::engine::answer::NodeFailure;
 use crate::engine::framework::Cycle;
 use crate::engine::status::{Plugin, Rejection};
+use crate::model::cluster::claim_volumes;
 use crate::model::{Cluster, NodeId, NodeInfo, PodId};
 
 /// `MoreImportantPod` order key: higher priority, then earlier start
@@ -72,6 +73,7 @@ pub fn select_victims_on_node(
         pods_with_affinity: Vec::new(),
         pods_with_required_anti_affinity: Vec::new(),
         pods_with_claims: Vec::new(),
+        claim_volumes: original.claim_volumes,
     };
     for (at, (&id, &brief)) in original.pods.iter().zip(&original.briefs).enumerate() {
         if brief.priority < prio {
@@ -81,6 +83,9 @@ pub fn select_victims_on_node(
                 at as u32,
             ));
             info.discount(&brief, || cluster.pod(id));
+            if brief.has_claims() {
+                info.claim_volumes -= claim_volumes(cluster.pod(id));
+            }
             if tracks_pods {
                 cycle.update_pod_of(&mut state, id, &brief, node, -1);
             }

@@ -225,9 +225,15 @@ pub fn pre_filter_constraints(
     // first met, with their counts; joined in range order, the pairs keep
     // the order a single pass over the nodes meets them in, which the
     // critical paths below depend on.
+    // A hostname constraint meets a pair per node: the maps get room for
+    // them at once instead of growing (and rehashing) as they are met.
+    let hostname = cluster.interner.lookup(super::common::LABEL_HOSTNAME);
+    let per_node_pairs = constraints.iter().any(|c| Some(c.topology_key) == hostname);
     let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
-        let mut index: FxHashMap<Pair, usize> = FxHashMap::default();
-        let mut met: Vec<(Pair, i64)> = Vec::new();
+        let room = if per_node_pairs { range.len() } else { 0 };
+        let mut index: FxHashMap<Pair, usize> =
+            FxHashMap::with_capacity_and_hasher(room, Default::default());
+        let mut met: Vec<(Pair, i64)> = Vec::with_capacity(room);
         let mut node_pairs: Vec<(Pair, i64)> = Vec::with_capacity(constraints.len());
         for n in range {
             let node = &cluster.nodes[n];
@@ -260,8 +266,10 @@ pub fn pre_filter_constraints(
         }
         met
     });
-    let mut pair_counts: FxHashMap<Pair, i64> = FxHashMap::default();
-    let mut order: Vec<Pair> = Vec::new();
+    let met: usize = parts.iter().map(Vec::len).sum();
+    let mut pair_counts: FxHashMap<Pair, i64> =
+        FxHashMap::with_capacity_and_hasher(met, Default::default());
+    let mut order: Vec<Pair> = Vec::with_capacity(met);
     for (pair, count) in parts.into_iter().flatten() {
         let entry = pair_counts.entry(pair).or_insert_with(|| {
             order.push(pair);
