@@ -43,7 +43,7 @@ fn memory_mb() -> (u64, u64) {
 /// A stacked scenario, as the TUI's `:cordon A` then `:then lose B` runs
 /// it: the second step's time is what an operator waits for after the
 /// first (`KPLACE_BENCH_STACKED=1`).
-fn stacked(cluster: &kplace::model::Cluster, cordoned: &str, lost: &str) {
+fn stacked(cluster: &kplace::model::Cluster, cordoned: &str, lost: &str, scheduler: &Scheduler) {
     use kplace::engine::disruption::Progress;
     use kplace::engine::scenario::{Step, run};
     let progress = Progress::default();
@@ -51,19 +51,21 @@ fn stacked(cluster: &kplace::model::Cluster, cordoned: &str, lost: &str) {
     let first = run(
         cluster,
         &[Step::CordonZone(cordoned.to_string())],
-        &Scheduler::default(),
+        scheduler,
         &progress,
     );
     let after_first = started.elapsed();
     let fork = first.cluster.expect("the cordon ran");
     let (user_before, sys_before, _) = cpu_and_faults();
     let started = Instant::now();
+    let held = kplace::allocator::hold_pages();
     let second = run(
         &fork,
         &[Step::LoseZone(lost.to_string())],
-        &Scheduler::default(),
+        scheduler,
         &progress,
     );
+    drop(held);
     let took = started.elapsed();
     let (user_after, sys_after, _) = cpu_and_faults();
     let plan = &second.steps[0].plan;
@@ -97,6 +99,12 @@ fn cpu_and_faults() -> (f64, f64, u64) {
     (num(11) as f64 / 100.0, num(12) as f64 / 100.0, num(7))
 }
 
+/// The scheduler `kplace --snapshot` would choose for the cluster.
+fn scheduler_for(cluster: &kplace::model::Cluster) -> Scheduler {
+    use kplace::source::version::{ServerVersion, choose};
+    Scheduler::new(choose(None, &ServerVersion::of_recording(cluster), cluster))
+}
+
 fn main() {
     kplace::allocator::tune();
     // `cargo bench` passes `--bench`; `cargo test --benches` does not run us.
@@ -125,17 +133,24 @@ fn main() {
         // The zone with the most pods cordoned, the next one lost: its
         // pods have one zone fewer to go to.
         let lost = zones.get(1).map(|z| z.0.clone()).expect("a second zone");
-        stacked(&cluster, &zone, &lost);
+        stacked(&cluster, &zone, &lost, &scheduler_for(&cluster));
         return;
     }
+    // The release the TUI answers this snapshot with (its kubelets').
+    let scheduler = scheduler_for(&cluster);
+    println!(
+        "kube-scheduler {} rules ({})",
+        scheduler.version.version.as_str(),
+        scheduler.version.reason()
+    );
     let (peak_before, rss_before) = memory_mb();
     let (user_before, sys_before, faults_before) = cpu_and_faults();
     let started = Instant::now();
-    let plan = simulate(
-        &cluster,
-        &Disruption::LoseZone(zone.clone()),
-        &Scheduler::default(),
-    );
+    // As the TUI runs a scenario: freed pages held for reuse during the
+    // run, returned at its end (counted in the time).
+    let held = kplace::allocator::hold_pages();
+    let plan = simulate(&cluster, &Disruption::LoseZone(zone.clone()), &scheduler);
+    drop(held);
     let took = started.elapsed();
     let (user_after, sys_after, faults_after) = cpu_and_faults();
     let (peak_after, _) = memory_mb();
