@@ -13,7 +13,7 @@ use super::plugins::{
 };
 use std::sync::Arc;
 
-use super::node_memo::{self, MemoEntry};
+use super::node_memo::{self, MemoEntry, SpreadLookups};
 use super::profile::Profile;
 use super::resource_scores::ScoreColumn;
 use super::status::{Code, FilterResult, Plugin, Reasons, Rejection};
@@ -102,7 +102,19 @@ impl FilterState<'_> {
 impl<'a> Cycle<'a> {
     /// Runs every PreFilter plugin in profile order.
     pub fn new(cluster: &'a Cluster, pod: &'a Pod, version: Version, profile: &'a Profile) -> Self {
-        let mut cycle = Self::pre_filter(cluster, pod, version, profile);
+        Self::new_with(cluster, pod, version, profile, None)
+    }
+
+    /// [`Cycle::new`], reading the nodes' topology values from a memo's
+    /// spreading lookups when there are some.
+    pub fn new_with(
+        cluster: &'a Cluster,
+        pod: &'a Pod,
+        version: Version,
+        profile: &'a Profile,
+        lookups: Option<&SpreadLookups>,
+    ) -> Self {
+        let mut cycle = Self::pre_filter(cluster, pod, version, profile, lookups);
         let (prefix, rest) = profile.filter.split_at(cycle.static_prefix);
         cycle.checked = prefix
             .iter()
@@ -138,6 +150,7 @@ impl<'a> Cycle<'a> {
         pod: &'a Pod,
         version: Version,
         profile: &'a Profile,
+        lookups: Option<&SpreadLookups>,
     ) -> Self {
         let args = &profile.args;
         let node_affinity = if profile.runs_pre_filter(Plugin::NodeAffinity)
@@ -256,7 +269,8 @@ impl<'a> Cycle<'a> {
         cycle.affinity_allowed = affinity_names.as_deref().map(to_allowed);
         cycle.allowed = names.as_deref().map(to_allowed);
         if runs(Plugin::PodTopologySpread) {
-            cycle.spread = pts_filter::pre_filter(cluster, pod, &args.pod_topology_spread);
+            cycle.spread =
+                pts_filter::pre_filter_with(cluster, pod, &args.pod_topology_spread, lookups);
         }
         if runs(Plugin::InterPodAffinity) {
             cycle.interpod = ipa_filter::pre_filter(cluster, pod, version);

@@ -246,7 +246,8 @@ fn attempt(
         return answer;
     }
 
-    let mut cycle = Cycle::new(cluster, pod, version, profile);
+    let lookups = memo.map(|m| m.spread_lookups(cluster));
+    let mut cycle = Cycle::new_with(cluster, pod, version, profile, lookups);
     if cycle.prefilter_rejection.is_none()
         && let Some(entry) = memo.and_then(|m| m.entry(&cycle, profile))
     {

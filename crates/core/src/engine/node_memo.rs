@@ -311,6 +311,18 @@ impl NodeMemo {
         self
     }
 
+    /// What spreading reads of `cluster`'s nodes and owners, kept for
+    /// every placement on the memo's nodes (PreFilter reads it before a
+    /// pod's entry is known).
+    pub(crate) fn spread_lookups(&self, cluster: &Cluster) -> &SpreadLookups {
+        assert_eq!(
+            self.nodes,
+            cluster.nodes.len(),
+            "a NodeMemo answers only for the nodes it was made for"
+        );
+        &self.lookups
+    }
+
     /// Whether a placed pod's answer keeps the nodes that failed.
     pub(crate) fn keeps_failures_of_placed_pods(&self) -> bool {
         self.failures_of_placed_pods

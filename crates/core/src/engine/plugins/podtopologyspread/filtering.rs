@@ -5,9 +5,10 @@
 use rustc_hash::FxHashMap;
 
 use super::common::{
-    Constraint, Pair, constraints_for, counts_per_constraint, matches_inclusion_policies,
+    Constraint, Pair, constraints_with, counts_per_constraint, matches_inclusion_policies,
     node_has_all_keys,
 };
+use crate::engine::node_memo::SpreadLookups;
 use crate::engine::profile::SpreadArgs;
 use crate::engine::status::{FilterResult, Plugin, Rejection};
 use crate::model::intern::Sym;
@@ -203,11 +204,34 @@ impl PreFilterState {
 
 /// PreFilter: `None` means Skip (no DoNotSchedule constraints).
 pub fn pre_filter(cluster: &Cluster, pod: &Pod, args: &SpreadArgs) -> Option<PreFilterState> {
-    let constraints = constraints_for(cluster, pod, args, WhenUnsatisfiable::DoNotSchedule);
+    pre_filter_with(cluster, pod, args, None)
+}
+
+/// [`pre_filter`], reading the nodes' topology values from a memo's
+/// columns when there is one (the same values, without a label search
+/// per node and constraint).
+pub fn pre_filter_with(
+    cluster: &Cluster,
+    pod: &Pod,
+    args: &SpreadArgs,
+    lookups: Option<&SpreadLookups>,
+) -> Option<PreFilterState> {
+    let constraints = constraints_with(
+        cluster,
+        pod,
+        args,
+        WhenUnsatisfiable::DoNotSchedule,
+        lookups,
+    );
     if constraints.is_empty() {
         return None;
     }
-    Some(pre_filter_constraints(cluster, pod, constraints))
+    Some(pre_filter_constraints_with(
+        cluster,
+        pod,
+        constraints,
+        lookups,
+    ))
 }
 
 /// PreFilter's counting for a given list of constraints: matching pods per
@@ -219,7 +243,33 @@ pub fn pre_filter_constraints(
     pod: &Pod,
     constraints: Vec<Constraint>,
 ) -> PreFilterState {
+    pre_filter_constraints_with(cluster, pod, constraints, None)
+}
+
+/// [`pre_filter_constraints`], with the nodes' topology values from a
+/// memo's columns when there is one.
+fn pre_filter_constraints_with(
+    cluster: &Cluster,
+    pod: &Pod,
+    constraints: Vec<Constraint>,
+    lookups: Option<&SpreadLookups>,
+) -> PreFilterState {
     let empty = cluster.empty_sym();
+    // Each constraint's key over every node, when a memo keeps them.
+    let columns: Option<Vec<_>> = lookups.map(|l| {
+        constraints
+            .iter()
+            .map(|c| l.column(cluster, c.topology_key))
+            .collect()
+    });
+    let has_all_keys = |n: usize, node: &Node| match &columns {
+        Some(columns) => columns.iter().all(|col| col.values[n].is_some()),
+        None => node_has_all_keys(node, &constraints),
+    };
+    let value_of = |n: usize, node: &Node, i: usize, c: &Constraint| match &columns {
+        Some(columns) => columns[i].values[n],
+        None => node.labels.get(c.topology_key),
+    };
     let per_constraint = counts_per_constraint(cluster, &constraints, pod.namespace);
     // Each range of nodes (on both cores) gives its pairs in the order
     // first met, with their counts; joined in range order, the pairs keep
@@ -237,7 +287,7 @@ pub fn pre_filter_constraints(
         let mut node_pairs: Vec<(Pair, i64)> = Vec::with_capacity(constraints.len());
         for n in range {
             let node = &cluster.nodes[n];
-            if !node_has_all_keys(node, &constraints) {
+            if !has_all_keys(n, node) {
                 continue;
             }
             // Per node, a later constraint with the same key overwrites the count.
@@ -246,10 +296,7 @@ pub fn pre_filter_constraints(
                 if !matches_inclusion_policies(c, pod, node, &cluster.interner) {
                     continue;
                 }
-                let pair = (
-                    c.topology_key,
-                    node.labels.get(c.topology_key).unwrap_or(empty),
-                );
+                let pair = (c.topology_key, value_of(n, node, i, c).unwrap_or(empty));
                 let count = per_constraint[i][n] as i64;
                 match node_pairs.iter_mut().find(|p| p.0 == pair) {
                     Some(p) => p.1 = count,
