@@ -935,14 +935,8 @@ impl<'a> Scorer<'a> {
 
     /// Whether the plugin has a NormalizeScore.
     fn normalizes(&self) -> bool {
-        !matches!(
-            self,
-            Scorer::Zero
-                | Scorer::Fit(..)
-                | Scorer::Balanced(..)
-                | Scorer::ImageLocality(_)
-                | Scorer::KnownImage(_)
-        )
+        // Derived from the scaling, so the two never disagree.
+        !matches!(self.scaling(RawRange::EMPTY), Scaling::Raw)
     }
 
     /// Whether NormalizeScore reads the `i`-th feasible node's raw score.

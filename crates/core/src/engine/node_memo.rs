@@ -69,9 +69,8 @@ pub struct NodeMemo {
     /// Shapes found to have too many distinct rejections, so that they are
     /// not run over every node again on each placement only to be refused.
     refused: RefCell<Vec<MemoKey>>,
-    lookups: Arc<SpreadLookups>,
-    resource_scores: Arc<ResourceScores>,
-    image_scores: Arc<ImageScores>,
+    /// What every entry shares, made with the memo.
+    shared: Shared,
 }
 
 /// What spreading reads of the cluster beyond the pod, kept for a memo's
@@ -195,20 +194,16 @@ pub struct MemoEntry {
     /// use.
     taint_scores: OnceLock<Box<[i64]>>,
     affinity_scores: OnceLock<Box<[i64]>>,
-    /// The memo's spreading lookups, shared by its entries.
-    lookups: Arc<SpreadLookups>,
-    /// The memo's resource scores, shared by its entries (they depend on
-    /// the pod's requests, which the entry's shape does not hold).
-    resource_scores: Arc<ResourceScores>,
-    /// The memo's ImageLocality scores, shared by its entries (they depend
-    /// on the pod's images, which the entry's shape does not hold).
-    image_scores: Arc<ImageScores>,
+    /// What the memo's entries share (the resource and image scores
+    /// depend on the pod's requests and images, which the shape does not
+    /// hold).
+    shared: Shared,
 }
 
 impl MemoEntry {
     /// What spreading reads of the cluster, kept across placements.
     pub(crate) fn spread_lookups(&self) -> &SpreadLookups {
-        &self.lookups
+        &self.shared.lookups
     }
 
     /// The kept scores of `plugin`'s scorer (NodeResourcesFit or
@@ -222,14 +217,15 @@ impl MemoEntry {
         resources: &[ScoredResource],
     ) -> Option<Arc<ScoreColumn>> {
         resource_allocation::reads_only_cpu_mem(resources).then(|| {
-            self.resource_scores
+            self.shared
+                .resource_scores
                 .column(plugin, &self.key.profile, version, resources)
         })
     }
 
     /// Every node's ImageLocality score for the pod's images.
     pub(crate) fn image_scores(&self, cluster: &Cluster, pod: &Pod) -> Arc<[u8]> {
-        self.image_scores.column(cluster, pod)
+        self.shared.image_scores.column(cluster, pod)
     }
 
     /// The static prefix's verdict on `node`.
@@ -294,9 +290,11 @@ impl NodeMemo {
             failures_of_placed_pods: true,
             entries: RefCell::new(Vec::new()),
             refused: RefCell::new(Vec::new()),
-            lookups: Arc::default(),
-            resource_scores: Arc::new(ResourceScores::new(cluster.nodes.len())),
-            image_scores: Arc::new(ImageScores::new(cluster.nodes.len())),
+            shared: Shared {
+                lookups: Arc::default(),
+                resource_scores: Arc::new(ResourceScores::new(cluster.nodes.len())),
+                image_scores: Arc::new(ImageScores::new(cluster.nodes.len())),
+            },
         }
     }
 
@@ -320,7 +318,7 @@ impl NodeMemo {
             cluster.nodes.len(),
             "a NodeMemo answers only for the nodes it was made for"
         );
-        &self.lookups
+        &self.shared.lookups
     }
 
     /// Whether a placed pod's answer keeps the nodes that failed.
@@ -352,11 +350,7 @@ impl NodeMemo {
         if refused.contains(&key) {
             return None;
         }
-        let shared = Shared {
-            lookups: self.lookups.clone(),
-            resource_scores: self.resource_scores.clone(),
-            image_scores: self.image_scores.clone(),
-        };
+        let shared = self.shared.clone();
         let Some(entry) = make_entry(cycle, &key, shared) else {
             if refused.len() == MAX_ENTRIES {
                 refused.remove(0);
@@ -375,6 +369,7 @@ impl NodeMemo {
 
 /// What a memo's entries share: the answers that do not depend on the
 /// entry's pod shape.
+#[derive(Clone)]
 struct Shared {
     lookups: Arc<SpreadLookups>,
     resource_scores: Arc<ResourceScores>,
@@ -413,8 +408,6 @@ fn make_entry(cycle: &Cycle, key: &MemoKey, shared: Shared) -> Option<MemoEntry>
         rejections,
         taint_scores: OnceLock::new(),
         affinity_scores: OnceLock::new(),
-        lookups: shared.lookups,
-        resource_scores: shared.resource_scores,
-        image_scores: shared.image_scores,
+        shared,
     })
 }
