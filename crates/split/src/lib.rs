@@ -38,7 +38,19 @@ const SPIN: Duration = Duration::from_micros(300);
 /// and the helper is free: the ranges' results in order. A pass kept
 /// whole gives one result, `work(0..n)`.
 pub fn in_parts<T: Send>(n: usize, work: impl Fn(Range<usize>) -> T + Sync) -> Vec<T> {
-    let Some(helper) = helper_for(n) else {
+    in_parts_from(MIN_NODES, n, work)
+}
+
+/// [`in_parts`] for items that each cost far more than a node's filter (a
+/// preemption dry run per node): split from `min` items on. Unlike a
+/// general pool, a helper that is already awake costs no wake-up and
+/// leaves the loading pool's threads asleep.
+pub fn in_parts_from<T: Send>(
+    min: usize,
+    n: usize,
+    work: impl Fn(Range<usize>) -> T + Sync,
+) -> Vec<T> {
+    let Some(helper) = helper_for_at_least(min.max(PARTS), n) else {
         return vec![work(0..n)];
     };
     let size = n.div_ceil(PARTS);
@@ -165,7 +177,13 @@ type Part<'a, T> = (usize, &'a mut [T]);
 
 /// The helper, when a pass of `n` nodes should split.
 fn helper_for(n: usize) -> Option<&'static Helper> {
-    if n < MIN_NODES || SERIAL.with(Cell::get) {
+    helper_for_at_least(MIN_NODES, n)
+}
+
+/// The helper, when a pass of `n` items of which `min` are worth splitting
+/// should split.
+fn helper_for_at_least(min: usize, n: usize) -> Option<&'static Helper> {
+    if n < min || SERIAL.with(Cell::get) {
         return None;
     }
     helper()
@@ -385,6 +403,18 @@ mod tests {
     fn parts_cover_the_range_in_order() {
         for n in [0, 1, MIN_NODES - 1, MIN_NODES, 517, 5_001] {
             let parts = in_parts(n, |r| r.collect::<Vec<_>>());
+            let joined: Vec<usize> = parts.into_iter().flatten().collect();
+            assert_eq!(joined, (0..n).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_lower_minimum_splits_small_passes_and_still_covers_them_in_order() {
+        for n in [0, 1, PARTS - 1, PARTS, 9, 40, 517] {
+            let parts = in_parts_from(1, n, |r| r.collect::<Vec<_>>());
+            if n < PARTS {
+                assert_eq!(parts.len(), 1, "{n} items stay whole");
+            }
             let joined: Vec<usize> = parts.into_iter().flatten().collect();
             assert_eq!(joined, (0..n).collect::<Vec<_>>());
         }

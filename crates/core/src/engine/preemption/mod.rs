@@ -12,8 +12,6 @@ mod victims;
 
 pub use select_node::Criterion;
 
-use rayon::prelude::*;
-
 use super::answer::NodeFailure;
 use super::fit_error::fit_error_message;
 use super::framework::Cycle;
@@ -21,6 +19,11 @@ use super::status::{Code, Plugin, Rejection};
 use super::termination::{TerminationEstimate, estimate};
 use crate::model::pod::PreemptionPolicy;
 use crate::model::{NodeId, PodId};
+
+/// Potential nodes from which the dry runs are shared with the split
+/// helper: each costs microseconds (a node's victims tried one by one), so
+/// a few dozen already outweigh handing half over.
+const DRY_RUNS_WORTH_SPLITTING: usize = 32;
 
 pub const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
 pub const NOT_ELIGIBLE_TERMINATING: &str =
@@ -117,11 +120,15 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
         upstream_sample_size(potential.len(), &cycle.profile.args.default_preemption);
 
     let pdbs = pdb::PdbTable::of(cluster);
-    let results: Vec<Result<Candidate, NodeFailure>> = potential
-        .par_iter()
-        .map(|&node| victims::select_victims_on_node(cycle, &pdbs, node))
-        .collect();
-    for r in results {
+    // Both cores through the placement's own helper (awake from Filter),
+    // in node order; a dry run costs enough to split from a few nodes on.
+    let parts = kplace_split::in_parts_from(DRY_RUNS_WORTH_SPLITTING, potential.len(), |range| {
+        potential[range]
+            .iter()
+            .map(|&node| victims::select_victims_on_node(cycle, &pdbs, node))
+            .collect::<Vec<_>>()
+    });
+    for r in parts.into_iter().flatten() {
         match r {
             Ok(c) => answer.candidates.push(c),
             Err(f) => answer.statuses.push(f),
