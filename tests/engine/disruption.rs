@@ -505,3 +505,71 @@ fn a_memo_keeps_image_scores_per_list_of_images() {
         }
     }
 }
+
+/// Every zone of a cluster, and every other node (a drain-sized loss that
+/// leaves nodes of each zone), as sets of node ids to lose.
+fn losses(c: &Cluster) -> Vec<Vec<u32>> {
+    let zone_of = |n: u32| {
+        c.interner
+            .lookup(ZONE_LABEL)
+            .and_then(|key| c.node(n).labels.get(key))
+    };
+    let mut zones: Vec<_> = (0..c.nodes.len() as u32).map(zone_of).collect();
+    zones.sort();
+    zones.dedup();
+    let mut out: Vec<Vec<u32>> = zones
+        .iter()
+        .map(|&zone| {
+            (0..c.nodes.len() as u32)
+                .filter(|&n| zone_of(n) == zone)
+                .collect()
+        })
+        .collect();
+    out.push((0..c.nodes.len() as u32).step_by(2).collect());
+    out.push(vec![c.nodes.len() as u32 - 1]);
+    out
+}
+
+fn assert_fork_equals_rebuild(c: &Cluster, gone: &[u32], what: &str) {
+    let fork = c.without_nodes(gone);
+    let rebuilt = c.without_nodes_rebuilt(gone);
+    let differences: Vec<String> = fork
+        .model_differences(&rebuilt)
+        .into_iter()
+        .take(6)
+        .collect();
+    assert!(
+        differences.is_empty(),
+        "{what}, losing {} node(s): {differences:#?}",
+        gone.len()
+    );
+}
+
+#[test]
+fn a_fork_without_nodes_equals_the_cluster_built_anew_without_them() {
+    use kplace::synth::{SynthSpec, write_cluster_json};
+    let mut json = Vec::new();
+    write_cluster_json(&mut json, &SynthSpec::small()).unwrap();
+    let (c, _) = load_snapshot_bytes(&json, "synth.json").unwrap();
+    for gone in losses(&c) {
+        assert_fork_equals_rebuild(&c, &gone, "the synthetic cluster");
+    }
+    // Every snapshot of the conformance corpus: its PDBs, nominated pods,
+    // affinity groups, claims and ports.
+    let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&cases).expect("the corpus") {
+        let dir = entry.unwrap().path();
+        let Ok((c, _)) = kplace::source::file::load_snapshot(&dir.join("snapshot.yaml.gz")) else {
+            continue;
+        };
+        if c.nodes.is_empty() {
+            continue;
+        }
+        for gone in losses(&c) {
+            assert_fork_equals_rebuild(&c, &gone, &dir.display().to_string());
+        }
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} snapshots checked");
+}

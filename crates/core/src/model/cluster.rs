@@ -636,6 +636,127 @@ impl Cluster {
                 *g = true;
             }
         }
+        let Some(first_gone) = is_gone.iter().position(|&g| g) else {
+            return self.clone();
+        };
+        // The kept nodes keep their order; each one's new id.
+        let mut new_id = vec![NodeId::MAX; self.nodes.len()];
+        let mut nodes = SharedVec::new();
+        let mut node_infos = SharedVec::new();
+        let mut node_by_name = FxHashMap::default();
+        for (n, node) in self.nodes.iter().enumerate() {
+            if is_gone[n] {
+                continue;
+            }
+            new_id[n] = nodes.len() as NodeId;
+            node_by_name.insert(node.name.clone(), new_id[n]);
+            nodes.push(node.clone());
+            // A kept node holds the same pods, under the same ids.
+            node_infos.push(self.node_infos[n].clone());
+        }
+        // The pods of the lost nodes become pending, unbound; every other
+        // bound pod past the first lost node gets its node's new id.
+        let mut leaving = vec![false; self.pods.len()];
+        let mut left = 0;
+        for n in (first_gone..self.nodes.len()).filter(|&n| is_gone[n]) {
+            for &id in &self.node_infos[n].pods {
+                leaving[id as usize] = true;
+                left += 1;
+            }
+        }
+        let pods = self.pods.changed_where(
+            |p| p.node.is_some_and(|n| n as usize >= first_gone),
+            |p| {
+                let Some(n) = p.node else { return };
+                if is_gone[n as usize] {
+                    p.node = None;
+                    p.node_name = None;
+                    p.phase = PodPhase::Pending;
+                } else {
+                    p.node = Some(new_id[n as usize]);
+                }
+            },
+        );
+        /// An index of scheduled pods without the pods that left.
+        fn scheduled_only<K: Copy + Eq + std::hash::Hash>(
+            index: &FxHashMap<K, Vec<PodId>>,
+            leaving: &[bool],
+        ) -> FxHashMap<K, Vec<PodId>> {
+            index
+                .iter()
+                .filter_map(|(&key, list)| {
+                    let kept: Vec<PodId> = list
+                        .iter()
+                        .copied()
+                        .filter(|&id| !leaving[id as usize])
+                        .collect();
+                    (!kept.is_empty()).then_some((key, kept))
+                })
+                .collect()
+        }
+        // An unbound pod that names a nominated node waits for it, as
+        // `add_pod` lists it; in pod order, as a rebuild finds them.
+        let mut nominated: Vec<PodId> = self.nominated.clone();
+        nominated.extend(
+            (0..self.pods.len() as PodId).filter(|&id| {
+                leaving[id as usize] && pods[id as usize].nominated_node_name.is_some()
+            }),
+        );
+        nominated.sort_unstable();
+        let mut affinity_groups = self.affinity_groups.clone();
+        for group in &mut affinity_groups.groups {
+            let mut on_kept = FxHashMap::default();
+            let mut pods_on_kept = 0;
+            for (&n, &count) in &group.nodes {
+                if !is_gone[n as usize] {
+                    on_kept.insert(new_id[n as usize], count);
+                    pods_on_kept += count;
+                }
+            }
+            group.nodes = on_kept;
+            group.pods = pods_on_kept;
+        }
+        let mut cluster = Cluster {
+            interner: self.interner.clone(),
+            nodes,
+            node_infos,
+            pods,
+            priority_classes: self.priority_classes.clone(),
+            // Pod labels are unchanged, so are the budgets they match.
+            pdbs: Arc::clone(&self.pdbs),
+            owners: self.owners.clone(),
+            namespaces: self.namespaces.clone(),
+            images: FxHashMap::default(),
+            storage: Arc::clone(&self.storage),
+            dra: self.dra.clone(),
+            skipped_kinds: self.skipped_kinds.clone(),
+            recorded_server_version: self.recorded_server_version.clone(),
+            node_by_name,
+            label_index: scheduled_only(&self.label_index, &leaving),
+            key_index: scheduled_only(&self.key_index, &leaving),
+            num_scheduled: self.num_scheduled - left,
+            nominated,
+            pdbs_by_namespace: self.pdbs_by_namespace.clone(),
+            pod_pdbs: self.pod_pdbs.clone(),
+            pod_priorities: self.pod_priorities.clone(),
+            affinity_groups,
+            pod_by_key: self.pod_by_key.clone(),
+        };
+        cluster.rebuild_images();
+        cluster
+    }
+
+    /// [`Cluster::without_nodes`] by building the cluster anew from copies
+    /// of its objects: the reference the fork is checked against.
+    #[doc(hidden)]
+    pub fn without_nodes_rebuilt(&self, gone: &[NodeId]) -> Cluster {
+        // By node id: a zone is a thousand nodes, asked about for every pod.
+        let mut is_gone = vec![false; self.nodes.len()];
+        for &n in gone {
+            if let Some(g) = is_gone.get_mut(n as usize) {
+                *g = true;
+            }
+        }
         let nodes: Vec<Node> = (0..self.nodes.len())
             .filter(|&n| !is_gone[n])
             .map(|n| self.nodes[n].clone())
@@ -669,6 +790,159 @@ impl Cluster {
         cluster.storage = self.storage.clone();
         cluster.dra = self.dra.clone();
         cluster
+    }
+
+    /// What differs between two models, field by field (indexes compared
+    /// as sets where their order carries no meaning): empty when they are
+    /// the same. For tests that check a shortcut against a rebuild.
+    #[doc(hidden)]
+    pub fn model_differences(&self, other: &Cluster) -> Vec<String> {
+        fn sorted<K: Ord + std::fmt::Debug, V: std::fmt::Debug>(
+            map: impl Iterator<Item = (K, V)>,
+        ) -> String {
+            let mut entries: Vec<(K, V)> = map.collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            format!("{entries:?}")
+        }
+        fn groups(c: &Cluster) -> Vec<String> {
+            let mut out: Vec<String> = c
+                .affinity_groups
+                .iter()
+                .map(|g| {
+                    let on = sorted(g.nodes.iter().map(|(&n, &k)| (n, k)));
+                    format!("{:?} {on} {}", g.terms, g.pods)
+                })
+                .collect();
+            out.sort();
+            out
+        }
+        let mut out = Vec::new();
+        let mut same = |what: &str, a: String, b: String| {
+            if a != b {
+                let cut = |s: &str| s.chars().take(400).collect::<String>();
+                out.push(format!("{what}:\n  {}\n  {}", cut(&a), cut(&b)));
+            }
+        };
+        same(
+            "nodes",
+            format!("{:?}", self.nodes),
+            format!("{:?}", other.nodes),
+        );
+        for (n, (a, b)) in self
+            .node_infos
+            .iter()
+            .zip(other.node_infos.iter())
+            .enumerate()
+        {
+            same(
+                &format!("node_infos[{n}]"),
+                format!("{a:?}"),
+                format!("{b:?}"),
+            );
+        }
+        same(
+            "pod count",
+            self.pods.len().to_string(),
+            other.pods.len().to_string(),
+        );
+        for (i, (a, b)) in self.pods.iter().zip(other.pods.iter()).enumerate() {
+            if a != b {
+                same(&format!("pods[{i}]"), format!("{a:?}"), format!("{b:?}"));
+            }
+        }
+        same(
+            "priority_classes",
+            format!("{:?}", self.priority_classes),
+            format!("{:?}", other.priority_classes),
+        );
+        same(
+            "pdbs",
+            format!("{:?}", self.pdbs),
+            format!("{:?}", other.pdbs),
+        );
+        same(
+            "owners",
+            format!("{:?}", self.owners),
+            format!("{:?}", other.owners),
+        );
+        same(
+            "namespaces",
+            sorted(self.namespaces.iter()),
+            sorted(other.namespaces.iter()),
+        );
+        same(
+            "images",
+            sorted(self.images.iter()),
+            sorted(other.images.iter()),
+        );
+        same(
+            "node_by_name",
+            sorted(self.node_by_name.iter()),
+            sorted(other.node_by_name.iter()),
+        );
+        let non_empty = |index: &FxHashMap<(Sym, Sym), Vec<PodId>>| {
+            sorted(index.iter().filter(|(_, l)| !l.is_empty()))
+        };
+        same(
+            "label_index",
+            non_empty(&self.label_index),
+            non_empty(&other.label_index),
+        );
+        let non_empty = |index: &FxHashMap<Sym, Vec<PodId>>| {
+            sorted(index.iter().filter(|(_, l)| !l.is_empty()))
+        };
+        same(
+            "key_index",
+            non_empty(&self.key_index),
+            non_empty(&other.key_index),
+        );
+        same(
+            "num_scheduled",
+            self.num_scheduled.to_string(),
+            other.num_scheduled.to_string(),
+        );
+        same(
+            "nominated",
+            format!("{:?}", self.nominated),
+            format!("{:?}", other.nominated),
+        );
+        same(
+            "pdbs_by_namespace",
+            sorted(self.pdbs_by_namespace.iter()),
+            sorted(other.pdbs_by_namespace.iter()),
+        );
+        same(
+            "pod_pdbs",
+            format!("{:?}", self.pod_pdbs),
+            format!("{:?}", other.pod_pdbs),
+        );
+        same(
+            "pod_priorities",
+            format!("{:?}", self.pod_priorities),
+            format!("{:?}", other.pod_priorities),
+        );
+        same(
+            "affinity_groups",
+            format!("{:?}", groups(self)),
+            format!("{:?}", groups(other)),
+        );
+        same(
+            "storage",
+            format!("{:?}", self.storage),
+            format!("{:?}", other.storage),
+        );
+        same("dra", format!("{:?}", self.dra), format!("{:?}", other.dra));
+        same(
+            "skipped_kinds",
+            format!("{:?}", self.skipped_kinds),
+            format!("{:?}", other.skipped_kinds),
+        );
+        same(
+            "recorded_server_version",
+            format!("{:?}", self.recorded_server_version),
+            format!("{:?}", other.recorded_server_version),
+        );
+        out
     }
 
     /// Indexes (into `pdbs`) of the PodDisruptionBudgets of a namespace.

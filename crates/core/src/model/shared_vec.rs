@@ -148,6 +148,42 @@ impl<T: Clone, const BITS: u32> SharedVec<T, BITS> {
     }
 }
 
+impl<T: Clone + Send + Sync, const BITS: u32> SharedVec<T, BITS> {
+    /// A copy with `change` applied to each element `touches` selects,
+    /// made on both cores: a chunk with no such element is shared with
+    /// `self`, the others are copied once (a lost zone renumbers the node
+    /// of nearly every pod).
+    pub fn changed_where(
+        &self,
+        touches: impl Fn(&T) -> bool + Sync,
+        change: impl Fn(&mut T) + Sync,
+    ) -> Self {
+        let (chunks, _) = kplace_split::build(
+            self.chunks.len(),
+            |c| {
+                let chunk = &self.chunks[c];
+                if !chunk.iter().any(&touches) {
+                    return Arc::clone(chunk);
+                }
+                let mut copy = Vec::with_capacity(Self::CHUNK);
+                for x in chunk.iter() {
+                    let mut x = x.clone();
+                    if touches(&x) {
+                        change(&mut x);
+                    }
+                    copy.push(x);
+                }
+                Arc::new(copy)
+            },
+            |_, _| (),
+        );
+        SharedVec {
+            chunks,
+            len: self.len,
+        }
+    }
+}
+
 impl<T, const BITS: u32> Index<usize> for SharedVec<T, BITS> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
@@ -204,6 +240,23 @@ mod tests {
     use super::*;
 
     const CHUNK: usize = 1 << DEFAULT_CHUNK_BITS;
+
+    #[test]
+    fn changed_where_copies_only_the_chunks_it_changes() {
+        let n = 600 * CHUNK + 5;
+        let v: SharedVec<usize> = (0..n).collect();
+        let w = v.changed_where(|&x| x % (7 * CHUNK) == 3, |x| *x += n);
+        assert_eq!(w.len(), n);
+        for (i, (&a, &b)) in v.iter().zip(w.iter()).enumerate() {
+            let changed = i % (7 * CHUNK) == 3;
+            assert_eq!(b, if changed { a + n } else { a }, "element {i}");
+        }
+        for (c, (a, b)) in v.chunks.iter().zip(&w.chunks).enumerate() {
+            let touched = (c * CHUNK..(c + 1) * CHUNK).any(|i| i % (7 * CHUNK) == 3);
+            assert_eq!(Arc::ptr_eq(a, b), !touched, "chunk {c}");
+        }
+        assert!(v.iter().copied().eq(0..n), "the original is unchanged");
+    }
 
     #[test]
     fn behaves_as_a_vec_across_chunk_boundaries() {
