@@ -17,6 +17,8 @@ mod dynamicresources;
 mod existing;
 #[path = "engine/nodevolumelimits.rs"]
 mod nodevolumelimits;
+#[path = "engine/podtopologyspread.rs"]
+mod podtopologyspread;
 #[path = "engine/preemption.rs"]
 mod preemption;
 #[path = "engine/remedies.rs"]

@@ -9,7 +9,7 @@ use crate::model::intern::{Interner, Sym};
 use crate::model::labels::{LabelSelector, Requirement};
 use crate::model::pod::{InclusionPolicy, Pod, SpreadConstraint, WhenUnsatisfiable};
 use crate::model::policy::{SelectorOwner, SelectorOwnerKind};
-use crate::model::{Cluster, Node};
+use crate::model::{Cluster, Node, NodeId};
 
 /// A constraint ready for evaluation (`topologySpreadConstraint`).
 #[derive(Clone, Debug)]
@@ -226,25 +226,67 @@ pub fn counts_per_node(cluster: &Cluster, selector: &LabelSelector, namespace: S
     counts
 }
 
-/// [`counts_per_node`] for each constraint, counted once per distinct
+/// Matching pods per node for each constraint, counted once per distinct
 /// selector: the system defaults (and most workloads' own hostname and
-/// zone constraints) share theirs.
+/// zone constraints) share theirs. A workload's pods sit on a few of
+/// thousands of nodes, so each count also lists the nodes it is not zero
+/// on, for passes that need only those.
+pub struct SpreadCounts {
+    /// Per distinct selector: matching pods per node, and the nodes with
+    /// any (each once, in the order first counted).
+    counts: Vec<(Vec<u32>, Vec<NodeId>)>,
+    /// Per constraint, its selector's entry in `counts`.
+    of: Vec<usize>,
+}
+
+impl SpreadCounts {
+    /// Matching pods per node for the `ci`-th constraint.
+    pub fn per_node(&self, ci: usize) -> &[u32] {
+        &self.counts[self.of[ci]].0
+    }
+
+    /// The nodes with matching pods for the `ci`-th constraint.
+    pub fn nodes_with_matches(&self, ci: usize) -> &[NodeId] {
+        &self.counts[self.of[ci]].1
+    }
+}
+
+/// [`SpreadCounts`] for the constraints of a pod in `namespace`.
 pub fn counts_per_constraint(
     cluster: &Cluster,
     constraints: &[Constraint],
     namespace: Sym,
-) -> Vec<Vec<u32>> {
-    let mut counts: Vec<Vec<u32>> = Vec::with_capacity(constraints.len());
+) -> SpreadCounts {
+    let mut counts: Vec<(Vec<u32>, Vec<NodeId>)> = Vec::new();
+    let mut of = Vec::with_capacity(constraints.len());
     for (i, c) in constraints.iter().enumerate() {
-        let same = constraints[..i]
+        if let Some(j) = constraints[..i]
             .iter()
-            .position(|e| e.selector == c.selector);
-        counts.push(match same {
-            Some(j) => counts[j].clone(),
-            None => counts_per_node(cluster, &c.selector, namespace),
-        });
+            .position(|e| e.selector == c.selector)
+        {
+            of.push(of[j]);
+            continue;
+        }
+        let mut per_node = vec![0u32; cluster.nodes.len()];
+        let mut touched = Vec::new();
+        if !c.selector.is_everything() {
+            cluster.for_each_scheduled_match(&c.selector, |_, p| {
+                if p.namespace == namespace
+                    && !p.is_terminating()
+                    && let Some(node) = p.node
+                {
+                    let count = &mut per_node[node as usize];
+                    if *count == 0 {
+                        touched.push(node);
+                    }
+                    *count += 1;
+                }
+            });
+        }
+        of.push(counts.len());
+        counts.push((per_node, touched));
     }
-    counts
+    SpreadCounts { counts, of }
 }
 
 pub type Pair = (Sym, Sym);

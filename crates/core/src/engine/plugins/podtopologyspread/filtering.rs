@@ -297,7 +297,7 @@ fn pre_filter_constraints_with(
                     continue;
                 }
                 let pair = (c.topology_key, value_of(n, node, i, c).unwrap_or(empty));
-                let count = per_constraint[i][n] as i64;
+                let count = per_constraint.per_node(i)[n] as i64;
                 match node_pairs.iter_mut().find(|p| p.0 == pair) {
                     Some(p) => p.1 = count,
                     None => node_pairs.push((pair, count)),

@@ -3,7 +3,7 @@
 use rustc_hash::FxHashMap;
 
 use super::common::{
-    Constraint, LABEL_HOSTNAME, Pair, constraints_with, counts_per_constraint,
+    Constraint, LABEL_HOSTNAME, Pair, SpreadCounts, constraints_with, counts_per_constraint,
     matches_inclusion_policies, node_has_all_keys,
 };
 use crate::engine::node_memo::SpreadLookups;
@@ -27,7 +27,7 @@ pub struct PreScoreState {
     domain_of: Vec<u32>,
     pub weights: Vec<f64>,
     /// Matching pods per node, for each constraint.
-    per_node: Vec<Vec<u32>>,
+    per_node: SpreadCounts,
 }
 
 /// A node without the constraint's key: it scores nothing for it.
@@ -121,7 +121,7 @@ struct Registration<'a> {
     pod: &'a Pod,
     feasible: &'a [NodeId],
     constraints: &'a [Constraint],
-    per_node: &'a [Vec<u32>],
+    per_node: &'a SpreadCounts,
     hostname: Option<Sym>,
     require_all: bool,
 }
@@ -189,7 +189,7 @@ impl Registration<'_> {
                     continue;
                 }
                 for (ci, c) in constraints.iter().enumerate() {
-                    if self.is_hostname(c) || self.per_node[ci][n] == 0 {
+                    if self.is_hostname(c) || self.per_node.per_node(ci)[n] == 0 {
                         continue;
                     }
                     let pair = (
@@ -200,7 +200,7 @@ impl Registration<'_> {
                         continue;
                     };
                     if matches_inclusion_policies(c, self.pod, node, &cluster.interner) {
-                        domain_counts[index as usize] += self.per_node[ci][n] as i64;
+                        domain_counts[index as usize] += self.per_node.per_node(ci)[n] as i64;
                     }
                 }
             }
@@ -312,7 +312,7 @@ impl Registration<'_> {
                     continue;
                 }
                 for (ci, (c, column)) in constraints.iter().zip(&columns).enumerate() {
-                    if self.is_hostname(c) || self.per_node[ci][n] == 0 {
+                    if self.is_hostname(c) || self.per_node.per_node(ci)[n] == 0 {
                         continue;
                     }
                     let index = (offsets[ci] + column.domain[n]) as usize;
@@ -324,7 +324,7 @@ impl Registration<'_> {
                             &cluster.interner,
                         )
                     {
-                        domain_counts[index] += self.per_node[ci][n] as i64;
+                        domain_counts[index] += self.per_node.per_node(ci)[n] as i64;
                     }
                 }
             }
@@ -338,33 +338,29 @@ impl Registration<'_> {
     }
 }
 
-/// The nodes (ascending) where some constraint that counts per domain
-/// (not per hostname) has matching pods: only they add to a domain's
-/// count, and a workload's pods sit on a few of thousands of nodes, so
-/// the dense counts are scanned instead of every node's labels.
+/// The nodes where some constraint counted by domain (not per hostname)
+/// has matching pods, in node order: only they add to a domain's count,
+/// and a workload's pods sit on a few of thousands of nodes, so the nodes
+/// each count touched are joined instead of scanning every node.
 fn nodes_with_matches(
-    per_node: &[Vec<u32>],
+    per_node: &SpreadCounts,
     constraints: &[Constraint],
     hostname: Option<Sym>,
 ) -> Vec<usize> {
-    let mut counted = constraints
-        .iter()
-        .zip(per_node)
-        .filter(|(c, _)| Some(c.topology_key) != hostname)
-        .map(|(_, counts)| counts);
-    let Some(first) = counted.next() else {
-        return Vec::new();
-    };
-    let mut any: Vec<bool> = first.iter().map(|&c| c != 0).collect();
-    for counts in counted {
-        for (a, &c) in any.iter_mut().zip(counts) {
-            *a |= c != 0;
+    let mut nodes: Vec<usize> = Vec::new();
+    let mut joined: Vec<&[NodeId]> = Vec::new();
+    for (ci, c) in constraints.iter().enumerate() {
+        let touched = per_node.nodes_with_matches(ci);
+        // Constraints sharing a selector share one list: join it once.
+        if Some(c.topology_key) == hostname || joined.iter().any(|j| std::ptr::eq(*j, touched)) {
+            continue;
         }
+        joined.push(touched);
+        nodes.extend(touched.iter().map(|&n| n as usize));
     }
-    any.iter()
-        .enumerate()
-        .filter_map(|(n, &a)| a.then_some(n))
-        .collect()
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes
 }
 
 impl PreScoreState {
@@ -379,7 +375,7 @@ impl PreScoreState {
         for (ci, c) in self.constraints.iter().enumerate() {
             let count = match domains[ci] {
                 NO_DOMAIN => continue,
-                PER_NODE => self.per_node[ci][n as usize] as i64,
+                PER_NODE => self.per_node.per_node(ci)[n as usize] as i64,
                 d => self.domain_counts[d as usize],
             };
             score += count as f64 * self.weights[ci] + (c.max_skew - 1) as f64;
