@@ -322,13 +322,12 @@ fn run(
             pod.node_name = None;
             pod.phase = PodPhase::Pending;
             pod.nominated_node_name = None;
-            let identity = anonymous(&pod);
             // (A pod with ResourceClaims is asked each time: its claims
             // are its own, and the messages name it.)
             if let Some((at, prev, landing)) = &last_miss
                 && *at == landings
-                && *prev == identity
                 && pod.resource_claims.is_empty()
+                && *prev == anonymous(&pod)
             {
                 entry.landing = Some(landing.clone());
                 displaced.push(entry);
@@ -338,7 +337,7 @@ fn run(
             let placement = schedule_with(&fork, &pod, scheduler, memo.as_ref());
             let landing = Landing::of(&fork, &placement);
             if landing.node.is_none() {
-                last_miss = Some((landings, identity, landing.clone()));
+                last_miss = Some((landings, anonymous(&pod), landing.clone()));
             }
             entry.landing = Some(landing);
             if placement.outcome == Outcome::Preempt
@@ -363,8 +362,9 @@ fn run(
         progress.done.fetch_add(1, Ordering::Relaxed);
     }
 
-    // Skew of every affected workload that spreads.
-    let mut workload_skew: Vec<(String, Vec<DomainCounts>)> = Vec::new();
+    // Skew of every affected workload that spreads, each a pass over the
+    // nodes: the workloads shared between both cores.
+    let mut spreading: Vec<(String, &Pod)> = Vec::new();
     for &id in &leaving {
         let pod = cluster.pod(id);
         if pod.spread_constraints.is_empty() {
@@ -373,11 +373,22 @@ fn run(
         let Some(name) = workload_of(cluster, pod) else {
             continue;
         };
-        if workload_skew.iter().any(|(w, _)| *w == name) {
+        if spreading.iter().any(|(w, _)| *w == name) {
             continue;
         }
-        workload_skew.push((name, domain_counts(&fork, pod)));
+        spreading.push((name, pod));
     }
+    let counts = kplace_split::in_parts_from(2, spreading.len(), |range| {
+        spreading[range]
+            .iter()
+            .map(|&(_, pod)| domain_counts(&fork, pod))
+            .collect::<Vec<_>>()
+    });
+    let workload_skew: Vec<(String, Vec<DomainCounts>)> = spreading
+        .into_iter()
+        .map(|(name, _)| name)
+        .zip(counts.into_iter().flatten())
+        .collect();
 
     DisruptionPlan {
         affected_nodes,
