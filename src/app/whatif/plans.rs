@@ -119,7 +119,21 @@ pub fn changes(before: &Summary, after: &Summary) -> Vec<Line> {
     out
 }
 
+/// Domains named one by one up to this many; past it (a hostname
+/// constraint has one per node) the line names the emptiest and the
+/// fullest, which make the skew.
+const DOMAINS_NAMED: usize = 16;
+
 fn domains_text(d: &DomainCounts) -> String {
+    if d.counts.len() > DOMAINS_NAMED
+        && let Some((fewest, fewest_n)) = d.counts.iter().min_by_key(|(_, n)| *n)
+        && let Some((most, most_n)) = d.counts.iter().max_by_key(|(_, n)| *n)
+    {
+        return format!(
+            "{} domains, fewest {fewest}={fewest_n}, most {most}={most_n}",
+            d.counts.len()
+        );
+    }
     d.counts
         .iter()
         .map(|(v, n)| format!("{v}={n}"))
@@ -707,4 +721,42 @@ pub fn scenario_table(cluster: &Cluster, run: &ScenarioRun, asked: &[Step]) -> D
         out.tail.extend(t.tail);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::intern::Interner;
+    use crate::model::labels::LabelSelector;
+    use crate::model::pod::{InclusionPolicy, SpreadConstraint, WhenUnsatisfiable};
+
+    fn counts(n: usize) -> DomainCounts {
+        DomainCounts {
+            constraint: SpreadConstraint {
+                max_skew: 1,
+                topology_key: Interner::default().intern("kubernetes.io/hostname"),
+                when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
+                selector: LabelSelector::everything(),
+                min_domains: None,
+                node_affinity_policy: InclusionPolicy::Honor,
+                node_taints_policy: InclusionPolicy::Ignore,
+                match_label_keys: Box::default(),
+            },
+            counts: (0..n)
+                .map(|i| (format!("node-{i:04}"), (i % 5) as i64))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_few_domains_are_each_named_and_many_are_summed_up_by_their_extremes() {
+        assert_eq!(
+            domains_text(&counts(3)),
+            "node-0000=0 node-0001=1 node-0002=2"
+        );
+        assert_eq!(
+            domains_text(&counts(4_000)),
+            "4000 domains, fewest node-0000=0, most node-3999=4"
+        );
+    }
 }
