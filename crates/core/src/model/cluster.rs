@@ -804,6 +804,10 @@ impl Cluster {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             format!("{entries:?}")
         }
+        /// An index's lists, leaving out the empty ones a removal leaves.
+        fn non_empty<K: Ord + std::fmt::Debug>(index: &FxHashMap<K, Vec<PodId>>) -> String {
+            sorted(index.iter().filter(|(_, l)| !l.is_empty()))
+        }
         fn groups(c: &Cluster) -> Vec<String> {
             let mut out: Vec<String> = c
                 .affinity_groups
@@ -823,11 +827,21 @@ impl Cluster {
                 out.push(format!("{what}:\n  {}\n  {}", cut(&a), cut(&b)));
             }
         };
-        same(
-            "nodes",
-            format!("{:?}", self.nodes),
-            format!("{:?}", other.nodes),
-        );
+        // A field compared through `show` (its Debug text unless named),
+        // under its own name.
+        macro_rules! compare {
+            ($field:ident) => {
+                compare!($field, |v| format!("{v:?}"))
+            };
+            ($field:ident, $show:expr) => {
+                same(
+                    stringify!($field),
+                    $show(&self.$field),
+                    $show(&other.$field),
+                )
+            };
+        }
+        compare!(nodes);
         for (n, (a, b)) in self
             .node_infos
             .iter()
@@ -850,98 +864,28 @@ impl Cluster {
                 same(&format!("pods[{i}]"), format!("{a:?}"), format!("{b:?}"));
             }
         }
-        same(
-            "priority_classes",
-            format!("{:?}", self.priority_classes),
-            format!("{:?}", other.priority_classes),
-        );
-        same(
-            "pdbs",
-            format!("{:?}", self.pdbs),
-            format!("{:?}", other.pdbs),
-        );
-        same(
-            "owners",
-            format!("{:?}", self.owners),
-            format!("{:?}", other.owners),
-        );
-        same(
-            "namespaces",
-            sorted(self.namespaces.iter()),
-            sorted(other.namespaces.iter()),
-        );
-        same(
-            "images",
-            sorted(self.images.iter()),
-            sorted(other.images.iter()),
-        );
-        same(
-            "node_by_name",
-            sorted(self.node_by_name.iter()),
-            sorted(other.node_by_name.iter()),
-        );
-        let non_empty = |index: &FxHashMap<(Sym, Sym), Vec<PodId>>| {
-            sorted(index.iter().filter(|(_, l)| !l.is_empty()))
-        };
-        same(
-            "label_index",
-            non_empty(&self.label_index),
-            non_empty(&other.label_index),
-        );
-        let non_empty = |index: &FxHashMap<Sym, Vec<PodId>>| {
-            sorted(index.iter().filter(|(_, l)| !l.is_empty()))
-        };
-        same(
-            "key_index",
-            non_empty(&self.key_index),
-            non_empty(&other.key_index),
-        );
-        same(
-            "num_scheduled",
-            self.num_scheduled.to_string(),
-            other.num_scheduled.to_string(),
-        );
-        same(
-            "nominated",
-            format!("{:?}", self.nominated),
-            format!("{:?}", other.nominated),
-        );
-        same(
-            "pdbs_by_namespace",
-            sorted(self.pdbs_by_namespace.iter()),
-            sorted(other.pdbs_by_namespace.iter()),
-        );
-        same(
-            "pod_pdbs",
-            format!("{:?}", self.pod_pdbs),
-            format!("{:?}", other.pod_pdbs),
-        );
-        same(
-            "pod_priorities",
-            format!("{:?}", self.pod_priorities),
-            format!("{:?}", other.pod_priorities),
-        );
+        compare!(priority_classes);
+        compare!(pdbs);
+        compare!(owners);
+        compare!(namespaces, |m: &FxHashMap<_, _>| sorted(m.iter()));
+        compare!(images, |m: &FxHashMap<_, _>| sorted(m.iter()));
+        compare!(node_by_name, |m: &FxHashMap<_, _>| sorted(m.iter()));
+        compare!(label_index, non_empty);
+        compare!(key_index, non_empty);
+        compare!(num_scheduled);
+        compare!(nominated);
+        compare!(pdbs_by_namespace, |m: &FxHashMap<_, _>| sorted(m.iter()));
+        compare!(pod_pdbs);
+        compare!(pod_priorities);
         same(
             "affinity_groups",
             format!("{:?}", groups(self)),
             format!("{:?}", groups(other)),
         );
-        same(
-            "storage",
-            format!("{:?}", self.storage),
-            format!("{:?}", other.storage),
-        );
-        same("dra", format!("{:?}", self.dra), format!("{:?}", other.dra));
-        same(
-            "skipped_kinds",
-            format!("{:?}", self.skipped_kinds),
-            format!("{:?}", other.skipped_kinds),
-        );
-        same(
-            "recorded_server_version",
-            format!("{:?}", self.recorded_server_version),
-            format!("{:?}", other.recorded_server_version),
-        );
+        compare!(storage);
+        compare!(dra);
+        compare!(skipped_kinds);
+        compare!(recorded_server_version);
         out
     }
 
