@@ -9,6 +9,13 @@
 //! faults taken, and then the fork a lost zone leaves, timed alone.
 //! `KPLACE_BENCH_STACKED=1` times a stacked scenario
 //! instead: the zone with the most pods cordoned, then the next one lost.
+//! `KPLACE_BENCH_REPEAT=N` runs the plan N more times in the process and
+//! prints the fastest and the median. `KPLACE_BENCH_SERIAL=1` keeps the
+//! plan on one thread, so that an instruction count of
+//! `kplace_core::engine::disruption::run` under
+//! `valgrind --tool=callgrind --collect-atstart=no
+//! --toggle-collect='kplace_core::engine::disruption::run*'` is the whole
+//! work, the same on every run (threads add their waits to it).
 
 use std::time::Instant;
 
@@ -85,6 +92,37 @@ fn stacked(cluster: &kplace::model::Cluster, cordoned: &str, lost: &str, schedul
     );
 }
 
+/// The plan run again `KPLACE_BENCH_REPEAT` times in this process, each
+/// time printed, then the fastest and the median: repeated runs in one
+/// process show a change's effect through a noisy hour better than one
+/// run per process.
+fn repeat_plan(cluster: &kplace::model::Cluster, zone: &str, scheduler: &Scheduler) {
+    let runs: usize = std::env::var("KPLACE_BENCH_REPEAT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if runs == 0 {
+        return;
+    }
+    let mut times: Vec<f64> = Vec::with_capacity(runs);
+    for i in 0..runs {
+        let started = Instant::now();
+        let held = kplace::allocator::hold_pages();
+        let plan = simulate(cluster, &Disruption::LoseZone(zone.to_string()), scheduler);
+        drop(held);
+        let took = started.elapsed().as_secs_f64();
+        drop(plan);
+        println!("run {}: {:.2} s", i + 1, took);
+        times.push(took);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{runs} more runs: fastest {:.2} s, median {:.2} s",
+        times[0],
+        times[runs / 2]
+    );
+}
+
 /// This process's CPU time in user and system mode (seconds) and its minor
 /// page faults, from `/proc/self/stat`: how much of the plan's wall time
 /// both cores spent, and what the kernel spent giving it pages.
@@ -149,7 +187,12 @@ fn main() {
     // As the TUI runs a scenario: freed pages held for reuse during the
     // run, returned at its end (counted in the time).
     let held = kplace::allocator::hold_pages();
-    let plan = simulate(&cluster, &Disruption::LoseZone(zone.clone()), &scheduler);
+    let lose = || simulate(&cluster, &Disruption::LoseZone(zone.clone()), &scheduler);
+    let plan = if std::env::var_os("KPLACE_BENCH_SERIAL").is_some() {
+        kplace_split::serial(lose)
+    } else {
+        lose()
+    };
     drop(held);
     let took = started.elapsed();
     let (user_after, sys_after, faults_after) = cpu_and_faults();
@@ -175,6 +218,7 @@ fn main() {
     drop(plan);
     let (_, rss_freed) = memory_mb();
     println!("resident after the plan is dropped: {rss_freed} MB");
+    repeat_plan(&cluster, &zone, &scheduler);
     // The fork a lost zone leaves, alone: five times, the median. Timed
     // after the plan so that its copies change neither the plan's peak
     // memory nor the pages it faults in.

@@ -80,6 +80,9 @@ enum Filters {
     StaticPrefix,
     /// Every plugin after those, once a memo answered for them.
     AfterStaticPrefix,
+    /// `AfterStaticPrefix` for the verdict alone: NodeResourcesFit builds
+    /// no reasons.
+    AfterStaticPrefixVerdict,
 }
 
 /// The mutable part of the cycle state that AddPod/RemovePod change;
@@ -393,7 +396,9 @@ impl<'a> Cycle<'a> {
             Filters::All => &self.checked[..],
             Filters::ReadingPods => &self.reading_pods[..],
             Filters::StaticPrefix => &self.profile.filter[..self.static_prefix],
-            Filters::AfterStaticPrefix => &self.checked[self.checked_after_prefix..],
+            Filters::AfterStaticPrefix | Filters::AfterStaticPrefixVerdict => {
+                &self.checked[self.checked_after_prefix..]
+            }
         };
         for &plugin in plugins {
             match plugin {
@@ -417,15 +422,17 @@ impl<'a> Cycle<'a> {
                         Filters::All | Filters::StaticPrefix | Filters::AfterStaticPrefix => {
                             check.filter()?
                         }
-                        // Only `still_fits_with_nominated` runs `ReadingPods`,
-                        // and it reads the verdict alone: no reasons are built.
-                        Filters::ReadingPods if !check.fits() => {
+                        // `still_fits_with_nominated` and `passes_after_memo`
+                        // read the verdict alone: no reasons are built.
+                        Filters::ReadingPods | Filters::AfterStaticPrefixVerdict
+                            if !check.fits() =>
+                        {
                             return Err(Rejection::unschedulable(
                                 Plugin::NodeResourcesFit,
                                 "the pod does not fit (verdict only)",
                             ));
                         }
-                        Filters::ReadingPods => {}
+                        Filters::ReadingPods | Filters::AfterStaticPrefixVerdict => {}
                     }
                 }
                 Plugin::VolumeRestrictions => {
@@ -544,6 +551,15 @@ impl<'a> Cycle<'a> {
     ) -> FilterResult {
         debug_assert!(self.memo.is_some(), "only a memo passes the static prefix");
         self.run_with_nominated(state, node_id, info, Filters::AfterStaticPrefix)
+    }
+
+    /// Whether [`Cycle::run_after_memo`] passes the node, without building
+    /// the reasons of a failure: a disruption's placements ask this of
+    /// every node and need the reasons only when no node fits.
+    pub fn passes_after_memo(&self, state: &FilterState, node_id: NodeId, info: &NodeInfo) -> bool {
+        debug_assert!(self.memo.is_some(), "only a memo passes the static prefix");
+        self.run_with_nominated(state, node_id, info, Filters::AfterStaticPrefixVerdict)
+            .is_ok()
     }
 
     /// Whether the pod still fits a node that passed every filter (with

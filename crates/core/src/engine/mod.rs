@@ -260,40 +260,45 @@ fn attempt(
     let state = cycle.state();
     let placed_without_failures = memo.is_some_and(|m| !m.keeps_failures_of_placed_pods());
     let noting = placed_without_failures && cycle.memo().is_some();
-    let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
-        // Room for every node of the range either way: growing the vectors
-        // node by node cost more than the memory never written.
-        let (mut feasible, mut failures, mut noted) = (
-            Vec::with_capacity(range.len()),
-            Vec::with_capacity(range.len()),
-            Vec::new(),
-        );
-        let each = |id, verdict| match verdict {
-            Ok(()) => feasible.push(id),
-            Err(rejection) => failures.push(NodeFailure {
-                node: id,
-                rejection,
-            }),
-        };
+    let filter_part = |range: std::ops::Range<usize>| {
+        let mut part = FilterPart::default();
         if noting {
-            filter_range_noting(&cycle, &state, range, &mut noted, each);
+            // Room for every node of the range: growing the vectors node
+            // by node cost more than the memory never written. Failures
+            // here are only absent nodes; the rest are node ids.
+            part.feasible.reserve_exact(range.len());
+            part.failed.reserve_exact(range.len());
+            filter_range_noting(&cycle, &state, range, &mut part);
         } else {
-            filter_range(&cycle, &state, range, each);
+            part.feasible.reserve_exact(range.len());
+            part.failures.reserve_exact(range.len());
+            filter_range(&cycle, &state, range, |id, verdict| match verdict {
+                Ok(()) => part.feasible.push(id),
+                Err(rejection) => part.failures.push(NodeFailure {
+                    node: id,
+                    rejection,
+                }),
+            });
         }
-        (feasible, failures, noted)
-    });
+        part
+    };
+    let parts = kplace_split::in_parts(cluster.nodes.len(), filter_part);
     answer
         .feasible
-        .reserve_exact(parts.iter().map(|p| p.0.len()).sum());
-    for (feasible, _, _) in &parts {
-        answer.feasible.extend_from_slice(feasible);
+        .reserve_exact(parts.iter().map(|p| p.feasible.len()).sum());
+    for part in &parts {
+        answer.feasible.extend_from_slice(&part.feasible);
     }
     if !placed_without_failures || answer.feasible.is_empty() {
-        answer
-            .failures
-            .reserve_exact(parts.iter().map(|p| p.1.len() + p.2.len()).sum());
-        for (_, failures, noted) in parts {
-            join_failures(&mut answer.failures, failures, &noted, cycle.memo());
+        answer.failures.reserve_exact(
+            parts
+                .iter()
+                .map(|p| p.failures.len() + p.noted.len() + p.failed.len())
+                .sum(),
+        );
+        for part in parts {
+            let failures = with_rejections(part.failures, &part.failed, &cycle, &state);
+            join_failures(&mut answer.failures, failures, &part.noted, cycle.memo());
         }
     }
 
@@ -492,8 +497,7 @@ fn filter_range_noting(
     cycle: &Cycle,
     state: &framework::FilterState,
     range: std::ops::Range<usize>,
-    noted: &mut Vec<(NodeId, u16)>,
-    mut each: impl FnMut(NodeId, status::FilterResult),
+    part: &mut FilterPart,
 ) {
     let (cluster, memo) = (
         cycle.cluster,
@@ -506,13 +510,60 @@ fn filter_range_noting(
     for id in range {
         let id = id as NodeId;
         if !cycle.is_allowed(id) {
-            each(id, Err(cycle.absent_node_status(id)));
+            part.failures.push(NodeFailure {
+                node: id,
+                rejection: cycle.absent_node_status(id),
+            });
         } else if let Some(i) = memo.rejection_of(id) {
-            noted.push((id, i));
+            part.noted.push((id, i));
+        } else if cycle.passes_after_memo(state, id, cluster.node_info(id)) {
+            part.feasible.push(id);
         } else {
-            each(id, cycle.run_after_memo(state, id, cluster.node_info(id)));
+            part.failed.push(id);
         }
     }
+}
+
+/// One range of nodes after Filter: the feasible nodes and the failures,
+/// each in node order. A cycle answering from a memo notes the memo's
+/// rejections by index (`noted`) and the nodes failing a later plugin by
+/// id alone (`failed`): their rejections are built only when no node
+/// fits, as the placement then reports them and preemption reads them.
+#[derive(Default)]
+struct FilterPart {
+    feasible: Vec<NodeId>,
+    failures: Vec<NodeFailure>,
+    noted: Vec<(NodeId, u16)>,
+    failed: Vec<NodeId>,
+}
+
+/// `failures` joined by the rejections of the nodes in `failed`, asked
+/// again of the same cycle and state (so the same), in node order.
+fn with_rejections(
+    failures: Vec<NodeFailure>,
+    failed: &[NodeId],
+    cycle: &Cycle,
+    state: &framework::FilterState,
+) -> Vec<NodeFailure> {
+    if failed.is_empty() {
+        return failures;
+    }
+    let rejected = failed.iter().map(|&node| NodeFailure {
+        node,
+        rejection: cycle
+            .run_after_memo(state, node, cycle.cluster.node_info(node))
+            .expect_err("a node failed its verdict, so it fails with reasons"),
+    });
+    let mut out = Vec::with_capacity(failures.len() + failed.len());
+    let mut absent = failures.into_iter().peekable();
+    for failure in rejected {
+        while let Some(a) = absent.next_if(|a| a.node < failure.node) {
+            out.push(a);
+        }
+        out.push(failure);
+    }
+    out.extend(absent);
+    out
 }
 
 /// Appends a range's failures and its noted memo rejections (each in node

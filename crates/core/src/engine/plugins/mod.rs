@@ -19,6 +19,30 @@ pub mod volumezone;
 /// `MaxNodeScore`.
 pub const MAX_NODE_SCORE: i64 = 100;
 
+/// `int64(math.Round(x))`: the nearest integer, halves away from zero, as
+/// `x.round() as i64` gives it, without the call into libm that `round`
+/// is on baseline x86-64 (no SSE4.1). PodTopologySpread rounds a raw
+/// score for every feasible node of every placement.
+#[inline]
+pub fn round_to_i64(x: f64) -> i64 {
+    // From 2^52 up every float is whole; those and NaN, which scoring
+    // never gives, take the general path and keep its cast.
+    if x.is_nan() || x.abs() >= 4_503_599_627_370_496.0 {
+        return x.round() as i64;
+    }
+    let whole = x as i64; // towards zero
+    // Exact: x and its whole part share the exponent range, and the
+    // fraction needs no more bits than x has.
+    let fraction = x - whole as f64;
+    if fraction >= 0.5 {
+        whole + 1
+    } else if fraction <= -0.5 {
+        whole - 1
+    } else {
+        whole
+    }
+}
+
 /// The smallest and largest raw score of a plugin over the nodes its
 /// NormalizeScore reads: what every normalizer scales by. Found per part
 /// of the nodes on both cores and joined.
@@ -95,5 +119,47 @@ impl DefaultNormalizer {
         }
         let v = MAX_NODE_SCORE * score / self.max;
         if self.reverse { MAX_NODE_SCORE - v } else { v }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_to_i64;
+
+    /// Halves, their neighbours one ulp either side, whole numbers, signs,
+    /// the 2^52 boundary and a sweep of fractions all round as
+    /// `f64::round` does.
+    #[test]
+    fn round_to_i64_rounds_as_f64_round() {
+        let mut values = vec![0.0, -0.0, 0.49999999999999994, -0.49999999999999994];
+        for k in -2_000i64..=2_000 {
+            let half = k as f64 + 0.5;
+            values.extend([half, half.next_up(), half.next_down(), k as f64]);
+            for step in 1..16 {
+                values.push(k as f64 + step as f64 / 16.0);
+            }
+        }
+        let big = 4_503_599_627_370_496.0f64; // 2^52
+        values.extend([
+            big,
+            big.next_down(),
+            big.next_down() - 0.5,
+            -big.next_down(),
+            big * 4.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+        ]);
+        // Scores as PodTopologySpread forms them: counts times ln(size+2)
+        // plus maxSkew - 1.
+        for count in 0..500 {
+            for size in 0..40 {
+                values.push(count as f64 * ((size + 2) as f64).ln() + 2.0);
+            }
+        }
+        for x in values {
+            assert_eq!(round_to_i64(x), x.round() as i64, "rounding {x:?}");
+        }
     }
 }

@@ -202,7 +202,7 @@ impl FitScorer<'_> {
         }
         match self.strategy {
             ScoringStrategy::RequestedToCapacityRatio(_) => {
-                (node_score as f64 / weight_sum as f64).round() as i64
+                crate::engine::plugins::round_to_i64(node_score as f64 / weight_sum as f64)
             }
             _ => node_score / weight_sum,
         }

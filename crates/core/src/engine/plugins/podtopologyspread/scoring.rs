@@ -364,7 +364,9 @@ fn nodes_with_matches(
 }
 
 impl PreScoreState {
-    /// Raw score of the `i`-th feasible node.
+    /// Raw score of the `i`-th feasible node (inlined into the scoring
+    /// loop: it runs for every feasible node of every placement).
+    #[inline]
     pub fn score(&self, i: usize, n: NodeId) -> i64 {
         if self.ignored[i] {
             return 0;
@@ -380,7 +382,7 @@ impl PreScoreState {
             };
             score += count as f64 * self.weights[ci] + (c.max_skew - 1) as f64;
         }
-        score.round() as i64
+        crate::engine::plugins::round_to_i64(score)
     }
 
     /// NormalizeScore's minimum and maximum, from the range of the raw
