@@ -43,6 +43,11 @@ pub struct Cycle<'a> {
     /// and have something to check for this pod); every other one takes
     /// only the pod and the node.
     reading_pods: Vec<Plugin>,
+    /// `reading_pods` is NodeResourcesFit alone and no pod is nominated
+    /// anywhere: whether a node still fits is its resource verdict, which
+    /// preemption's reprieve then asks directly, once per victim on each
+    /// of thousands of nodes.
+    fit_alone_reads_pods: bool,
     /// The Filter plugins, in profile order, that have something to check
     /// for this pod ([`Cycle::checks`]): a placement runs only these on
     /// each of thousands of nodes.
@@ -145,6 +150,8 @@ impl<'a> Cycle<'a> {
                 )
             })
             .collect();
+        cycle.fit_alone_reads_pods =
+            cycle.reading_pods == [Plugin::NodeResourcesFit] && cycle.nominated.is_empty();
         cycle
     }
 
@@ -174,6 +181,7 @@ impl<'a> Cycle<'a> {
             restrictions: None,
             volume_limits: None,
             reading_pods: Vec::new(),
+            fit_alone_reads_pods: false,
             checked: Vec::new(),
             checked_after_prefix: 0,
             binding: None,
@@ -410,14 +418,7 @@ impl<'a> Cycle<'a> {
                 }
                 Plugin::NodePorts if !pod.host_ports.is_empty() => node_ports::filter(pod, info)?,
                 Plugin::NodeResourcesFit => {
-                    let check = fit::FitCheck {
-                        pod,
-                        node,
-                        info,
-                        interner,
-                        args: &args.node_resources_fit,
-                        version: self.version,
-                    };
+                    let check = self.fit_check(node, info);
                     match which {
                         Filters::All | Filters::StaticPrefix | Filters::AfterStaticPrefix => {
                             check.filter()?
@@ -572,8 +573,23 @@ impl<'a> Cycle<'a> {
         node_id: NodeId,
         info: &NodeInfo,
     ) -> bool {
+        if self.fit_alone_reads_pods {
+            return self.fit_check(self.cluster.node(node_id), info).fits();
+        }
         self.run_with_nominated(state, node_id, info, Filters::ReadingPods)
             .is_ok()
+    }
+
+    /// NodeResourcesFit's check of the pod on `node` with `info`'s pods.
+    fn fit_check<'c>(&'c self, node: &'c Node, info: &'c NodeInfo) -> fit::FitCheck<'c> {
+        fit::FitCheck {
+            pod: self.pod,
+            node,
+            info,
+            interner: &self.cluster.interner,
+            args: &self.profile.args.node_resources_fit,
+            version: self.version,
+        }
     }
 
     fn run_with_nominated(

@@ -120,7 +120,8 @@ pub fn select_victims_on_node(
     // 4. Reprieve: add each back; keep it if the pod still fits. The node
     //    passed every filter without them, so only the filters that read
     //    its pods can change their verdict.
-    let mut victims = Vec::new();
+    // At most every lower-priority pod: room for all of them at once.
+    let mut victims = Vec::with_capacity(order.len());
     let mut num_pdb_violations = 0;
     for (group, violating) in [(&split.violating, true), (&split.non_violating, false)] {
         for &at in group {
