@@ -48,6 +48,9 @@ pub struct Cycle<'a> {
     /// preemption's reprieve then asks directly, once per victim on each
     /// of thousands of nodes.
     fit_alone_reads_pods: bool,
+    /// The same for the plugins after the static prefix: a node the memo
+    /// passed is then decided by its resource verdict alone.
+    fit_alone_after_prefix: bool,
     /// The Filter plugins, in profile order, that have something to check
     /// for this pod ([`Cycle::checks`]): a placement runs only these on
     /// each of thousands of nodes.
@@ -152,6 +155,9 @@ impl<'a> Cycle<'a> {
             .collect();
         cycle.fit_alone_reads_pods =
             cycle.reading_pods == [Plugin::NodeResourcesFit] && cycle.nominated.is_empty();
+        cycle.fit_alone_after_prefix = cycle.checked[cycle.checked_after_prefix..]
+            == [Plugin::NodeResourcesFit]
+            && cycle.nominated.is_empty();
         cycle
     }
 
@@ -182,6 +188,7 @@ impl<'a> Cycle<'a> {
             volume_limits: None,
             reading_pods: Vec::new(),
             fit_alone_reads_pods: false,
+            fit_alone_after_prefix: false,
             checked: Vec::new(),
             checked_after_prefix: 0,
             binding: None,
@@ -559,6 +566,9 @@ impl<'a> Cycle<'a> {
     /// every node and need the reasons only when no node fits.
     pub fn passes_after_memo(&self, state: &FilterState, node_id: NodeId, info: &NodeInfo) -> bool {
         debug_assert!(self.memo.is_some(), "only a memo passes the static prefix");
+        if self.fit_alone_after_prefix {
+            return self.fit_check(self.cluster.node(node_id), info).fits();
+        }
         self.run_with_nominated(state, node_id, info, Filters::AfterStaticPrefixVerdict)
             .is_ok()
     }
