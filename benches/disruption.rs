@@ -92,6 +92,25 @@ fn stacked(cluster: &kplace::model::Cluster, cordoned: &str, lost: &str, schedul
     );
 }
 
+/// The plan of losing `zone`, as the TUI runs a scenario: freed pages held
+/// for reuse during the run and returned at its end (counted in the time);
+/// on one thread with `KPLACE_BENCH_SERIAL`.
+fn lose_zone(
+    cluster: &kplace::model::Cluster,
+    zone: &str,
+    scheduler: &Scheduler,
+) -> kplace::engine::disruption::DisruptionPlan {
+    let held = kplace::allocator::hold_pages();
+    let lose = || simulate(cluster, &Disruption::LoseZone(zone.to_string()), scheduler);
+    let plan = if std::env::var_os("KPLACE_BENCH_SERIAL").is_some() {
+        kplace_split::serial(lose)
+    } else {
+        lose()
+    };
+    drop(held);
+    plan
+}
+
 /// The plan run again `KPLACE_BENCH_REPEAT` times in this process, each
 /// time printed, then the fastest and the median: repeated runs in one
 /// process show a change's effect through a noisy hour better than one
@@ -107,9 +126,7 @@ fn repeat_plan(cluster: &kplace::model::Cluster, zone: &str, scheduler: &Schedul
     let mut times: Vec<f64> = Vec::with_capacity(runs);
     for i in 0..runs {
         let started = Instant::now();
-        let held = kplace::allocator::hold_pages();
-        let plan = simulate(cluster, &Disruption::LoseZone(zone.to_string()), scheduler);
-        drop(held);
+        let plan = lose_zone(cluster, zone, scheduler);
         let took = started.elapsed().as_secs_f64();
         drop(plan);
         println!("run {}: {:.2} s", i + 1, took);
@@ -184,16 +201,7 @@ fn main() {
     let (peak_before, rss_before) = memory_mb();
     let (user_before, sys_before, faults_before) = cpu_and_faults();
     let started = Instant::now();
-    // As the TUI runs a scenario: freed pages held for reuse during the
-    // run, returned at its end (counted in the time).
-    let held = kplace::allocator::hold_pages();
-    let lose = || simulate(&cluster, &Disruption::LoseZone(zone.clone()), &scheduler);
-    let plan = if std::env::var_os("KPLACE_BENCH_SERIAL").is_some() {
-        kplace_split::serial(lose)
-    } else {
-        lose()
-    };
-    drop(held);
+    let plan = lose_zone(&cluster, &zone, &scheduler);
     let took = started.elapsed();
     let (user_after, sys_after, faults_after) = cpu_and_faults();
     let (peak_after, _) = memory_mb();

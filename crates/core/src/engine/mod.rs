@@ -525,10 +525,11 @@ fn filter_range_noting(
 }
 
 /// One range of nodes after Filter: the feasible nodes and the failures,
-/// each in node order. A cycle answering from a memo notes the memo's
-/// rejections by index (`noted`) and the nodes failing a later plugin by
-/// id alone (`failed`): their rejections are built only when no node
-/// fits, as the placement then reports them and preemption reads them.
+/// each in node order. A cycle answering from a memo that drops a placed
+/// pod's failures (a disruption's run) notes the memo's rejections by
+/// index (`noted`) and the nodes failing a later plugin by id alone
+/// (`failed`): their rejections are built only when no node fits, as the
+/// placement then reports them and preemption reads them.
 #[derive(Default)]
 struct FilterPart {
     feasible: Vec<NodeId>,
