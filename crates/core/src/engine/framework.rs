@@ -577,6 +577,14 @@ impl<'a> Cycle<'a> {
     /// nominated pods) once its pods changed: only the plugins that read
     /// the node's pods or the PreFilter state can change their verdict, so
     /// only they run. Preemption's reprieve asks this once per victim.
+    /// Whether NodeResourcesFit is the only Filter plugin that reads a
+    /// node's pods for this pod, with no pod nominated anywhere: a node's
+    /// verdict then changes with its pods only through their requests and
+    /// their number, which is all preemption's dry run needs to keep.
+    pub(crate) fn only_fit_reads_pods(&self) -> bool {
+        self.fit_alone_reads_pods
+    }
+
     pub fn still_fits_with_nominated(
         &self,
         state: &FilterState,

@@ -278,6 +278,31 @@ impl NodeInfo {
         }
     }
 
+    /// Adds a pod's id and requests only, leaving ports, claims and the
+    /// pod lists as they are: preemption's dry run on a node whose pods
+    /// only NodeResourcesFit reads (see `Cycle::only_fit_reads_pods`).
+    pub fn add_requests_of<'p>(
+        &mut self,
+        id: PodId,
+        brief: &PodBrief,
+        pod: impl FnOnce() -> &'p Pod,
+    ) {
+        self.pods.push(id);
+        self.account_brief(brief, pod, 1);
+    }
+
+    /// Undoes [`NodeInfo::add_requests_of`] for the pod added last.
+    pub fn remove_last_requests_of<'p>(&mut self, brief: &PodBrief, pod: impl FnOnce() -> &'p Pod) {
+        self.pods.pop();
+        self.account_brief(brief, pod, -1);
+    }
+
+    /// Takes a pod's requests off the node's totals only (the dry run's
+    /// counterpart of [`NodeInfo::discount`] for [`NodeInfo::add_requests_of`]).
+    pub fn discount_requests_of<'p>(&mut self, brief: &PodBrief, pod: impl FnOnce() -> &'p Pod) {
+        self.account_brief(brief, pod, -1);
+    }
+
     /// Removes a pod. Like upstream, its host ports leave the set even if
     /// another pod on the node declared the same port.
     pub fn remove_pod(&mut self, id: PodId, pod: &Pod) -> bool {
