@@ -278,6 +278,18 @@ impl NodeInfo {
         }
     }
 
+    /// Asks the CPU to start loading the node's first pod ids and briefs:
+    /// preemption's dry run walks thousands of nodes, each one's pods in
+    /// their own allocation, and otherwise waits on memory at every node's
+    /// first pod (a quarter of its time on the synthetic cluster). Only a
+    /// hint: it reads nothing and cannot fault.
+    #[inline]
+    pub fn prefetch_pods(&self) {
+        // A kilobyte of briefs (a dozen pods); the hardware follows on.
+        kplace_split::prefetch(&self.briefs, 1024);
+        kplace_split::prefetch(&self.pods, 64);
+    }
+
     /// Adds a pod's id and requests only, leaving ports, claims and the
     /// pod lists as they are: preemption's dry run on a node whose pods
     /// only NodeResourcesFit reads (see `Cycle::only_fit_reads_pods`).

@@ -122,10 +122,18 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
     let pdbs = pdb::PdbTable::of(cluster);
     // Both cores through the placement's own helper (awake from Filter),
     // in node order; a dry run costs enough to split from a few nodes on.
+    // Each node's pods are asked for while the node before it runs.
     let parts = kplace_split::in_parts_from(DRY_RUNS_WORTH_SPLITTING, potential.len(), |range| {
-        potential[range]
+        let nodes = &potential[range];
+        nodes
             .iter()
-            .map(|&node| victims::select_victims_on_node(cycle, &pdbs, node))
+            .enumerate()
+            .map(|(i, &node)| {
+                if let Some(&next) = nodes.get(i + 1) {
+                    cluster.node_info(next).prefetch_pods();
+                }
+                victims::select_victims_on_node(cycle, &pdbs, node)
+            })
             .collect::<Vec<_>>()
     });
     for r in parts.into_iter().flatten() {
