@@ -573,10 +573,6 @@ impl<'a> Cycle<'a> {
             .is_ok()
     }
 
-    /// Whether the pod still fits a node that passed every filter (with
-    /// nominated pods) once its pods changed: only the plugins that read
-    /// the node's pods or the PreFilter state can change their verdict, so
-    /// only they run. Preemption's reprieve asks this once per victim.
     /// Whether NodeResourcesFit is the only Filter plugin that reads a
     /// node's pods for this pod, with no pod nominated anywhere: a node's
     /// verdict then changes with its pods only through their requests and
@@ -585,6 +581,10 @@ impl<'a> Cycle<'a> {
         self.fit_alone_reads_pods
     }
 
+    /// Whether the pod still fits a node that passed every filter (with
+    /// nominated pods) once its pods changed: only the plugins that read
+    /// the node's pods or the PreFilter state can change their verdict, so
+    /// only they run. Preemption's reprieve asks this once per victim.
     pub fn still_fits_with_nominated(
         &self,
         state: &FilterState,

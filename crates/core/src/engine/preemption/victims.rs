@@ -64,7 +64,7 @@ pub fn select_victims_on_node(
     // When only NodeResourcesFit reads the node's pods, the copy keeps
     // their ids and requests alone: no filter that runs reads its ports,
     // claims, briefs or affinity lists (most preemptions, on thousands of
-    // nodes).
+    // nodes), so those stay empty, and `claim_volumes` the node's.
     let requests_only = cycle.only_fit_reads_pods() && !tracks_pods;
     // Each lower-priority pod as its `importance_order` key.
     let mut potential: Vec<u128> = Vec::with_capacity(original.pods.len());
