@@ -15,13 +15,14 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use thiserror::Error;
 
-use super::build::{AnyObject, ClusterBuilder};
+use super::build::{AnyObject, ClusterBuilder, ModelObject};
 use super::record::ANNOTATION_SERVER_VERSION;
 use crate::model::Cluster;
 use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
 use crate::model::pod::Pod;
-use crate::source::convert::object_name;
+use crate::source::convert::lean_pod::LeanPod;
+use crate::source::convert::{self, object_name};
 
 mod scan;
 
@@ -254,22 +255,31 @@ impl Collector {
 }
 
 /// A typed object, parsed but not yet converted into the model.
-enum Parsed {
+enum Parsed<'a> {
     Object(AnyObject),
+    /// A pod from JSON, parsed lean (borrowing the file's bytes), with its
+    /// item, parsed whole again if conversion refuses it.
+    LeanPod(Box<LeanPod<'a>>, JsonItem<'a>),
     /// A kind kplace does not use.
     Skipped(String),
 }
 
 /// One item of a snapshot, whichever format it came from.
-trait ItemSource: Sync {
+trait ItemSource<'a>: Sync {
     fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)>;
     /// The item's `kind`, found without parsing the whole item when possible.
     fn kind(&self) -> Option<String>;
+    /// A pod parsed lean, borrowing the item's bytes, and the item;
+    /// `None` when the item is not JSON or the lean parse refuses it.
+    fn lean_pod(&self) -> Option<(LeanPod<'a>, JsonItem<'a>)> {
+        None
+    }
 }
 
+#[derive(Clone, Copy)]
 struct JsonItem<'a>(&'a RawValue);
 
-impl ItemSource for JsonItem<'_> {
+impl<'a> ItemSource<'a> for JsonItem<'a> {
     /// Parses without path tracking; only on failure parses again with
     /// `serde_path_to_error` to name the field.
     fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
@@ -290,11 +300,16 @@ impl ItemSource for JsonItem<'_> {
             scan::Found::Unsure => self.parse::<Peek>().ok().and_then(|p| p.kind),
         }
     }
+
+    fn lean_pod(&self) -> Option<(LeanPod<'a>, JsonItem<'a>)> {
+        let json: &'a str = self.0.get();
+        LeanPod::parse(json).map(|pod| (pod, JsonItem(self.0)))
+    }
 }
 
 struct ValueItem<'a>(&'a serde_json::Value);
 
-impl ItemSource for ValueItem<'_> {
+impl ItemSource<'_> for ValueItem<'_> {
     fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
         if let Ok(v) = T::deserialize(self.0) {
             return Ok(v);
@@ -314,14 +329,14 @@ impl ItemSource for ValueItem<'_> {
 }
 
 /// `Kind namespace/name` of an item, for error messages (parses the item again).
-fn object_of(item: &impl ItemSource) -> String {
+fn object_of<'a>(item: &impl ItemSource<'a>) -> String {
     item.parse::<Peek>()
         .map(|p| p.object())
         .unwrap_or_else(|_| "object".to_string())
 }
 
 /// Parses one item into its typed form. Pure, so items parse in parallel.
-fn parse_item(item: &impl ItemSource, origin: &Origin) -> Result<Parsed, SourceError> {
+fn parse_item<'a>(item: &impl ItemSource<'a>, origin: &Origin) -> Result<Parsed<'a>, SourceError> {
     let Some(kind) = item.kind() else {
         return Err(SourceError::Syntax {
             file: origin.file.to_string(),
@@ -329,22 +344,12 @@ fn parse_item(item: &impl ItemSource, origin: &Origin) -> Result<Parsed, SourceE
             message: format!("{}: kind: Required value", object_of(item)),
         });
     };
-    fn typed<T: DeserializeOwned>(
-        item: &impl ItemSource,
-        origin: &Origin,
-        wrap: fn(Box<T>) -> AnyObject,
-    ) -> Result<Parsed, SourceError> {
-        item.parse::<T>()
-            .map(|v| Parsed::Object(wrap(Box::new(v))))
-            .map_err(|(field, message)| SourceError::Invalid {
-                file: origin.file.to_string(),
-                line: origin.line(),
-                source: InvalidObject::new(&object_of(item), field, message),
-            })
-    }
     match kind.as_str() {
         "Node" => typed(item, origin, AnyObject::Node),
-        "Pod" => typed(item, origin, AnyObject::Pod),
+        "Pod" => match item.lean_pod() {
+            Some((pod, item)) => Ok(Parsed::LeanPod(Box::new(pod), item)),
+            None => typed(item, origin, AnyObject::Pod),
+        },
         "PriorityClass" => typed(item, origin, AnyObject::PriorityClass),
         "PodDisruptionBudget" => typed(item, origin, AnyObject::Pdb),
         "Service" => typed(item, origin, AnyObject::Service),
@@ -369,6 +374,21 @@ fn parse_item(item: &impl ItemSource, origin: &Origin) -> Result<Parsed, SourceE
     }
 }
 
+/// Parses an item whole into its `k8s-openapi` type.
+fn typed<'a, T: DeserializeOwned>(
+    item: &impl ItemSource<'a>,
+    origin: &Origin,
+    wrap: fn(Box<T>) -> AnyObject,
+) -> Result<Parsed<'a>, SourceError> {
+    item.parse::<T>()
+        .map(|v| Parsed::Object(wrap(Box::new(v))))
+        .map_err(|(field, message)| SourceError::Invalid {
+            file: origin.file.to_string(),
+            line: origin.line(),
+            source: InvalidObject::new(&object_of(item), field, message),
+        })
+}
+
 /// Namespace and name as one key (one allocation per object); the length
 /// prefix keeps `a`+`bc` apart from `ab`+`c`.
 fn identity_key(ns: &str, name: &str) -> Box<str> {
@@ -388,15 +408,16 @@ fn identity_key(ns: &str, name: &str) -> Box<str> {
 const BATCH: usize = 256;
 
 /// One batch's parse results, in item order.
-type ParsedBatch = Vec<Result<Parsed, SourceError>>;
+type ParsedBatch<'a> = Vec<Result<Parsed<'a>, SourceError>>;
 
 impl Collector {
     /// Parses items in parallel batches and converts each batch in order.
     /// Converting needs the one interner, so it is serial; it runs while the
     /// next batch is parsed on the other workers.
-    /// `done_with(n)` is called once the items before `n` are parsed
-    /// (their bytes are not read again).
-    fn ingest_items<'o, I: ItemSource>(
+    /// `done_with(n)` is called once the items before `n` are converted
+    /// (their bytes are not read again: a lean pod borrows its strings from
+    /// them until then).
+    fn ingest_items<'o, 'a, I: ItemSource<'a>>(
         &mut self,
         items: &[I],
         origin_of: impl Fn(usize) -> Origin<'o> + Sync,
@@ -407,7 +428,7 @@ impl Collector {
         // beside the whole file; grown as objects come, it reaches that size
         // only once most of the file's pages are given back.
         self.builder.reserve(items.len());
-        let parse = |b: usize| -> Option<ParsedBatch> {
+        let parse = |b: usize| -> Option<ParsedBatch<'a>> {
             let base = b * BATCH;
             if base >= items.len() {
                 return None;
@@ -427,7 +448,8 @@ impl Collector {
         let mut b = 0;
         while let Some(parsed) = next.take() {
             let base = b * BATCH;
-            done_with(base + parsed.len());
+            // The batches before this one are converted.
+            done_with(base);
             let started = Instant::now();
             let (following, converted) = rayon::join(
                 || parse(b + 1),
@@ -456,7 +478,7 @@ impl Collector {
     /// worker about half as much again as parsing them (README, #15).
     fn convert_batch<'o>(
         &mut self,
-        parsed: ParsedBatch,
+        parsed: ParsedBatch<'_>,
         origin_of: impl Fn(usize) -> Origin<'o>,
     ) -> Result<(), SourceError> {
         for (i, p) in parsed.into_iter().enumerate() {
@@ -469,13 +491,31 @@ impl Collector {
     /// Converts one typed object into the model.
     fn convert(&mut self, parsed: &Parsed, origin: &Origin) -> Result<(), SourceError> {
         match parsed {
-            Parsed::Object(o) => {
-                let (kind, ns, name) = o.identity();
+            Parsed::Object(_) | Parsed::LeanPod(..) => {
+                let (kind, ns, name) = match parsed {
+                    Parsed::LeanPod(pod, _) => pod.identity(),
+                    Parsed::Object(o) => o.identity(),
+                    Parsed::Skipped(_) => unreachable!("matched above"),
+                };
                 let key = (kind, identity_key(ns, name));
                 let b = &mut self.builder;
-                let model = o
-                    .to_model(&mut b.interner)
-                    .map_err(|e| self.invalid(origin, e))?;
+                let model = match parsed {
+                    Parsed::LeanPod(pod, item) => {
+                        match convert::convert_pod(pod.as_ref(), &mut b.interner) {
+                            Ok(pod) => ModelObject::Pod(Box::new(pod)),
+                            // Refused: parsed whole and converted again, for
+                            // the error (or answer) the whole object gives.
+                            Err(_) => {
+                                let whole = typed(item, origin, AnyObject::Pod)?;
+                                return self.convert(&whole, origin);
+                            }
+                        }
+                    }
+                    Parsed::Object(o) => o
+                        .to_model(&mut b.interner)
+                        .map_err(|e| self.invalid(origin, e))?,
+                    Parsed::Skipped(_) => unreachable!("matched above"),
+                };
                 if name.is_empty() {
                     self.builder.push(model);
                     return Ok(());
@@ -1021,7 +1061,10 @@ pub struct Manifest {
 pub const CHOOSE_WORKLOAD: &str = "--workload KIND/NAME";
 
 /// The documents of a manifest file, JSON or YAML.
-fn manifest_docs(bytes: &[u8], file: &str) -> Result<Vec<serde_json::Value>, SourceError> {
+pub(crate) fn manifest_docs(
+    bytes: &[u8],
+    file: &str,
+) -> Result<Vec<serde_json::Value>, SourceError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if matches!(first, Some(b'{') | Some(b'[')) {
         let syntax = |e: serde_json::Error| SourceError::Syntax {

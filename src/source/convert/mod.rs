@@ -1,8 +1,10 @@
 //! Conversion from `k8s-openapi` types into the engine model, done once per object.
 
 pub mod dra;
+pub mod lean_pod;
 pub mod node;
 pub mod pod;
+pub mod pod_fields;
 pub mod policy;
 pub mod requests;
 pub mod selector;

@@ -3,6 +3,7 @@
 
 use k8s_openapi::api::core::v1 as core;
 
+use super::pod_fields::{ContainerFields, PodFields};
 use super::requests::{
     self, ContainerRequests, ResourceList, existing_non_zero, incoming_non_zero, pod_requests,
     to_resources,
@@ -29,9 +30,21 @@ pub fn labels_of(
     map: Option<&std::collections::BTreeMap<String, String>>,
     interner: &mut Interner,
 ) -> Labels {
-    Labels::new(
+    labels_of_pairs(
         map.into_iter()
             .flatten()
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+        interner,
+    )
+}
+
+/// Labels from key-value pairs, interned in the order given.
+pub fn labels_of_pairs<'a>(
+    pairs: impl Iterator<Item = (&'a str, &'a str)>,
+    interner: &mut Interner,
+) -> Labels {
+    Labels::new(
+        pairs
             .map(|(k, v)| (interner.intern(k), interner.intern(v)))
             .collect(),
     )
@@ -53,51 +66,46 @@ pub fn normalized_image(name: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, InvalidObject> {
-    let meta = &p.metadata;
-    let (namespace, name, object) = identity(meta)?;
-    let Some(spec) = &p.spec else {
+/// Converts a pod, from either of its parsed forms ([`PodFields`]).
+pub fn convert_pod<P: PodFields>(p: &P, interner: &mut Interner) -> Result<Pod, InvalidObject> {
+    let (namespace, name, object) = identity(p)?;
+    if !p.has_spec() {
         return Err(InvalidObject::new(&object, "spec", "Required value"));
-    };
-    if spec.containers.is_empty() {
+    }
+    if p.containers().is_empty() {
         return Err(InvalidObject::new(
             &object,
             "spec.containers",
             "Required value",
         ));
     }
-    validate::labels(meta.labels.as_ref(), &object, "metadata.labels")?;
-    validate::labels(spec.node_selector.as_ref(), &object, "spec.nodeSelector")?;
+    validate::label_pairs(p.labels(), &object, "metadata.labels")?;
+    if let Some(selector) = p.node_selector() {
+        validate::label_pairs(selector, &object, "spec.nodeSelector")?;
+    }
     let ns_sym = interner.intern(namespace);
-    let labels = labels_of(meta.labels.as_ref(), interner);
-    let requests = PodRequestLists::of(spec, &object)?;
-    let placement = Constraints::of(spec, ns_sym, &labels, interner, &object)?;
-    let termination = termination(meta, spec, &object)?;
-    let preemption_policy = preemption_policy(spec, &object)?;
-    let status = p.status.as_ref();
-    let conditions = status.and_then(|s| s.conditions.as_deref()).unwrap_or(&[]);
+    let labels = labels_of_pairs(p.labels(), interner);
+    let requests = PodRequestLists::of(p, &object)?;
+    let placement = Constraints::of(p, ns_sym, &labels, interner, &object)?;
+    let termination = termination(p, &object)?;
+    let preemption_policy = preemption_policy(p, &object)?;
 
     Ok(Pod {
         namespace: ns_sym,
         name: name.into(),
-        uid: meta.uid.as_deref().unwrap_or("").into(),
-        node_name: spec
-            .node_name
-            .as_deref()
-            .filter(|n| !n.is_empty())
-            .map(Into::into),
+        uid: p.uid().unwrap_or("").into(),
+        node_name: p.node_name().filter(|n| !n.is_empty()).map(Into::into),
         node: None,
-        phase: PodPhase::parse(status.and_then(|s| s.phase.as_deref()).unwrap_or("Pending")),
-        ready: conditions
-            .iter()
-            .any(|c| c.type_ == "Ready" && c.status == "True"),
-        deletion_timestamp: timestamp(meta.deletion_timestamp.as_ref()),
-        start_time: timestamp(status.and_then(|s| s.start_time.as_ref())),
-        creation_timestamp: timestamp(meta.creation_timestamp.as_ref()),
-        priority: spec.priority,
-        priority_class_name: spec
-            .priority_class_name
-            .as_deref()
+        phase: PodPhase::parse(p.phase().unwrap_or("Pending")),
+        ready: p
+            .conditions()
+            .any(|(type_, status, _)| type_ == "Ready" && status == "True"),
+        deletion_timestamp: p.deletion_timestamp(),
+        start_time: p.start_time(),
+        creation_timestamp: p.creation_timestamp(),
+        priority: p.priority(),
+        priority_class_name: p
+            .priority_class_name()
             .filter(|s| !s.is_empty())
             .map(Into::into),
         preemption_policy,
@@ -105,41 +113,35 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
         non_zero_requests: existing_non_zero(&requests.regular, &requests.init, &requests.overhead),
         incoming_non_zero_requests: incoming_non_zero(&requests.defaulted),
         pod_level: requests.pod_level(interner),
-        host_ports: host_ports(spec),
+        host_ports: host_ports(p),
         node_selector: placement.node_selector,
         node_affinity: placement.node_affinity,
         tolerations: placement.tolerations,
         pod_affinity: placement.pod_affinity,
         spread_constraints: placement.spread,
         labels,
-        controller: controller(meta),
-        images: images(spec, interner),
-        scheduling_gates: spec
-            .scheduling_gates
-            .iter()
-            .flatten()
-            .map(|g| g.name.as_str().into())
-            .collect(),
-        nominated_node_name: status
-            .and_then(|s| s.nominated_node_name.as_deref())
+        controller: p.controller().map(|(api_version, kind, name)| OwnerRef {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            name: name.into(),
+        }),
+        images: images(p, interner),
+        scheduling_gates: p.scheduling_gates().map(Into::into).collect(),
+        nominated_node_name: p
+            .nominated_node_name()
             .filter(|n| !n.is_empty())
             .map(Into::into),
-        scheduler_name: spec
-            .scheduler_name
-            .as_deref()
-            .unwrap_or("default-scheduler")
-            .into(),
+        scheduler_name: p.scheduler_name().unwrap_or("default-scheduler").into(),
         termination,
-        preempted_by_scheduler: conditions
-            .iter()
-            .find(|c| c.type_ == "DisruptionTarget")
-            .is_some_and(|c| {
-                c.status == "True" && c.reason.as_deref() == Some("PreemptionByScheduler")
+        preempted_by_scheduler: p
+            .conditions()
+            .find(|(type_, _, _)| *type_ == "DisruptionTarget")
+            .is_some_and(|(_, status, reason)| {
+                status == "True" && reason == Some("PreemptionByScheduler")
             }),
-        volumes: spec
-            .volumes
+        volumes: p
+            .volumes()
             .iter()
-            .flatten()
             .filter_map(|v| convert_volume(v, name))
             .collect(),
         resource_claims: resource_claims(p),
@@ -148,15 +150,9 @@ pub fn convert_pod(p: &core::Pod, interner: &mut Interner) -> Result<Pod, Invali
 
 /// The pod's namespace (defaulted), name (or `generateName`) and its name
 /// in error messages; a pod with neither name is refused.
-fn identity(
-    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-) -> Result<(&str, &str, String), InvalidObject> {
-    let namespace = meta.namespace.as_deref().unwrap_or("default");
-    let name = meta
-        .name
-        .as_deref()
-        .or(meta.generate_name.as_deref())
-        .unwrap_or("");
+fn identity(p: &impl PodFields) -> Result<(&str, &str, String), InvalidObject> {
+    let namespace = p.namespace().unwrap_or("default");
+    let name = p.name().or(p.generate_name()).unwrap_or("");
     let object = object_name("Pod", Some(namespace), name);
     if name.is_empty() {
         return Err(InvalidObject::new(
@@ -183,9 +179,9 @@ struct PodRequestLists {
 }
 
 impl PodRequestLists {
-    fn of(spec: &core::PodSpec, object: &str) -> Result<Self, InvalidObject> {
-        let mut regular = Vec::with_capacity(spec.containers.len());
-        for (i, c) in spec.containers.iter().enumerate() {
+    fn of(p: &impl PodFields, object: &str) -> Result<Self, InvalidObject> {
+        let mut regular = Vec::with_capacity(p.containers().len());
+        for (i, c) in p.containers().iter().enumerate() {
             regular.push(requests::container_requests(
                 c,
                 object,
@@ -193,24 +189,24 @@ impl PodRequestLists {
             )?);
         }
         let mut init = Vec::new();
-        for (i, c) in spec.init_containers.iter().flatten().enumerate() {
+        for (i, c) in p.init_containers().iter().enumerate() {
             init.push(ContainerRequests {
                 requests: requests::container_requests(
                     c,
                     object,
                     format_args!("spec.initContainers[{i}]"),
                 )?,
-                restartable: c.restart_policy.as_deref() == Some("Always"),
+                restartable: c.restart_policy() == Some("Always"),
             });
         }
         let mut overhead = ResourceList::new();
-        for (k, v) in spec.overhead.iter().flatten() {
+        for (k, v) in p.overhead() {
             overhead.insert(
-                k.clone(),
-                requests::parse_nonnegative(&v.0, object, format_args!("spec.overhead.{k}"))?,
+                k.to_string(),
+                requests::parse_nonnegative(v, object, format_args!("spec.overhead.{k}"))?,
             );
         }
-        let pod_level = requests::pod_level_list(spec.resources.as_ref(), object)?;
+        let pod_level = requests::pod_level_list(p.pod_resources(), object)?;
         let exact = pod_requests(&regular, &init, &overhead, false);
         let defaulted = pod_requests(&regular, &init, &overhead, true);
         Ok(PodRequestLists {
@@ -239,11 +235,11 @@ impl PodRequestLists {
 
 /// Host ports the pod claims: `hostPort`, or every container port with
 /// `hostNetwork` (defaults: IP 0.0.0.0, protocol TCP).
-fn host_ports(spec: &core::PodSpec) -> Box<[HostPort]> {
-    let host_network = spec.host_network.unwrap_or(false);
+fn host_ports(p: &impl PodFields) -> Box<[HostPort]> {
+    let host_network = p.host_network().unwrap_or(false);
     let mut host_ports = Vec::new();
-    for c in &spec.containers {
-        for port in c.ports.iter().flatten() {
+    for c in p.containers() {
+        for port in c.ports() {
             let host_port = match port.host_port {
                 Some(hp) if hp > 0 => hp,
                 _ if host_network => port.container_port,
@@ -253,13 +249,11 @@ fn host_ports(spec: &core::PodSpec) -> Box<[HostPort]> {
                 host_ports.push(HostPort {
                     ip: port
                         .host_ip
-                        .as_deref()
                         .filter(|s| !s.is_empty())
                         .unwrap_or("0.0.0.0")
                         .into(),
                     protocol: port
                         .protocol
-                        .as_deref()
                         .filter(|s| !s.is_empty())
                         .unwrap_or("TCP")
                         .into(),
@@ -283,19 +277,19 @@ struct Constraints {
 
 impl Constraints {
     fn of(
-        spec: &core::PodSpec,
+        p: &impl PodFields,
         ns_sym: Sym,
         labels: &Labels,
         interner: &mut Interner,
         object: &str,
     ) -> Result<Self, InvalidObject> {
-        let node_selector = spec.node_selector.as_ref().map(|m| {
-            m.iter()
+        let node_selector = p.node_selector().map(|pairs| {
+            pairs
                 .map(|(k, v)| (interner.intern(k), interner.intern(v)))
                 .collect::<Vec<_>>()
                 .into_boxed_slice()
         });
-        let affinity = spec.affinity.as_ref();
+        let affinity = p.affinity();
         let node_affinity = affinity
             .and_then(|a| a.node_affinity.as_ref())
             .map(|na| convert_node_affinity(na, interner, object))
@@ -308,16 +302,11 @@ impl Constraints {
             _ => None,
         };
         let mut tolerations = Vec::new();
-        for (i, t) in spec.tolerations.iter().flatten().enumerate() {
+        for (i, t) in p.tolerations().iter().enumerate() {
             tolerations.push(convert_toleration(t, object, i)?);
         }
         let mut spread = Vec::new();
-        for (i, c) in spec
-            .topology_spread_constraints
-            .iter()
-            .flatten()
-            .enumerate()
-        {
+        for (i, c) in p.topology_spread_constraints().iter().enumerate() {
             spread.push(convert_spread(c, labels, interner, object, i)?);
         }
         Ok(Constraints {
@@ -330,40 +319,20 @@ impl Constraints {
     }
 }
 
-/// The controlling owner (`controller: true`), for default spreading and
-/// the views' workload names.
-fn controller(
-    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-) -> Option<OwnerRef> {
-    meta.owner_references
-        .iter()
-        .flatten()
-        .find(|o| o.controller == Some(true))
-        .map(|o| OwnerRef {
-            api_version: o.api_version.as_str().into(),
-            kind: o.kind.as_str().into(),
-            name: o.name.as_str().into(),
-        })
-}
-
 /// Every container's image, normalized as ImageLocality compares them.
-fn images(spec: &core::PodSpec, interner: &mut Interner) -> Box<[Sym]> {
-    spec.init_containers
+fn images(p: &impl PodFields, interner: &mut Interner) -> Box<[Sym]> {
+    p.init_containers()
         .iter()
-        .flatten()
-        .chain(spec.containers.iter())
-        .map(|c| interner.intern(&normalized_image(c.image.as_deref().unwrap_or(""))))
+        .chain(p.containers())
+        .map(|c| interner.intern(&normalized_image(c.image().unwrap_or(""))))
         .collect()
 }
 
 /// What graceful termination of the pod would take: its grace periods and
 /// which (sidecar) containers have a preStop hook.
-fn termination(
-    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    spec: &core::PodSpec,
-    object: &str,
-) -> Result<TerminationInfo, InvalidObject> {
-    if let Some(grace) = spec.termination_grace_period_seconds
+fn termination(p: &impl PodFields, object: &str) -> Result<TerminationInfo, InvalidObject> {
+    let grace = p.termination_grace_period_seconds();
+    if let Some(grace) = grace
         && grace < 0
     {
         return Err(InvalidObject::new(
@@ -372,34 +341,30 @@ fn termination(
             format!("Invalid value: {grace}: must be greater than or equal to 0"),
         ));
     }
-    let pre_stop_containers = spec
-        .containers
+    let pre_stop_containers = p
+        .containers()
         .iter()
         .chain(
-            spec.init_containers
+            p.init_containers()
                 .iter()
-                .flatten()
-                .filter(|c| c.restart_policy.as_deref() == Some("Always")),
+                .filter(|c| c.restart_policy() == Some("Always")),
         )
-        .filter(|c| c.lifecycle.as_ref().is_some_and(|l| l.pre_stop.is_some()))
-        .map(|c| c.name.as_str().into())
+        .filter(|c| c.has_pre_stop())
+        .map(|c| c.name().into())
         .collect();
     Ok(TerminationInfo {
-        grace_period_seconds: Some(
-            spec.termination_grace_period_seconds
-                .unwrap_or(DEFAULT_TERMINATION_GRACE_SECONDS),
-        ),
-        deletion_grace_period_seconds: meta.deletion_grace_period_seconds,
+        grace_period_seconds: Some(grace.unwrap_or(DEFAULT_TERMINATION_GRACE_SECONDS)),
+        deletion_grace_period_seconds: p.deletion_grace_period_seconds(),
         pre_stop_containers,
     })
 }
 
 /// `spec.preemptionPolicy`, one of the two values the API server accepts.
 fn preemption_policy(
-    spec: &core::PodSpec,
+    p: &impl PodFields,
     object: &str,
 ) -> Result<Option<PreemptionPolicy>, InvalidObject> {
-    match spec.preemption_policy.as_deref() {
+    match p.preemption_policy() {
         None => Ok(None),
         Some("Never") => Ok(Some(PreemptionPolicy::Never)),
         Some("PreemptLowerPriority") => Ok(Some(PreemptionPolicy::PreemptLowerPriority)),
@@ -414,15 +379,10 @@ fn preemption_policy(
 }
 
 /// `spec.resourceClaims` with the generated names from the status.
-fn resource_claims(p: &core::Pod) -> Box<[PodResourceClaim]> {
-    let statuses = p
-        .status
-        .as_ref()
-        .and_then(|s| s.resource_claim_statuses.as_deref())
-        .unwrap_or(&[]);
-    p.spec
+fn resource_claims(p: &impl PodFields) -> Box<[PodResourceClaim]> {
+    let statuses = p.resource_claim_statuses();
+    p.resource_claims()
         .iter()
-        .flat_map(|s| s.resource_claims.iter().flatten())
         .map(|c| PodResourceClaim {
             name: c.name.as_str().into(),
             source: match (&c.resource_claim_name, &c.resource_claim_template_name) {

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1 as core;
 
+use super::pod_fields::ContainerFields;
 use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
 use crate::model::pod::PodLevelRequests;
@@ -31,28 +32,22 @@ pub struct ContainerRequests {
 }
 
 pub fn container_requests(
-    c: &core::Container,
+    c: &impl ContainerFields,
     object: &str,
     path: impl std::fmt::Display,
 ) -> Result<ResourceList, InvalidObject> {
     let mut out = ResourceList::new();
-    if let Some(res) = &c.resources {
-        if let Some(limits) = &res.limits {
-            for (k, v) in limits {
-                out.insert(
-                    k.clone(),
-                    parse_nonnegative(&v.0, object, format_args!("{path}.resources.limits.{k}"))?,
-                );
-            }
-        }
-        if let Some(reqs) = &res.requests {
-            for (k, v) in reqs {
-                out.insert(
-                    k.clone(),
-                    parse_nonnegative(&v.0, object, format_args!("{path}.resources.requests.{k}"))?,
-                );
-            }
-        }
+    for (k, v) in c.limits() {
+        out.insert(
+            k.to_string(),
+            parse_nonnegative(v, object, format_args!("{path}.resources.limits.{k}"))?,
+        );
+    }
+    for (k, v) in c.requests() {
+        out.insert(
+            k.to_string(),
+            parse_nonnegative(v, object, format_args!("{path}.resources.requests.{k}"))?,
+        );
     }
     Ok(out)
 }

@@ -125,7 +125,22 @@ pub fn labels(
     object: &str,
     field: &str,
 ) -> Result<(), InvalidObject> {
-    for (k, v) in map.into_iter().flatten() {
+    label_pairs(
+        map.into_iter()
+            .flatten()
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+        object,
+        field,
+    )
+}
+
+/// [`labels`] over key-value pairs, in the order given.
+pub fn label_pairs<'a>(
+    pairs: impl Iterator<Item = (&'a str, &'a str)>,
+    object: &str,
+    field: &str,
+) -> Result<(), InvalidObject> {
+    for (k, v) in pairs {
         label_name(k, object, field)?;
         label_value(v, object, field)?;
     }

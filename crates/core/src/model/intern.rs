@@ -63,6 +63,11 @@ impl Interner {
         self.strings.len()
     }
 
+    /// Every string, in the order interned (symbol 0 first).
+    pub fn strings(&self) -> impl Iterator<Item = &str> {
+        self.strings.iter().map(|s| &**s)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.strings.is_empty()
     }

@@ -1,0 +1,616 @@
+//! A snapshot's pod parsed lean: only the fields conversion reads
+//! ([`PodFields`]), its strings borrowed from the file's bytes (#15 item 1).
+//! A 150,000-pod snapshot is almost all pods, and parsing each into a
+//! whole `k8s-openapi` object (every string, timestamp and condition
+//! allocated, then freed once converted) was most of the load.
+//!
+//! The rarer, nested parts conversion validates field by field (affinity,
+//! tolerations, spread constraints, volumes, claims, pod-level resources)
+//! are still parsed into their `k8s-openapi` types, so they share their
+//! conversion with every other pod.
+//!
+//! What this parse does not check: the types of fields kplace never reads
+//! (say an `env` entry that is not an object), which are skipped as any
+//! unknown field is. Anything it does not accept as `k8s-openapi` would —
+//! a quantity written as a number, a repeated field, an `apiVersion` other
+//! than `v1` — fails here, and the loader parses the pod again the whole
+//! way ([`super::convert_pod`] on a `k8s-openapi` object), so the answer or
+//! the error is the one it would have given.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use serde::Deserialize;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+
+use super::pod_fields::{ContainerFields, PodFields, PortFields};
+
+/// A string borrowed from the input, or owned when it had escapes.
+#[derive(Debug)]
+pub struct Str<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct StrVisitor<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for StrVisitor<'a> {
+            type Value = Str<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(StrVisitor(PhantomData))
+    }
+}
+
+impl Str<'_> {
+    fn get(&self) -> &str {
+        &self.0
+    }
+}
+
+fn opt<'s>(s: &'s Option<Str<'_>>) -> Option<&'s str> {
+    s.as_ref().map(Str::get)
+}
+
+/// A map of strings walked as a `BTreeMap` walks it: in key order, a key
+/// given twice keeping its last value.
+#[derive(Debug, Default)]
+pub struct StrMap<'a>(Vec<(Str<'a>, Str<'a>)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for StrMap<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MapVisitor<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for MapVisitor<'a> {
+            type Value = StrMap<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map of strings")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<StrMap<'a>, M::Error> {
+                let mut pairs: Vec<(Str<'a>, Str<'a>)> =
+                    Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some(pair) = map.next_entry::<Str<'a>, Str<'a>>()? {
+                    pairs.push(pair);
+                }
+                // Stable: of a key given twice, the later stays later.
+                pairs.sort_by(|a, b| a.0.get().cmp(b.0.get()));
+                let mut unique: Vec<(Str<'a>, Str<'a>)> = Vec::with_capacity(pairs.len());
+                for (k, v) in pairs {
+                    match unique.last_mut() {
+                        Some(last) if last.0.get() == k.get() => last.1 = v,
+                        _ => unique.push((k, v)),
+                    }
+                }
+                Ok(StrMap(unique))
+            }
+        }
+        d.deserialize_map(MapVisitor(PhantomData))
+    }
+}
+
+impl StrMap<'_> {
+    fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.get(), v.get()))
+    }
+}
+
+fn pairs<'s>(map: &'s Option<StrMap<'_>>) -> impl Iterator<Item = (&'s str, &'s str)> {
+    map.iter().flat_map(StrMap::iter)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeanPod<'a> {
+    #[serde(borrow)]
+    api_version: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    metadata: Meta<'a>,
+    #[serde(borrow)]
+    spec: Option<Spec<'a>>,
+    #[serde(borrow)]
+    status: Option<Status<'a>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta<'a> {
+    #[serde(borrow)]
+    name: Option<Str<'a>>,
+    #[serde(borrow)]
+    generate_name: Option<Str<'a>>,
+    #[serde(borrow)]
+    namespace: Option<Str<'a>>,
+    #[serde(borrow)]
+    uid: Option<Str<'a>>,
+    #[serde(borrow)]
+    labels: Option<StrMap<'a>>,
+    creation_timestamp: Option<Time>,
+    deletion_timestamp: Option<Time>,
+    deletion_grace_period_seconds: Option<i64>,
+    #[serde(borrow)]
+    owner_references: Option<Vec<OwnerReference<'a>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OwnerReference<'a> {
+    #[serde(borrow)]
+    api_version: Str<'a>,
+    #[serde(borrow)]
+    kind: Str<'a>,
+    #[serde(borrow)]
+    name: Str<'a>,
+    controller: Option<bool>,
+    /// Required, as `k8s-openapi` requires it; never read.
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    uid: Str<'a>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Spec<'a> {
+    #[serde(borrow)]
+    containers: Vec<Container<'a>>,
+    #[serde(borrow)]
+    init_containers: Option<Vec<Container<'a>>>,
+    #[serde(borrow)]
+    overhead: Option<StrMap<'a>>,
+    resources: Option<core::ResourceRequirements>,
+    #[serde(borrow)]
+    node_selector: Option<StrMap<'a>>,
+    affinity: Option<core::Affinity>,
+    tolerations: Option<Vec<core::Toleration>>,
+    topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
+    volumes: Option<Vec<core::Volume>>,
+    host_network: Option<bool>,
+    #[serde(borrow)]
+    node_name: Option<Str<'a>>,
+    priority: Option<i32>,
+    #[serde(borrow)]
+    priority_class_name: Option<Str<'a>>,
+    #[serde(borrow)]
+    scheduler_name: Option<Str<'a>>,
+    #[serde(borrow)]
+    preemption_policy: Option<Str<'a>>,
+    termination_grace_period_seconds: Option<i64>,
+    #[serde(borrow)]
+    scheduling_gates: Option<Vec<SchedulingGate<'a>>>,
+    resource_claims: Option<Vec<core::PodResourceClaim>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SchedulingGate<'a> {
+    #[serde(borrow)]
+    name: Str<'a>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Container<'a> {
+    #[serde(borrow)]
+    name: Str<'a>,
+    #[serde(borrow)]
+    image: Option<Str<'a>>,
+    #[serde(borrow)]
+    restart_policy: Option<Str<'a>>,
+    lifecycle: Option<Lifecycle>,
+    #[serde(borrow)]
+    resources: Option<Resources<'a>>,
+    #[serde(borrow)]
+    ports: Option<Vec<Port<'a>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Lifecycle {
+    pre_stop: Option<IgnoredAny>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Resources<'a> {
+    #[serde(borrow)]
+    limits: Option<StrMap<'a>>,
+    #[serde(borrow)]
+    requests: Option<StrMap<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Port<'a> {
+    container_port: i32,
+    host_port: Option<i32>,
+    #[serde(rename = "hostIP", borrow)]
+    host_ip: Option<Str<'a>>,
+    #[serde(borrow)]
+    protocol: Option<Str<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Status<'a> {
+    #[serde(borrow)]
+    phase: Option<Str<'a>>,
+    #[serde(borrow)]
+    conditions: Option<Vec<Condition<'a>>>,
+    start_time: Option<Time>,
+    #[serde(borrow)]
+    nominated_node_name: Option<Str<'a>>,
+    resource_claim_statuses: Option<Vec<core::PodResourceClaimStatus>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Condition<'a> {
+    #[serde(rename = "type", borrow)]
+    type_: Str<'a>,
+    #[serde(borrow)]
+    status: Str<'a>,
+    #[serde(borrow)]
+    reason: Option<Str<'a>>,
+}
+
+impl<'a> LeanPod<'a> {
+    /// Parses one JSON item lean; `None` when it is not a pod this parse
+    /// accepts as `k8s-openapi` would (the caller parses it whole).
+    pub fn parse(json: &'a str) -> Option<LeanPod<'a>> {
+        let pod: LeanPod<'a> = serde_json::from_str(json).ok()?;
+        match opt(&pod.api_version) {
+            None | Some("v1") => Some(pod),
+            Some(_) => None,
+        }
+    }
+
+    /// Kind, namespace (defaulted) and name, as the loader's duplicate
+    /// check keys objects.
+    pub fn identity(&self) -> (&'static str, &str, &str) {
+        (
+            "Pod",
+            opt(&self.metadata.namespace).unwrap_or("default"),
+            opt(&self.metadata.name).unwrap_or(""),
+        )
+    }
+}
+
+fn seconds(t: &Option<Time>) -> Option<i64> {
+    t.as_ref().map(|t| t.0.as_second())
+}
+
+impl ContainerFields for Container<'_> {
+    fn name(&self) -> &str {
+        self.name.get()
+    }
+    fn image(&self) -> Option<&str> {
+        opt(&self.image)
+    }
+    fn restart_policy(&self) -> Option<&str> {
+        opt(&self.restart_policy)
+    }
+    fn has_pre_stop(&self) -> bool {
+        self.lifecycle
+            .as_ref()
+            .is_some_and(|l| l.pre_stop.is_some())
+    }
+    fn limits(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.resources.iter().flat_map(|r| pairs(&r.limits))
+    }
+    fn requests(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.resources.iter().flat_map(|r| pairs(&r.requests))
+    }
+    fn ports(&self) -> impl Iterator<Item = PortFields<'_>> {
+        self.ports.iter().flatten().map(|p| PortFields {
+            container_port: p.container_port,
+            host_port: p.host_port,
+            host_ip: opt(&p.host_ip),
+            protocol: opt(&p.protocol),
+        })
+    }
+}
+
+impl<'a> PodFields for LeanPod<'a> {
+    type Container = Container<'a>;
+
+    fn name(&self) -> Option<&str> {
+        opt(&self.metadata.name)
+    }
+    fn generate_name(&self) -> Option<&str> {
+        opt(&self.metadata.generate_name)
+    }
+    fn namespace(&self) -> Option<&str> {
+        opt(&self.metadata.namespace)
+    }
+    fn uid(&self) -> Option<&str> {
+        opt(&self.metadata.uid)
+    }
+    fn labels(&self) -> impl Iterator<Item = (&str, &str)> {
+        pairs(&self.metadata.labels)
+    }
+    fn creation_timestamp(&self) -> Option<i64> {
+        seconds(&self.metadata.creation_timestamp)
+    }
+    fn deletion_timestamp(&self) -> Option<i64> {
+        seconds(&self.metadata.deletion_timestamp)
+    }
+    fn deletion_grace_period_seconds(&self) -> Option<i64> {
+        self.metadata.deletion_grace_period_seconds
+    }
+    fn controller(&self) -> Option<(&str, &str, &str)> {
+        self.metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .find(|o| o.controller == Some(true))
+            .map(|o| (o.api_version.get(), o.kind.get(), o.name.get()))
+    }
+
+    fn has_spec(&self) -> bool {
+        self.spec.is_some()
+    }
+    fn containers(&self) -> &[Container<'a>] {
+        self.spec.as_ref().map_or(&[], |s| &s.containers)
+    }
+    fn init_containers(&self) -> &[Container<'a>] {
+        self.spec
+            .as_ref()
+            .and_then(|s| s.init_containers.as_deref())
+            .unwrap_or(&[])
+    }
+    fn overhead(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.spec.iter().flat_map(|s| pairs(&s.overhead))
+    }
+    fn pod_resources(&self) -> Option<&core::ResourceRequirements> {
+        self.spec.as_ref().and_then(|s| s.resources.as_ref())
+    }
+    fn node_selector(&self) -> Option<impl Iterator<Item = (&str, &str)>> {
+        Some(self.spec.as_ref()?.node_selector.as_ref()?.iter())
+    }
+    fn affinity(&self) -> Option<&core::Affinity> {
+        self.spec.as_ref().and_then(|s| s.affinity.as_ref())
+    }
+    fn tolerations(&self) -> &[core::Toleration] {
+        self.spec
+            .as_ref()
+            .and_then(|s| s.tolerations.as_deref())
+            .unwrap_or(&[])
+    }
+    fn topology_spread_constraints(&self) -> &[core::TopologySpreadConstraint] {
+        self.spec
+            .as_ref()
+            .and_then(|s| s.topology_spread_constraints.as_deref())
+            .unwrap_or(&[])
+    }
+    fn volumes(&self) -> &[core::Volume] {
+        self.spec
+            .as_ref()
+            .and_then(|s| s.volumes.as_deref())
+            .unwrap_or(&[])
+    }
+    fn host_network(&self) -> Option<bool> {
+        self.spec.as_ref().and_then(|s| s.host_network)
+    }
+    fn node_name(&self) -> Option<&str> {
+        self.spec.as_ref().and_then(|s| opt(&s.node_name))
+    }
+    fn priority(&self) -> Option<i32> {
+        self.spec.as_ref().and_then(|s| s.priority)
+    }
+    fn priority_class_name(&self) -> Option<&str> {
+        self.spec.as_ref().and_then(|s| opt(&s.priority_class_name))
+    }
+    fn scheduler_name(&self) -> Option<&str> {
+        self.spec.as_ref().and_then(|s| opt(&s.scheduler_name))
+    }
+    fn preemption_policy(&self) -> Option<&str> {
+        self.spec.as_ref().and_then(|s| opt(&s.preemption_policy))
+    }
+    fn termination_grace_period_seconds(&self) -> Option<i64> {
+        self.spec
+            .as_ref()
+            .and_then(|s| s.termination_grace_period_seconds)
+    }
+    fn scheduling_gates(&self) -> impl Iterator<Item = &str> {
+        self.spec
+            .iter()
+            .flat_map(|s| s.scheduling_gates.iter().flatten())
+            .map(|g| g.name.get())
+    }
+    fn resource_claims(&self) -> &[core::PodResourceClaim] {
+        self.spec
+            .as_ref()
+            .and_then(|s| s.resource_claims.as_deref())
+            .unwrap_or(&[])
+    }
+
+    fn phase(&self) -> Option<&str> {
+        self.status.as_ref().and_then(|s| opt(&s.phase))
+    }
+    fn conditions(&self) -> impl Iterator<Item = (&str, &str, Option<&str>)> {
+        self.status
+            .iter()
+            .flat_map(|s| s.conditions.iter().flatten())
+            .map(|c| (c.type_.get(), c.status.get(), opt(&c.reason)))
+    }
+    fn start_time(&self) -> Option<i64> {
+        self.status.as_ref().and_then(|s| seconds(&s.start_time))
+    }
+    fn nominated_node_name(&self) -> Option<&str> {
+        self.status
+            .as_ref()
+            .and_then(|s| opt(&s.nominated_node_name))
+    }
+    fn resource_claim_statuses(&self) -> &[core::PodResourceClaimStatus] {
+        self.status
+            .as_ref()
+            .and_then(|s| s.resource_claim_statuses.as_deref())
+            .unwrap_or(&[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::intern::Interner;
+    use crate::source::convert::convert_pod;
+
+    /// Converts one pod's JSON both ways, each with a fresh interner, and
+    /// checks they agree: the same pod, the same strings interned in the
+    /// same order. `false` when the lean parse refused the pod (the loader
+    /// then parses it whole).
+    fn agrees(json: &str, what: &str) -> bool {
+        let Some(lean) = LeanPod::parse(json) else {
+            return false;
+        };
+        let whole: core::Pod = serde_json::from_str(json).unwrap_or_else(|e| {
+            panic!("{what}: the lean parse took a pod k8s-openapi refuses: {e}")
+        });
+        let (mut a, mut b) = (Interner::default(), Interner::default());
+        let from_lean = convert_pod(&lean, &mut a);
+        let from_whole = convert_pod(&whole, &mut b);
+        assert_eq!(from_lean, from_whole, "{what}: the two conversions differ");
+        assert!(
+            a.strings().eq(b.strings()),
+            "{what}: strings interned differently"
+        );
+        true
+    }
+
+    /// Every Pod among a file's documents (in Lists too), as JSON text.
+    fn pods_of(docs: Vec<serde_json::Value>) -> Vec<String> {
+        let mut out = Vec::new();
+        for doc in docs {
+            let items = match doc.get("items").and_then(|i| i.as_array()) {
+                Some(items) => items.clone(),
+                None => vec![doc],
+            };
+            for item in items {
+                if item.get("kind").and_then(|k| k.as_str()) == Some("Pod") {
+                    out.push(serde_json::to_string(&item).expect("a value serializes"));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lean_and_whole_conversions_agree_on_every_corpus_pod() {
+        let cases =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+        let (mut seen, mut lean) = (0, 0);
+        for case in std::fs::read_dir(&cases).expect("the corpus copy is in the repository") {
+            let case = case.unwrap().path();
+            for file in ["snapshot.yaml.gz", "snapshot.yaml", "pod.yaml"] {
+                let path = case.join(file);
+                if !path.exists() {
+                    continue;
+                }
+                let bytes = crate::source::file::read_bytes(&path).expect("corpus files read");
+                let docs = crate::source::file::manifest_docs(&bytes, &path.display().to_string())
+                    .expect("corpus files parse");
+                for json in pods_of(docs) {
+                    seen += 1;
+                    lean += agrees(&json, &path.display().to_string()) as usize;
+                }
+            }
+        }
+        assert!(seen > 2000, "only {seen} pods in the corpus");
+        // YAML's unquoted numbers (`cpu: 1`) become JSON numbers, which the
+        // lean parse leaves to the whole one; nearly all pods take it.
+        assert!(
+            lean * 10 > seen * 9,
+            "the lean parse took only {lean} of {seen} pods"
+        );
+    }
+
+    /// The loader's wiring: each corpus snapshot loaded from JSON (its pods
+    /// parsed lean) gives the cluster it gives from YAML (parsed whole).
+    #[test]
+    fn a_json_snapshot_loads_as_its_yaml_does() {
+        use crate::source::file::{load_snapshot_bytes, manifest_docs, read_bytes};
+        let cases =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+        let mut loaded = 0;
+        for case in std::fs::read_dir(&cases).expect("the corpus copy is in the repository") {
+            let path = case.unwrap().path().join("snapshot.yaml.gz");
+            if !path.exists() {
+                continue;
+            }
+            let name = path.display().to_string();
+            let yaml = read_bytes(&path).expect("corpus files read");
+            let Ok((from_yaml, _)) = load_snapshot_bytes(&yaml, &name) else {
+                continue;
+            };
+            let mut items = Vec::new();
+            for doc in manifest_docs(&yaml, &name).expect("corpus files parse") {
+                match doc.get("items").and_then(|i| i.as_array()) {
+                    Some(list) => items.extend(list.iter().cloned()),
+                    None => items.push(doc),
+                }
+            }
+            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+            let json = serde_json::to_vec(&list).expect("a value serializes");
+            let (from_json, _) =
+                load_snapshot_bytes(&json, &name).expect("the JSON loads as the YAML did");
+            assert!(
+                from_json.pods.iter().eq(from_yaml.pods.iter()),
+                "{name}: pods differ"
+            );
+            assert!(
+                from_json
+                    .interner
+                    .strings()
+                    .eq(from_yaml.interner.strings()),
+                "{name}: strings interned differently"
+            );
+            loaded += 1;
+        }
+        assert!(loaded > 500, "only {loaded} snapshots loaded");
+    }
+
+    #[test]
+    fn lean_and_whole_conversions_agree_on_a_synthetic_cluster() {
+        let mut json = Vec::new();
+        crate::synth::write_cluster_json(&mut json, &crate::synth::SynthSpec::small())
+            .expect("write to memory");
+        let docs = vec![serde_json::from_slice(&json).expect("synth writes JSON")];
+        let pods = pods_of(docs);
+        assert!(pods.len() >= 6000);
+        for (i, pod) in pods.iter().enumerate() {
+            assert!(
+                agrees(pod, &format!("synthetic pod {i}")),
+                "synthetic pod {i} was refused: {pod}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_the_lean_parse_leaves_to_the_whole_one() {
+        let pod = |extra: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p"}},"spec":{{"containers":[{{"name":"c"{extra}}}]}}}}"#
+            )
+        };
+        assert!(LeanPod::parse(&pod("")).is_some());
+        // A quantity written as a number, which k8s-openapi takes.
+        assert!(LeanPod::parse(&pod(r#","resources":{"requests":{"cpu":1}}"#)).is_none());
+        // A field given twice (k8s-openapi keeps the later).
+        assert!(LeanPod::parse(&pod(r#","image":"a","image":"b""#)).is_none());
+        // Another API version, which k8s-openapi refuses.
+        let v2 = pod("").replace(r#""apiVersion":"v1""#, r#""apiVersion":"v2""#);
+        assert!(LeanPod::parse(&v2).is_none());
+        // Escapes are decoded, as k8s-openapi decodes them.
+        assert!(agrees(&pod(r#","image":"reg\/app:1""#), "escaped"));
+        // A label given twice keeps its later value, as a BTreeMap does.
+        let twice = pod("").replace(
+            r#""name":"p"}"#,
+            r#""name":"p","labels":{"b":"1","a":"x","b":"2"}}"#,
+        );
+        assert!(agrees(&twice, "label twice"));
+    }
+}
