@@ -106,7 +106,7 @@ struct Collector {
     /// Files read so far (the last is the current one).
     files: Vec<String>,
     /// Where each object was first seen, and its index in the builder.
-    seen: rustc_hash::FxHashMap<(&'static str, Box<str>), Seen>,
+    seen: std::collections::HashMap<IdentityKey, Seen, std::hash::BuildHasherDefault<KnownHash>>,
     /// What the reader decided on its own (duplicates it let through).
     notes: Vec<String>,
 }
@@ -389,15 +389,74 @@ fn typed<'a, T: DeserializeOwned>(
         })
 }
 
-/// Namespace and name as one key (one allocation per object); the length
-/// prefix keeps `a`+`bc` apart from `ab`+`c`.
-fn identity_key(ns: &str, name: &str) -> Box<str> {
-    let mut key = String::with_capacity(ns.len() + name.len() + 4);
-    key.push_str(&ns.len().to_string());
-    key.push(':');
-    key.push_str(ns);
-    key.push_str(name);
-    key.into_boxed_str()
+/// Kind, namespace and name as one key (one allocation per object), with
+/// its hash computed once: the map rehashes every key each time it grows,
+/// and reading 170,000 scattered strings again was a sixth of converting.
+/// The length prefix keeps `a`+`bc` apart from `ab`+`c`.
+struct IdentityKey {
+    hash: u64,
+    kind: &'static str,
+    key: Box<str>,
+}
+
+impl IdentityKey {
+    fn new(kind: &'static str, ns: &str, name: &str) -> Self {
+        let mut key = String::with_capacity(ns.len() + name.len() + 8);
+        push_decimal(&mut key, ns.len());
+        key.push(':');
+        key.push_str(ns);
+        key.push_str(name);
+        let hash = {
+            use std::hash::{BuildHasher, Hash, Hasher};
+            let mut h = rustc_hash::FxBuildHasher.build_hasher();
+            kind.hash(&mut h);
+            key.hash(&mut h);
+            h.finish()
+        };
+        IdentityKey {
+            hash,
+            kind,
+            key: key.into_boxed_str(),
+        }
+    }
+}
+
+impl PartialEq for IdentityKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.kind == other.kind && self.key == other.key
+    }
+}
+
+impl Eq for IdentityKey {}
+
+impl std::hash::Hash for IdentityKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// `n` in decimal, without the formatting machinery (once per object).
+fn push_decimal(out: &mut String, n: usize) {
+    if n >= 10 {
+        push_decimal(out, n / 10);
+    }
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
+/// Hashes an [`IdentityKey`] by the hash it carries.
+#[derive(Default)]
+struct KnownHash(u64);
+
+impl std::hash::Hasher for KnownHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("an IdentityKey hashes as one u64")
+    }
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
+    }
 }
 
 /// Items parsed per parallel batch: bounds how many typed objects exist at
@@ -497,7 +556,7 @@ impl Collector {
                     Parsed::Object(o) => o.identity(),
                     Parsed::Skipped(_) => unreachable!("matched above"),
                 };
-                let key = (kind, identity_key(ns, name));
+                let key = IdentityKey::new(kind, ns, name);
                 let b = &mut self.builder;
                 let model = match parsed {
                     Parsed::LeanPod(pod, item) => {

@@ -19,11 +19,19 @@ use crate::model::pod::*;
 /// The API server's default `terminationGracePeriodSeconds`.
 pub const DEFAULT_TERMINATION_GRACE_SECONDS: i64 = 30;
 
+/// `Kind namespace/name`, as errors name an object. Built for every object
+/// converted, so without the formatting machinery.
 pub fn object_name(kind: &str, namespace: Option<&str>, name: &str) -> String {
-    match namespace {
-        Some(ns) => format!("{kind} {ns}/{name}"),
-        None => format!("{kind} {name}"),
+    let ns_len = namespace.map_or(0, |ns| ns.len() + 1);
+    let mut out = String::with_capacity(kind.len() + 1 + ns_len + name.len());
+    out.push_str(kind);
+    out.push(' ');
+    if let Some(ns) = namespace {
+        out.push_str(ns);
+        out.push('/');
     }
+    out.push_str(name);
+    out
 }
 
 pub fn labels_of(
@@ -442,7 +450,7 @@ fn convert_toleration(
     object: &str,
     i: usize,
 ) -> Result<Toleration, InvalidObject> {
-    let field = format!("spec.tolerations[{i}]");
+    let field = validate::Indexed("spec.tolerations", i);
     let operator = match t.operator.as_deref() {
         None | Some("") | Some("Equal") => TolerationOperator::Equal,
         Some("Exists") => TolerationOperator::Exists,
@@ -464,10 +472,10 @@ fn convert_toleration(
     }
     let key = t.key.as_deref().unwrap_or("");
     if !key.is_empty() {
-        validate::label_name(key, object, &format!("{field}.key"))?;
+        validate::label_name(key, object, format_args!("{field}.key"))?;
     }
     if operator == TolerationOperator::Equal {
-        validate::label_value(value, object, &format!("{field}.operator"))?;
+        validate::label_value(value, object, format_args!("{field}.operator"))?;
     }
     if t.toleration_seconds.is_some() && t.effect.as_deref() != Some("NoExecute") {
         return Err(validate::invalid(
@@ -592,14 +600,14 @@ fn convert_term(
             t.label_selector.as_ref(),
             interner,
             object,
-            &format!("{field}.labelSelector"),
+            format_args!("{field}.labelSelector"),
         )?,
         topology_key: interner.intern(&t.topology_key),
         namespace_selector: label_selector(
             t.namespace_selector.as_ref(),
             interner,
             object,
-            &format!("{field}.namespaceSelector"),
+            format_args!("{field}.namespaceSelector"),
         )?,
     })
 }
@@ -691,7 +699,7 @@ fn convert_spread(
     object: &str,
     i: usize,
 ) -> Result<SpreadConstraint, InvalidObject> {
-    let field = format!("spec.topologySpreadConstraints[{i}]");
+    let field = validate::Indexed("spec.topologySpreadConstraints", i);
     if c.max_skew <= 0 {
         return Err(InvalidObject::new(
             object,
@@ -757,7 +765,7 @@ fn convert_spread(
         c.label_selector.as_ref(),
         interner,
         object,
-        &format!("{field}.labelSelector"),
+        format_args!("{field}.labelSelector"),
     )?;
     let match_label_keys: Box<[Sym]> = c
         .match_label_keys

@@ -85,27 +85,50 @@ pub fn parse_nonnegative(
     Ok(q)
 }
 
+// The name is copied only when `into` lacks it: these run for every
+// container of every pod loaded.
 fn add_list(into: &mut ResourceList, from: &ResourceList) {
     for (k, v) in from {
-        *into.entry(k.clone()).or_default() += *v;
+        match into.get_mut(k) {
+            Some(e) => *e += *v,
+            None => {
+                into.insert(k.clone(), *v);
+            }
+        }
     }
 }
 
 fn max_list(into: &mut ResourceList, from: &ResourceList) {
     for (k, v) in from {
-        let e = into.entry(k.clone()).or_default();
-        if *v > *e {
-            *e = *v;
+        match into.get_mut(k) {
+            Some(e) => {
+                if *v > *e {
+                    *e = *v;
+                }
+            }
+            // An absent name counts as zero, which a negative amount (never
+            // validated in) would not beat.
+            None => {
+                into.insert(k.clone(), (*v).max(Quantity::default()));
+            }
         }
     }
 }
 
 fn with_non_missing_defaults(list: &ResourceList) -> ResourceList {
     let mut out = list.clone();
-    out.entry("cpu".into())
-        .or_insert(Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST));
-    out.entry("memory".into())
-        .or_insert(Quantity::from_units(DEFAULT_MEMORY_REQUEST));
+    if !out.contains_key("cpu") {
+        out.insert(
+            "cpu".into(),
+            Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST),
+        );
+    }
+    if !out.contains_key("memory") {
+        out.insert(
+            "memory".into(),
+            Quantity::from_units(DEFAULT_MEMORY_REQUEST),
+        );
+    }
     out
 }
 
@@ -118,11 +141,11 @@ pub fn pod_requests(
     overhead: &ResourceList,
     defaults: bool,
 ) -> ResourceList {
-    let prep = |l: &ResourceList| {
+    let prep = |l| -> std::borrow::Cow<'_, ResourceList> {
         if defaults {
-            with_non_missing_defaults(l)
+            std::borrow::Cow::Owned(with_non_missing_defaults(l))
         } else {
-            l.clone()
+            std::borrow::Cow::Borrowed(l)
         }
     };
     let mut sum = ResourceList::new();
@@ -138,7 +161,7 @@ pub fn pod_requests(
             add_list(&mut sidecars, &reqs);
             sidecars.clone()
         } else {
-            let mut tmp = reqs.clone();
+            let mut tmp = reqs.into_owned();
             add_list(&mut tmp, &sidecars);
             tmp
         };

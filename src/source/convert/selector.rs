@@ -15,7 +15,7 @@ pub fn label_selector(
     sel: Option<&meta::LabelSelector>,
     interner: &mut Interner,
     object: &str,
-    field: &str,
+    field: impl std::fmt::Display,
 ) -> Result<LabelSelector, InvalidObject> {
     let Some(sel) = sel else {
         return Ok(LabelSelector::Nothing);
@@ -24,7 +24,7 @@ pub fn label_selector(
     super::validate::labels(
         sel.match_labels.as_ref(),
         object,
-        &format!("{field}.matchLabels"),
+        format_args!("{field}.matchLabels"),
     )?;
     if let Some(ml) = &sel.match_labels {
         for (k, v) in ml {
@@ -48,9 +48,9 @@ pub fn label_selector(
         };
         let values = expr.values.as_deref().unwrap_or(&[]);
         check_values(op_needs_values(op), values.len(), object, &path)?;
-        super::validate::label_name(&expr.key, object, &format!("{path}.key"))?;
+        super::validate::label_name(&expr.key, object, format_args!("{path}.key"))?;
         for (j, v) in values.iter().enumerate() {
-            super::validate::label_value(v, object, &format!("{path}.values[{j}]"))?;
+            super::validate::label_value(v, object, format_args!("{path}.values[{j}]"))?;
         }
         let mut syms: Vec<_> = values.iter().map(|v| interner.intern(v)).collect();
         syms.sort_unstable();
