@@ -7,6 +7,7 @@
 //! item is parsed, converted into the model, and dropped.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -480,6 +481,19 @@ impl Collector {
         &mut self,
         items: &[I],
         origin_of: impl Fn(usize) -> Origin<'o> + Sync,
+        done_with: impl FnMut(usize),
+    ) -> Result<(), SourceError> {
+        self.ingest_items_prepared(items, |_| {}, origin_of, done_with)
+    }
+
+    /// [`Collector::ingest_items`], calling `prepare` with each batch's
+    /// item range, in order, before the batch is parsed (and before
+    /// `origin_of` is asked about its items).
+    fn ingest_items_prepared<'o, 'a, I: ItemSource<'a>>(
+        &mut self,
+        items: &[I],
+        prepare: impl Fn(std::ops::Range<usize>) + Sync,
+        origin_of: impl Fn(usize) -> Origin<'o> + Sync,
         mut done_with: impl FnMut(usize),
     ) -> Result<(), SourceError> {
         // Room for every item's slot up front. Not for `seen`: a map sized
@@ -492,7 +506,9 @@ impl Collector {
             if base >= items.len() {
                 return None;
             }
-            let batch = &items[base..items.len().min(base + BATCH)];
+            let end = items.len().min(base + BATCH);
+            prepare(base..end);
+            let batch = &items[base..end];
             Some(
                 batch
                     .par_iter()
@@ -806,13 +822,38 @@ fn ingest_json(
     }
     let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
     let offsets: Vec<usize> = items.iter().map(|&r| offset(r)).collect();
-    let lines = item_lines(bytes, &offsets);
+    let in_order = offsets.is_sorted();
+    // Each item's first line. In file order (a `List`) they are counted a
+    // batch at a time, just before the batch parses, while the batch before
+    // it converts (the bytes are given back only behind both); otherwise
+    // all at once first.
+    let lines: Vec<AtomicUsize> = if in_order {
+        offsets.iter().map(|_| AtomicUsize::new(0)).collect()
+    } else {
+        item_lines(bytes, &offsets)
+            .into_iter()
+            .map(AtomicUsize::new)
+            .collect()
+    };
+    let counted = std::sync::Mutex::new((0usize, 1usize));
+    let count_lines = |range: std::ops::Range<usize>| {
+        if !in_order {
+            return;
+        }
+        let mut counted = counted.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut at, mut line) = *counted;
+        for i in range {
+            line += newlines(&bytes[at..offsets[i]]);
+            at = offsets[i];
+            lines[i].store(line, Ordering::Relaxed);
+        }
+        *counted = (at, line);
+    };
     c.timings.load += started.elapsed();
     let items: Vec<JsonItem> = items.into_iter().map(JsonItem).collect();
     // The bytes before the next unparsed item, once no item there is still
     // to parse: only in file order (a `List`), and only bytes kplace read
     // itself.
-    let in_order = offsets.is_sorted();
     let mut given_back = 0;
     let done_with = |upto: usize| {
         if !(give_back && in_order) {
@@ -824,21 +865,25 @@ fn ingest_json(
             given_back = end;
         }
     };
-    c.ingest_items(
+    c.ingest_items_prepared(
         &items,
+        count_lines,
         |i| Origin {
             file,
-            position: Position::Line(lines[i]),
+            position: Position::Line(lines[i].load(Ordering::Relaxed)),
         },
         done_with,
     )
+}
+
+fn newlines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&c| c == b'\n').count()
 }
 
 /// The line each item starts on: one pass over the file, in file order
 /// (single documents before a `List` come after its items in `offsets`),
 /// split over both cores.
 fn item_lines(bytes: &[u8], offsets: &[usize]) -> Vec<usize> {
-    let newlines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
     let mut order: Vec<usize> = (0..offsets.len()).collect();
     if !offsets.is_sorted() {
         order.sort_by_key(|&i| offsets[i]);
