@@ -32,7 +32,7 @@ pub fn convert_node(n: &core::Node, interner: &mut Interner) -> Result<Node, Inv
         .flatten()
     {
         alloc.insert(
-            k.clone(),
+            k,
             parse_nonnegative(&v.0, &object, format_args!("status.allocatable.{k}"))?,
         );
     }

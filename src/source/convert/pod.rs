@@ -210,7 +210,7 @@ impl PodRequestLists {
         let mut overhead = ResourceList::new();
         for (k, v) in p.overhead() {
             overhead.insert(
-                k.to_string(),
+                k,
                 requests::parse_nonnegative(v, object, format_args!("spec.overhead.{k}"))?,
             );
         }

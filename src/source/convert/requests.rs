@@ -6,7 +6,7 @@
 //! non-zero request used by LeastAllocated scoring. They differ in where the
 //! 100m / 200Mi defaults apply and in how sidecars are counted.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 
 use k8s_openapi::api::core::v1 as core;
 
@@ -22,8 +22,89 @@ pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
 /// `DefaultMemoryRequest` (200Mi).
 pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
 
-/// Exact per-resource amounts, keyed by resource name.
-pub type ResourceList = BTreeMap<String, Quantity>;
+/// Exact per-resource amounts, keyed by resource name, walked in name
+/// order as the `BTreeMap` it replaces was. A few entries in a vector: the
+/// request arithmetic builds several per container of every pod loaded,
+/// and the usual names are not copied (#15).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceList(Vec<(Cow<'static, str>, Quantity)>);
+
+/// Resource names common enough to keep as constants.
+const KNOWN_NAMES: &[&str] = &[
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "pods",
+    "hugepages-2Mi",
+    "hugepages-1Gi",
+    "nvidia.com/gpu",
+];
+
+impl ResourceList {
+    pub fn new() -> Self {
+        ResourceList(Vec::new())
+    }
+
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| (**k).cmp(name))
+    }
+
+    /// Sets `name`'s amount, replacing any before.
+    pub fn insert(&mut self, name: &str, q: Quantity) {
+        match self.find(name) {
+            Ok(i) => self.0[i].1 = q,
+            Err(i) => {
+                let name = match KNOWN_NAMES.iter().find(|&&k| k == name) {
+                    Some(&known) => Cow::Borrowed(known),
+                    None => Cow::Owned(name.to_string()),
+                };
+                self.0.insert(i, (name, q));
+            }
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Quantity> {
+        self.find(name).ok().map(|i| &self.0[i].1)
+    }
+
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Quantity> {
+        self.find(name).ok().map(|i| &mut self.0[i].1)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.find(name).is_ok()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Names and amounts, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Quantity)> {
+        self.0.iter().map(|(k, q)| (&**k, q))
+    }
+}
+
+impl<'a> FromIterator<(&'a str, Quantity)> for ResourceList {
+    fn from_iter<I: IntoIterator<Item = (&'a str, Quantity)>>(pairs: I) -> Self {
+        let mut list = ResourceList::new();
+        for (name, q) in pairs {
+            list.insert(name, q);
+        }
+        list
+    }
+}
+
+impl<'a> IntoIterator for &'a ResourceList {
+    type Item = (&'a str, &'a Quantity);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (Cow<'static, str>, Quantity)>,
+        fn(&'a (Cow<'static, str>, Quantity)) -> (&'a str, &'a Quantity),
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, q)| (&**k, q))
+    }
+}
 
 /// One container's requests after API defaulting (requests := limits per missing key).
 pub struct ContainerRequests {
@@ -39,13 +120,13 @@ pub fn container_requests(
     let mut out = ResourceList::new();
     for (k, v) in c.limits() {
         out.insert(
-            k.to_string(),
+            k,
             parse_nonnegative(v, object, format_args!("{path}.resources.limits.{k}"))?,
         );
     }
     for (k, v) in c.requests() {
         out.insert(
-            k.to_string(),
+            k,
             parse_nonnegative(v, object, format_args!("{path}.resources.requests.{k}"))?,
         );
     }
@@ -92,7 +173,7 @@ fn add_list(into: &mut ResourceList, from: &ResourceList) {
         match into.get_mut(k) {
             Some(e) => *e += *v,
             None => {
-                into.insert(k.clone(), *v);
+                into.insert(k, *v);
             }
         }
     }
@@ -109,7 +190,7 @@ fn max_list(into: &mut ResourceList, from: &ResourceList) {
             // An absent name counts as zero, which a negative amount (never
             // validated in) would not beat.
             None => {
-                into.insert(k.clone(), (*v).max(Quantity::default()));
+                into.insert(k, (*v).max(Quantity::default()));
             }
         }
     }
@@ -118,16 +199,10 @@ fn max_list(into: &mut ResourceList, from: &ResourceList) {
 fn with_non_missing_defaults(list: &ResourceList) -> ResourceList {
     let mut out = list.clone();
     if !out.contains_key("cpu") {
-        out.insert(
-            "cpu".into(),
-            Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST),
-        );
+        out.insert("cpu", Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST));
     }
     if !out.contains_key("memory") {
-        out.insert(
-            "memory".into(),
-            Quantity::from_units(DEFAULT_MEMORY_REQUEST),
-        );
+        out.insert("memory", Quantity::from_units(DEFAULT_MEMORY_REQUEST));
     }
     out
 }
@@ -238,7 +313,7 @@ pub fn pod_level_list(
         for (k, v) in list.iter().flatten() {
             let q = parse_nonnegative(&v.0, object, format_args!("spec.resources.{field}.{k}"))?;
             if is_pod_level_resource(k) {
-                out.insert(k.clone(), q);
+                out.insert(k, q);
             }
         }
     }
@@ -254,7 +329,7 @@ fn with_pod_level(
     overhead: &ResourceList,
 ) -> ResourceList {
     for (k, q) in pod_level {
-        container_level.insert(k.clone(), *q);
+        container_level.insert(k, *q);
     }
     add_list(&mut container_level, overhead);
     container_level
@@ -275,7 +350,7 @@ pub fn pod_level_requests(
     // CalculateResource: defaults only for cpu/memory set at neither level.
     let missing: Vec<&str> = ["cpu", "memory"]
         .into_iter()
-        .filter(|k| !exact.contains_key(*k))
+        .filter(|k| !exact.contains_key(k))
         .collect();
     let non_zero_list = if missing.is_empty() {
         exact.clone()
@@ -311,7 +386,7 @@ fn with_defaults_for(list: &ResourceList, missing: &[&str]) -> ResourceList {
                 "cpu" => Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST),
                 _ => Quantity::from_units(DEFAULT_MEMORY_REQUEST),
             };
-            out.insert(k.into(), q);
+            out.insert(k, q);
         }
     }
     out
@@ -323,7 +398,7 @@ pub use crate::model::resources::is_scalar_resource;
 pub fn to_resources(list: &ResourceList, interner: &mut Interner) -> Resources {
     let mut r = Resources::default();
     for (name, q) in list {
-        match name.as_str() {
+        match name {
             "cpu" => r.milli_cpu = r.milli_cpu.wrapping_add(q.milli_value()),
             "memory" => r.memory = r.memory.wrapping_add(q.value()),
             "ephemeral-storage" => {
@@ -357,7 +432,7 @@ mod tests {
     fn list(pairs: &[(&str, &str)]) -> ResourceList {
         pairs
             .iter()
-            .map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap()))
+            .map(|(k, v)| (*k, Quantity::parse(v).unwrap()))
             .collect()
     }
 
@@ -376,7 +451,7 @@ mod tests {
         ];
         let r = pod_requests(&containers, &init, &ResourceList::new(), false);
         // sum = 500 + 100 (sidecar) = 600; init use = 1000 + 100 = 1100.
-        assert_eq!(r["cpu"].milli_value(), 1100);
+        assert_eq!(r.get("cpu").unwrap().milli_value(), 1100);
     }
 
     #[test]
@@ -394,11 +469,11 @@ mod tests {
         assert_eq!(nz.memory, DEFAULT_MEMORY_REQUEST);
         let r = pod_requests(&containers, &init, &ResourceList::new(), true);
         assert_eq!(
-            r["cpu"].milli_value(),
+            r.get("cpu").unwrap().milli_value(),
             800,
             "incoming view adds the sidecar"
         );
-        assert_eq!(r["memory"].value(), 2 * DEFAULT_MEMORY_REQUEST);
+        assert_eq!(r.get("memory").unwrap().value(), 2 * DEFAULT_MEMORY_REQUEST);
     }
 
     #[test]
