@@ -26,7 +26,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 
-use super::pod_fields::{ContainerFields, PodFields, PortFields};
+use super::pod_fields::{ContainerFields, PodFields, PortFields, list_of};
 
 /// A string borrowed from the input, or owned when it had escapes.
 #[derive(Debug)]
@@ -357,10 +357,7 @@ impl<'a> PodFields for LeanPod<'a> {
         self.spec.as_ref().map_or(&[], |s| &s.containers)
     }
     fn init_containers(&self) -> &[Container<'a>] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.init_containers.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.init_containers)
     }
     fn overhead(&self) -> impl Iterator<Item = (&str, &str)> {
         self.spec.iter().flat_map(|s| pairs(&s.overhead))
@@ -375,22 +372,13 @@ impl<'a> PodFields for LeanPod<'a> {
         self.spec.as_ref().and_then(|s| s.affinity.as_ref())
     }
     fn tolerations(&self) -> &[core::Toleration] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.tolerations.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.tolerations)
     }
     fn topology_spread_constraints(&self) -> &[core::TopologySpreadConstraint] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.topology_spread_constraints.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.topology_spread_constraints)
     }
     fn volumes(&self) -> &[core::Volume] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.volumes.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.volumes)
     }
     fn host_network(&self) -> Option<bool> {
         self.spec.as_ref().and_then(|s| s.host_network)
@@ -422,10 +410,7 @@ impl<'a> PodFields for LeanPod<'a> {
             .map(|g| g.name.get())
     }
     fn resource_claims(&self) -> &[core::PodResourceClaim] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.resource_claims.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.resource_claims)
     }
 
     fn phase(&self) -> Option<&str> {
@@ -446,10 +431,7 @@ impl<'a> PodFields for LeanPod<'a> {
             .and_then(|s| opt(&s.nominated_node_name))
     }
     fn resource_claim_statuses(&self) -> &[core::PodResourceClaimStatus] {
-        self.status
-            .as_ref()
-            .and_then(|s| s.resource_claim_statuses.as_deref())
-            .unwrap_or(&[])
+        list_of(self.status.as_ref(), |s| &s.resource_claim_statuses)
     }
 }
 

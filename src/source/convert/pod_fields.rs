@@ -84,6 +84,15 @@ pub trait PodFields {
     fn resource_claim_statuses(&self) -> &[core::PodResourceClaimStatus];
 }
 
+/// An optional list field of an optional part (`spec`, `status`) as a
+/// slice, empty when either is absent: how both forms give their lists.
+pub(super) fn list_of<'a, P, T>(
+    part: Option<&'a P>,
+    field: impl FnOnce(&'a P) -> &'a Option<Vec<T>>,
+) -> &'a [T] {
+    part.and_then(|p| field(p).as_deref()).unwrap_or(&[])
+}
+
 fn seconds(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<i64> {
     t.map(|t| t.0.as_second())
 }
@@ -183,10 +192,7 @@ impl PodFields for core::Pod {
         self.spec.as_ref().map_or(&[], |s| &s.containers)
     }
     fn init_containers(&self) -> &[core::Container] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.init_containers.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.init_containers)
     }
     fn overhead(&self) -> impl Iterator<Item = (&str, &str)> {
         quantities(self.spec.as_ref().and_then(|s| s.overhead.as_ref()))
@@ -202,22 +208,13 @@ impl PodFields for core::Pod {
         self.spec.as_ref().and_then(|s| s.affinity.as_ref())
     }
     fn tolerations(&self) -> &[core::Toleration] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.tolerations.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.tolerations)
     }
     fn topology_spread_constraints(&self) -> &[core::TopologySpreadConstraint] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.topology_spread_constraints.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.topology_spread_constraints)
     }
     fn volumes(&self) -> &[core::Volume] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.volumes.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.volumes)
     }
     fn host_network(&self) -> Option<bool> {
         self.spec.as_ref().and_then(|s| s.host_network)
@@ -253,10 +250,7 @@ impl PodFields for core::Pod {
             .map(|g| g.name.as_str())
     }
     fn resource_claims(&self) -> &[core::PodResourceClaim] {
-        self.spec
-            .as_ref()
-            .and_then(|s| s.resource_claims.as_deref())
-            .unwrap_or(&[])
+        list_of(self.spec.as_ref(), |s| &s.resource_claims)
     }
 
     fn phase(&self) -> Option<&str> {
@@ -277,9 +271,6 @@ impl PodFields for core::Pod {
             .and_then(|s| s.nominated_node_name.as_deref())
     }
     fn resource_claim_statuses(&self) -> &[core::PodResourceClaimStatus] {
-        self.status
-            .as_ref()
-            .and_then(|s| s.resource_claim_statuses.as_deref())
-            .unwrap_or(&[])
+        list_of(self.status.as_ref(), |s| &s.resource_claim_statuses)
     }
 }
