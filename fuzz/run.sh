@@ -11,7 +11,7 @@
 # fuzz/rustc-wrapper), in the root's target directory and with the root's
 # test profile, so every dependency is the artifact `cargo test` already
 # built. The instrumented crates get their own artifact names (a different
-# `debug` setting, below) and never replace the ones `cargo test` uses.
+# `codegen-units` setting, below) and never replace the ones `cargo test` uses.
 # libFuzzer itself is compiled once from libfuzzer-sys's sources.
 set -euo pipefail
 
@@ -75,7 +75,9 @@ fi
 # kplace's own crates get a profile of their own, which also gives their
 # instrumented artifacts names of their own: opt-level 0 (kplace compiles in
 # about 1.5 minutes instead of 5, and runs about half as fast), line tables
-# only, not incremental. FUZZ_OPT_LEVEL=1 (or 2, 3) for a long run.
+# only, not incremental, and 64 codegen units where the test profile has 256:
+# that alone keeps the names apart whatever the opt-level (cargo hashes every
+# profile setting into them). FUZZ_OPT_LEVEL=1 (or 2, 3) for a long run.
 opt="${FUZZ_OPT_LEVEL:-0}"
 config=()
 for p in kplace kplace-core kplace-fuzz; do
@@ -83,6 +85,7 @@ for p in kplace kplace-core kplace-fuzz; do
     --config "profile.test.package.$p.opt-level=$opt"
     --config "profile.test.package.$p.debug=\"line-tables-only\""
     --config "profile.test.package.$p.incremental=false"
+    --config "profile.test.package.$p.codegen-units=64"
   )
 done
 build() {
