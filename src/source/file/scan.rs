@@ -2,6 +2,12 @@
 //! item's `kind`) without parsing the item. kubectl writes `apiVersion`
 //! and `kind` first, so this usually reads a few dozen bytes. Anything it
 //! is not sure about (escapes, malformed input) is left to the real parser.
+//!
+//! It also finds a `List`'s items on both cores ([`list_items`]): each item
+//! is still read by serde_json, so what it accepts is exactly what
+//! serde_json's parse of the whole array accepts.
+
+use serde_json::value::RawValue;
 
 pub enum Found {
     Value(String),
@@ -67,6 +73,190 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
                 j += 1;
             }
             Some(j)
+        }
+    }
+}
+
+/// Where the value of `key` in the top-level object `b` starts, when the
+/// scanner is sure (`None`: absent, or anything it is not sure about).
+pub fn top_level_value(b: &[u8], key: &[u8]) -> Option<usize> {
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_ws(b, i);
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (key_end, key_escaped) = skip_string(b, i)?;
+        if key_escaped {
+            return None;
+        }
+        let this_key = &b[i + 1..key_end - 1];
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        if this_key == key {
+            return Some(i);
+        }
+        i = skip_ws(b, skip_value(b, i)?);
+        match b.get(i) {
+            Some(b',') => i += 1,
+            _ => return None,
+        }
+    }
+}
+
+/// JSON's whitespace, exactly as serde_json skips it (not form feeds).
+fn is_json_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+fn skip_json_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_json_ws(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// A JSON array's elements and where it closes.
+pub struct ArrayItems<'a> {
+    pub items: Vec<&'a RawValue>,
+    /// The index of the closing `]`.
+    pub close: usize,
+    /// Read in two halves on both cores (the second half was kept).
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "the tests check that large arrays do split")
+    )]
+    pub split: bool,
+}
+
+/// The elements of the array whose `[` is at `open`, each read by
+/// serde_json as a `RawValue`, the separators between them checked as
+/// serde_json checks them (a trailing comma is refused). `None` for
+/// anything serde_json would refuse: the caller then leaves the whole
+/// text to serde_json, for its error.
+///
+/// From `split_from` bytes on, the array is read on both cores: the
+/// second half starts at the first place after the middle that looks like
+/// an element start (the whitespace that comes before the second element,
+/// which must hold a newline, then the same first byte), and is kept only
+/// if the first half's reading lands exactly there. kubectl and
+/// `kplace record` write one element per line (or at one indentation), so
+/// it does; otherwise the first half reads on to the end.
+pub fn array_items(text: &str, open: usize, split_from: usize) -> Option<ArrayItems<'_>> {
+    let b = text.as_bytes();
+    if b.get(open) != Some(&b'[') {
+        return None;
+    }
+    let mut items = Vec::new();
+    let first = skip_json_ws(b, open + 1);
+    if b.get(first) == Some(&b']') {
+        return Some(ArrayItems {
+            items,
+            close: first,
+            split: false,
+        });
+    }
+    // The first element alone, to learn what comes before an element.
+    let after_first = elements_from(text, first, first + 1, &mut items)?;
+    if b[after_first] == b']' {
+        return Some(ArrayItems {
+            items,
+            close: after_first,
+            split: false,
+        });
+    }
+    if text.len() - open < split_from {
+        let close = elements_from(text, after_first, usize::MAX, &mut items)?;
+        return Some(ArrayItems {
+            items,
+            close,
+            split: false,
+        });
+    }
+    let lead_start = text[..after_first]
+        .trim_end_matches(|c: char| c.is_ascii() && is_json_ws(c as u8))
+        .len();
+    let pattern = &text[lead_start..=after_first];
+    let middle = open + (text.len() - open) / 2;
+    let candidate = pattern
+        .contains('\n')
+        .then(|| text.get(middle..)?.find(pattern))
+        .flatten()
+        .map(|at| middle + at + pattern.len() - 1);
+    let Some(candidate) = candidate else {
+        let close = elements_from(text, after_first, usize::MAX, &mut items)?;
+        return Some(ArrayItems {
+            items,
+            close,
+            split: false,
+        });
+    };
+    let mut second = Vec::new();
+    let (reached, rest) = rayon::join(
+        || elements_from(text, after_first, candidate, &mut items),
+        || elements_from(text, candidate, usize::MAX, &mut second),
+    );
+    let reached = reached?;
+    if reached == candidate
+        && let Some(close) = rest
+    {
+        items.append(&mut second);
+        return Some(ArrayItems {
+            items,
+            close,
+            split: true,
+        });
+    }
+    // Not an element start after all: read on from where the first half is.
+    let close = if b[reached] == b']' {
+        reached
+    } else {
+        elements_from(text, reached, usize::MAX, &mut items)?
+    };
+    Some(ArrayItems {
+        items,
+        close,
+        split: false,
+    })
+}
+
+/// Elements from `at` (an element's start): each read by serde_json, then
+/// `,` or `]` after whitespace. Stops at the `]` (its index) or at the
+/// first element starting at or after `stop` (its index).
+fn elements_from<'a>(
+    text: &'a str,
+    mut at: usize,
+    stop: usize,
+    out: &mut Vec<&'a RawValue>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    loop {
+        // An element must follow (`[1,]` is refused, as serde_json does).
+        if at >= b.len() || b[at] == b']' {
+            return None;
+        }
+        if at >= stop {
+            return Some(at);
+        }
+        let mut stream = serde_json::Deserializer::from_str(&text[at..]).into_iter::<&RawValue>();
+        let value = stream.next()?.ok()?;
+        // Where the value itself starts (the stream skips whitespace).
+        if value.get().as_ptr() != b[at..].as_ptr() {
+            return None;
+        }
+        out.push(value);
+        let end = skip_json_ws(b, at + stream.byte_offset());
+        match b.get(end)? {
+            b',' => at = skip_json_ws(b, end + 1),
+            b']' => return Some(end),
+            _ => return None,
         }
     }
 }
@@ -141,6 +331,125 @@ mod tests {
         );
         let nested = r#"{ "metadata": {"kind": "no", "a": [1, {"b": "}"}]}, "kind" : "Node" }"#;
         assert_eq!(kind(nested).as_deref(), Some("Node"));
+    }
+
+    /// What serde_json's parse of the whole array gives: each element's
+    /// place in `text`, or `None` when it refuses the array.
+    fn serde_elements(text: &str, open: usize) -> Option<Vec<(usize, usize)>> {
+        let mut stream =
+            serde_json::Deserializer::from_str(&text[open..]).into_iter::<Vec<&RawValue>>();
+        let items = stream.next()?.ok()?;
+        Some(places(text, &items))
+    }
+
+    fn places(text: &str, items: &[&RawValue]) -> Vec<(usize, usize)> {
+        items
+            .iter()
+            .map(|r| {
+                let at = r.get().as_ptr() as usize - text.as_ptr() as usize;
+                (at, at + r.get().len())
+            })
+            .collect()
+    }
+
+    /// `array_items` on `text`'s array (at `open`), read in one piece and
+    /// forced to split, against serde_json.
+    fn check(text: &str, open: usize) -> bool {
+        let expected = serde_elements(text, open);
+        let mut split = false;
+        for split_from in [usize::MAX, 0] {
+            let found = array_items(text, open, split_from);
+            assert_eq!(
+                found.as_ref().map(|f| places(text, &f.items)),
+                expected,
+                "{text:?}, split from {split_from}"
+            );
+            if let Some(f) = found {
+                assert_eq!(text.as_bytes()[f.close], b']');
+                assert!(!f.split || split_from == 0, "only large arrays split");
+                split |= f.split;
+            }
+        }
+        split
+    }
+
+    #[test]
+    fn array_items_are_serde_jsons_one_per_line_or_indented() {
+        let one_per_line: String = std::iter::once("[\n".to_string())
+            .chain((0..40).map(|i| format!("{{\"kind\":\"Pod\",\"n\":{i},\"s\":\"{{\\\"x\\\"\"}}")))
+            .collect::<Vec<_>>()
+            .join(",\n")
+            + "\n]";
+        let one_per_line = one_per_line.replacen("[\n,\n", "[\n", 1);
+        assert!(check(&one_per_line, 0), "one element per line splits");
+        let indented = format!(
+            "[\n        {}\n    ]",
+            (0..30)
+                .map(|i| format!("{{\n            \"a\": [\n                {{ \"b\": {i} }}\n            ]\n        }}"))
+                .collect::<Vec<_>>()
+                .join(",\n        ")
+        );
+        assert!(check(&indented, 0), "elements at one indentation split");
+        // On one line: no element start to find, read in one piece.
+        assert!(!check(r#"[{"a":1},{"b":[1,2]},"s",3,true,null,[]]"#, 0));
+        for small in ["[]", "[ ]", "[1]", "[\n1\n]"] {
+            assert!(!check(small, 0));
+        }
+    }
+
+    #[test]
+    fn a_misleading_element_start_falls_back_to_reading_on() {
+        // Every element holds lines that start like an element; wherever
+        // the middle falls, the split is either right or dropped.
+        let tricky = format!(
+            "[\n{}\n]",
+            (0..25)
+                .map(|i| format!("[\n{{\"inner\":{i}}},\n{{\"more\":[\n{{}}\n]}}\n]"))
+                .collect::<Vec<_>>()
+                .join(",\n")
+        );
+        let _ = check(&tricky, 0);
+        // Elements after an envelope's array look alike too.
+        let list = format!(
+            "{{\"items\":[\n{}\n],\n\"other\":[\n{{\"x\":1}},\n{{\"x\":2}}]}}",
+            (0..3)
+                .map(|i| format!("{{\"i\":{i}}}"))
+                .collect::<Vec<_>>()
+                .join(",\n")
+        );
+        let open = top_level_value(list.as_bytes(), b"items").expect("items found");
+        let _ = check(&list, open);
+    }
+
+    #[test]
+    fn array_items_refuse_what_serde_json_refuses() {
+        for bad in [
+            "[1,]",
+            "[1 2]",
+            "[{\"a\":1}\n,\n{\"a\":}]",
+            "[{\"a\":1},\u{c}{\"a\":2}]",
+            "[{\"a\":1},",
+            "[{\"a\":1}",
+            "[\n{\"a\":1},\n{\"a\":2},\n{\"a\":3},\n{\"a\":4]",
+            "[\n{\"a\":1},\n{\"a\":2},\n{\"a\":3},\n{\"a\":4},\n]",
+            "[\"\\x\"]",
+            "[",
+        ] {
+            assert!(
+                serde_elements(bad, 0).is_none(),
+                "serde_json accepts {bad:?}"
+            );
+            assert!(!check(bad, 0));
+        }
+    }
+
+    #[test]
+    fn top_level_value_finds_only_top_level_keys() {
+        let doc = r#"{"metadata":{"items":[1]},"kind":"List","items" : [2]}"#;
+        assert_eq!(top_level_value(doc.as_bytes(), b"items"), doc.rfind('['));
+        assert_eq!(top_level_value(br#"{"it\u0065ms":[]}"#, b"items"), None);
+        assert_eq!(top_level_value(br#"[{"items":[]}]"#, b"items"), None);
+        assert_eq!(top_level_value(br#"{"kind":"List"}"#, b"items"), None);
     }
 
     #[test]
