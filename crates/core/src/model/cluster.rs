@@ -585,8 +585,21 @@ impl Cluster {
                 .or_default()
                 .push(i);
         }
-        for id in 0..cluster.pods.len() as PodId {
-            cluster.index_pod_pdbs(id);
+        // Which PDBs select each pod: read-only, so worked out on both
+        // cores, then recorded in order (and copied into the briefs of the
+        // few pods any PDB selects; a fresh brief says none).
+        let pods = cluster.pods.len();
+        let matching = kplace_split::in_parts(pods, |range| {
+            range
+                .map(|id| cluster.matching_pdbs(id as PodId))
+                .collect::<Vec<_>>()
+        });
+        // (`add_pod` above indexed none: no PDB was in its namespace yet.)
+        cluster.pod_pdbs = matching.into_iter().flatten().collect();
+        for id in 0..pods as PodId {
+            if !cluster.pdbs_of_pod(id).is_empty() {
+                cluster.flag_pdbs_on_node(id);
+            }
         }
         cluster
     }
@@ -599,26 +612,31 @@ impl Cluster {
 
     /// Records which PDBs select a pod, for preemption's PDB accounting.
     fn index_pod_pdbs(&mut self, id: PodId) {
-        let pod = &self.pods[id as usize];
         if self.pod_pdbs.len() <= id as usize {
             self.pod_pdbs.resize(id as usize + 1, Box::default());
         }
-        // An unlabelled pod matches no PDB (and one that lost its labels
-        // in an update no longer matches the ones it did).
-        let matching: Box<[u32]> = if pod.labels.is_empty() {
-            Box::default()
-        } else {
-            self.pdbs_in(pod.namespace)
-                .iter()
-                .filter(|&&i| {
-                    let sel = &self.pdbs[i].selector;
-                    !sel.is_everything() && sel.matches(&pod.labels)
-                })
-                .map(|&i| i as u32)
-                .collect()
-        };
+        let matching = self.matching_pdbs(id);
         self.pod_pdbs[id as usize] = matching;
         self.flag_pdbs_on_node(id);
+    }
+
+    /// The PDBs (indexes into `pdbs`) whose non-empty selector matches the
+    /// pod, worked out from the pod's labels and namespace.
+    fn matching_pdbs(&self, id: PodId) -> Box<[u32]> {
+        let pod = &self.pods[id as usize];
+        // An unlabelled pod matches no PDB (and one that lost its labels
+        // in an update no longer matches the ones it did).
+        if pod.labels.is_empty() {
+            return Box::default();
+        }
+        self.pdbs_in(pod.namespace)
+            .iter()
+            .filter(|&&i| {
+                let sel = &self.pdbs[i].selector;
+                !sel.is_everything() && sel.matches(&pod.labels)
+            })
+            .map(|&i| i as u32)
+            .collect()
     }
 
     /// Copies which PDBs select the pod into its brief on its node.
