@@ -187,7 +187,10 @@ impl<T: Clone + Send + Sync, const BITS: u32> SharedVec<T, BITS> {
 impl<T, const BITS: u32> Index<usize> for SharedVec<T, BITS> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
-        assert!(
+        // The chunks hold exactly `len` elements, so an index past the end
+        // fails their own bounds checks; this check only names the length
+        // (in debug builds: it ran on every node access of a placement).
+        debug_assert!(
             i < self.len,
             "index {i} out of range for length {}",
             self.len

@@ -25,7 +25,9 @@ pub struct PreScoreState {
     /// hostname constraint, or [`NO_DOMAIN`] when the node lacks the key.
     /// Read by Score so that it neither looks up labels nor hashes pairs.
     domain_of: Vec<u32>,
-    pub weights: Vec<f64>,
+    /// Per constraint, its weight and `maxSkew - 1`, the two terms of its
+    /// part of a node's score (read for every feasible node).
+    terms: Vec<(f64, f64)>,
     /// Matching pods per node, for each constraint.
     per_node: SpreadCounts,
 }
@@ -82,7 +84,7 @@ pub fn pre_score(
         None => ctx.by_labels(),
     };
     let num_ignored = ignored.iter().filter(|&&x| x).count();
-    let weights = constraints
+    let terms = constraints
         .iter()
         .enumerate()
         .map(|(i, c)| {
@@ -91,7 +93,7 @@ pub fn pre_score(
             } else {
                 topo_size[i]
             };
-            ((size + 2) as f64).ln()
+            (((size + 2) as f64).ln(), (c.max_skew - 1) as f64)
         })
         .collect();
     Some(PreScoreState {
@@ -99,7 +101,7 @@ pub fn pre_score(
         ignored,
         domain_counts,
         domain_of,
-        weights,
+        terms,
         per_node,
     })
 }
@@ -371,16 +373,16 @@ impl PreScoreState {
         if self.ignored[i] {
             return 0;
         }
-        let width = self.constraints.len();
+        let width = self.terms.len();
         let domains = &self.domain_of[i * width..(i + 1) * width];
         let mut score = 0f64;
-        for (ci, c) in self.constraints.iter().enumerate() {
-            let count = match domains[ci] {
+        for (ci, (&domain, &(weight, skew))) in domains.iter().zip(&self.terms).enumerate() {
+            let count = match domain {
                 NO_DOMAIN => continue,
                 PER_NODE => self.per_node.per_node(ci)[n as usize] as i64,
                 d => self.domain_counts[d as usize],
             };
-            score += count as f64 * self.weights[ci] + (c.max_skew - 1) as f64;
+            score += count as f64 * weight + skew;
         }
         crate::engine::plugins::round_to_i64(score)
     }
