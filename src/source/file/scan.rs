@@ -3,7 +3,7 @@
 //! and `kind` first, so this usually reads a few dozen bytes. Anything it
 //! is not sure about (escapes, malformed input) is left to the real parser.
 //!
-//! It also finds a `List`'s items on both cores ([`list_items`]): each item
+//! It also finds a `List`'s items on both cores ([`array_items`]): each item
 //! is still read by serde_json, so what it accepts is exactly what
 //! serde_json's parse of the whole array accepts.
 
@@ -77,37 +77,59 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// Where the value of `key` in the top-level object `b` starts, when the
-/// scanner is sure (`None`: absent, or anything it is not sure about).
-pub fn top_level_value(b: &[u8], key: &[u8]) -> Option<usize> {
+/// Where a key's value is in a top-level object, as far as the scanner
+/// can tell.
+enum Place {
+    /// The index the value starts at.
+    At(usize),
+    Absent,
+    Unsure,
+}
+
+/// Walks the top-level object `b`'s keys, skipping their values, to `key`.
+fn top_level_place(b: &[u8], key: &[u8]) -> Place {
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
-        return None;
+        return Place::Unsure;
     }
     i += 1;
     loop {
         i = skip_ws(b, i);
-        if b.get(i) != Some(&b'"') {
-            return None;
+        match b.get(i) {
+            Some(b'}') => return Place::Absent,
+            Some(b'"') => {}
+            _ => return Place::Unsure,
         }
-        let (key_end, key_escaped) = skip_string(b, i)?;
-        if key_escaped {
-            return None;
-        }
+        let Some((key_end, key_escaped)) = skip_string(b, i) else {
+            return Place::Unsure;
+        };
         let this_key = &b[i + 1..key_end - 1];
         i = skip_ws(b, key_end);
-        if b.get(i) != Some(&b':') {
-            return None;
+        if b.get(i) != Some(&b':') || key_escaped {
+            return Place::Unsure;
         }
         i = skip_ws(b, i + 1);
         if this_key == key {
-            return Some(i);
+            return Place::At(i);
         }
-        i = skip_ws(b, skip_value(b, i)?);
+        let Some(end) = skip_value(b, i) else {
+            return Place::Unsure;
+        };
+        i = skip_ws(b, end);
         match b.get(i) {
             Some(b',') => i += 1,
-            _ => return None,
+            Some(b'}') => return Place::Absent,
+            _ => return Place::Unsure,
         }
+    }
+}
+
+/// Where the value of `key` in the top-level object `b` starts, when the
+/// scanner is sure (`None`: absent, or anything it is not sure about).
+pub fn top_level_value(b: &[u8], key: &[u8]) -> Option<usize> {
+    match top_level_place(b, key) {
+        Place::At(i) => Some(i),
+        Place::Absent | Place::Unsure => None,
     }
 }
 
@@ -154,31 +176,15 @@ pub fn array_items(text: &str, open: usize, split_from: usize) -> Option<ArrayIt
     if b.get(open) != Some(&b'[') {
         return None;
     }
-    let mut items = Vec::new();
     let first = skip_json_ws(b, open + 1);
-    if b.get(first) == Some(&b']') {
-        return Some(ArrayItems {
-            items,
-            close: first,
-            split: false,
-        });
+    if b.get(first) == Some(&b']') || text.len() - open < split_from {
+        return read_on(text, Vec::new(), first);
     }
     // The first element alone, to learn what comes before an element.
+    let mut items = Vec::new();
     let after_first = elements_from(text, first, first + 1, &mut items)?;
     if b[after_first] == b']' {
-        return Some(ArrayItems {
-            items,
-            close: after_first,
-            split: false,
-        });
-    }
-    if text.len() - open < split_from {
-        let close = elements_from(text, after_first, usize::MAX, &mut items)?;
-        return Some(ArrayItems {
-            items,
-            close,
-            split: false,
-        });
+        return read_on(text, items, after_first);
     }
     let lead_start = text[..after_first]
         .trim_end_matches(|c: char| c.is_ascii() && is_json_ws(c as u8))
@@ -191,12 +197,7 @@ pub fn array_items(text: &str, open: usize, split_from: usize) -> Option<ArrayIt
         .flatten()
         .map(|at| middle + at + pattern.len() - 1);
     let Some(candidate) = candidate else {
-        let close = elements_from(text, after_first, usize::MAX, &mut items)?;
-        return Some(ArrayItems {
-            items,
-            close,
-            split: false,
-        });
+        return read_on(text, items, after_first);
     };
     let mut second = Vec::new();
     let (reached, rest) = rayon::join(
@@ -204,21 +205,27 @@ pub fn array_items(text: &str, open: usize, split_from: usize) -> Option<ArrayIt
         || elements_from(text, candidate, usize::MAX, &mut second),
     );
     let reached = reached?;
-    if reached == candidate
-        && let Some(close) = rest
-    {
-        items.append(&mut second);
-        return Some(ArrayItems {
-            items,
-            close,
-            split: true,
-        });
+    match rest {
+        Some(close) if reached == candidate => {
+            items.append(&mut second);
+            Some(ArrayItems {
+                items,
+                close,
+                split: true,
+            })
+        }
+        // Not an element start after all: read on from where the first
+        // half is.
+        _ => read_on(text, items, reached),
     }
-    // Not an element start after all: read on from where the first half is.
-    let close = if b[reached] == b']' {
-        reached
-    } else {
-        elements_from(text, reached, usize::MAX, &mut items)?
+}
+
+/// `items` and the elements from `at` (an element's start, or the `]`)
+/// to the end of the array, read in one piece.
+fn read_on<'a>(text: &'a str, mut items: Vec<&'a RawValue>, at: usize) -> Option<ArrayItems<'a>> {
+    let close = match text.as_bytes().get(at) {
+        Some(b']') => at,
+        _ => elements_from(text, at, usize::MAX, &mut items)?,
     };
     Some(ArrayItems {
         items,
@@ -263,51 +270,20 @@ fn elements_from<'a>(
 
 /// The string value of `key` in the top-level object `b`.
 pub fn top_level_string(b: &[u8], key: &[u8]) -> Found {
-    let mut i = skip_ws(b, 0);
-    if b.get(i) != Some(&b'{') {
+    let i = match top_level_place(b, key) {
+        Place::At(i) => i,
+        Place::Absent => return Found::Absent,
+        Place::Unsure => return Found::Unsure,
+    };
+    if b.get(i) != Some(&b'"') {
         return Found::Unsure;
     }
-    i += 1;
-    loop {
-        i = skip_ws(b, i);
-        match b.get(i) {
-            Some(b'}') => return Found::Absent,
-            Some(b'"') => {}
-            _ => return Found::Unsure,
-        }
-        let Some((key_end, key_escaped)) = skip_string(b, i) else {
-            return Found::Unsure;
-        };
-        let this_key = &b[i + 1..key_end - 1];
-        i = skip_ws(b, key_end);
-        if b.get(i) != Some(&b':') {
-            return Found::Unsure;
-        }
-        i = skip_ws(b, i + 1);
-        if key_escaped {
-            return Found::Unsure;
-        }
-        if this_key == key {
-            if b.get(i) != Some(&b'"') {
-                return Found::Unsure;
-            }
-            return match skip_string(b, i) {
-                Some((end, false)) => match std::str::from_utf8(&b[i + 1..end - 1]) {
-                    Ok(s) => Found::Value(s.to_string()),
-                    Err(_) => Found::Unsure,
-                },
-                _ => Found::Unsure,
-            };
-        }
-        let Some(end) = skip_value(b, i) else {
-            return Found::Unsure;
-        };
-        i = skip_ws(b, end);
-        match b.get(i) {
-            Some(b',') => i += 1,
-            Some(b'}') => return Found::Absent,
-            _ => return Found::Unsure,
-        }
+    match skip_string(b, i) {
+        Some((end, false)) => match std::str::from_utf8(&b[i + 1..end - 1]) {
+            Ok(s) => Found::Value(s.to_string()),
+            Err(_) => Found::Unsure,
+        },
+        _ => Found::Unsure,
     }
 }
 
@@ -352,6 +328,11 @@ mod tests {
             .collect()
     }
 
+    /// `n` elements made by `element`, joined by `separator`.
+    fn joined(n: usize, element: impl Fn(usize) -> String, separator: &str) -> String {
+        (0..n).map(element).collect::<Vec<_>>().join(separator)
+    }
+
     /// `array_items` on `text`'s array (at `open`), read in one piece and
     /// forced to split, against serde_json.
     fn check(text: &str, open: usize) -> bool {
@@ -375,20 +356,21 @@ mod tests {
 
     #[test]
     fn array_items_are_serde_jsons_one_per_line_or_indented() {
-        let one_per_line: String = std::iter::once("[\n".to_string())
-            .chain((0..40).map(|i| format!("{{\"kind\":\"Pod\",\"n\":{i},\"s\":\"{{\\\"x\\\"\"}}")))
-            .collect::<Vec<_>>()
-            .join(",\n")
-            + "\n]";
-        let one_per_line = one_per_line.replacen("[\n,\n", "[\n", 1);
-        assert!(check(&one_per_line, 0), "one element per line splits");
-        let indented = format!(
-            "[\n        {}\n    ]",
-            (0..30)
-                .map(|i| format!("{{\n            \"a\": [\n                {{ \"b\": {i} }}\n            ]\n        }}"))
-                .collect::<Vec<_>>()
-                .join(",\n        ")
+        let one_per_line = format!(
+            "[\n{}\n]",
+            joined(
+                40,
+                |i| format!(r#"{{"kind":"Pod","n":{i},"s":"{{\"x\""}}"#),
+                ",\n"
+            )
         );
+        assert!(check(&one_per_line, 0), "one element per line splits");
+        let element = |i| {
+            format!(
+                "{{\n            \"a\": [\n                {{ \"b\": {i} }}\n            ]\n        }}"
+            )
+        };
+        let indented = format!("[\n        {}\n    ]", joined(30, element, ",\n        "));
         assert!(check(&indented, 0), "elements at one indentation split");
         // On one line: no element start to find, read in one piece.
         assert!(!check(r#"[{"a":1},{"b":[1,2]},"s",3,true,null,[]]"#, 0));
@@ -401,21 +383,13 @@ mod tests {
     fn a_misleading_element_start_falls_back_to_reading_on() {
         // Every element holds lines that start like an element; wherever
         // the middle falls, the split is either right or dropped.
-        let tricky = format!(
-            "[\n{}\n]",
-            (0..25)
-                .map(|i| format!("[\n{{\"inner\":{i}}},\n{{\"more\":[\n{{}}\n]}}\n]"))
-                .collect::<Vec<_>>()
-                .join(",\n")
-        );
+        let element = |i| format!("[\n{{\"inner\":{i}}},\n{{\"more\":[\n{{}}\n]}}\n]");
+        let tricky = format!("[\n{}\n]", joined(25, element, ",\n"));
         let _ = check(&tricky, 0);
         // Elements after an envelope's array look alike too.
         let list = format!(
             "{{\"items\":[\n{}\n],\n\"other\":[\n{{\"x\":1}},\n{{\"x\":2}}]}}",
-            (0..3)
-                .map(|i| format!("{{\"i\":{i}}}"))
-                .collect::<Vec<_>>()
-                .join(",\n")
+            joined(3, |i| format!("{{\"i\":{i}}}"), ",\n")
         );
         let open = top_level_value(list.as_bytes(), b"items").expect("items found");
         let _ = check(&list, open);

@@ -575,7 +575,7 @@ impl Cluster {
         cluster.node_infos.truncate(cluster.nodes.len());
         cluster.rebuild_images();
         for pod in pods {
-            cluster.add_pod(pod);
+            cluster.add_pod_unindexed(pod);
         }
         cluster.fill_missing_pdb_status();
         for (i, pdb) in cluster.pdbs.iter().enumerate() {
@@ -594,7 +594,6 @@ impl Cluster {
                 .map(|id| cluster.matching_pdbs(id as PodId))
                 .collect::<Vec<_>>()
         });
-        // (`add_pod` above indexed none: no PDB was in its namespace yet.)
         cluster.pod_pdbs = matching.into_iter().flatten().collect();
         for id in 0..pods as PodId {
             if !cluster.pdbs_of_pod(id).is_empty() {
@@ -1066,7 +1065,15 @@ impl Cluster {
     }
 
     /// Adds a pod (bound or not) and, if bound to a known node, accounts for it there.
-    pub fn add_pod(&mut self, mut pod: Pod) -> PodId {
+    pub fn add_pod(&mut self, pod: Pod) -> PodId {
+        let id = self.add_pod_unindexed(pod);
+        self.index_pod_pdbs(id);
+        id
+    }
+
+    /// [`Cluster::add_pod`] but for the PDBs selecting the pod, which
+    /// [`Cluster::new`] works out for all pods at once.
+    fn add_pod_unindexed(&mut self, mut pod: Pod) -> PodId {
         let id = self.pods.len() as PodId;
         self.pod_priorities.push(pod.priority_value());
         pod.node = self.scheduler_node(&pod);
@@ -1082,7 +1089,6 @@ impl Cluster {
             self.nominated.push(id);
         }
         self.pods.push(pod);
-        self.index_pod_pdbs(id);
         id
     }
 
