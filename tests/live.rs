@@ -1699,6 +1699,17 @@ mod in_place {
         .unwrap();
         apply(&store, Event::<policy::PodDisruptionBudget>::Init);
         apply(&store, Event::InitApply(pdb));
+        // One that never allows a disruption: the pods it selects are
+        // protected in the tiers.
+        for ns in NAMESPACES {
+            let pdb: policy::PodDisruptionBudget = serde_json::from_value(json!({
+                "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": "db", "namespace": ns},
+                "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": "db"}}}
+            }))
+            .unwrap();
+            apply(&store, Event::InitApply(pdb));
+        }
         apply(&store, Event::<policy::PodDisruptionBudget>::InitDone);
         apply(&store, Event::<apps::ReplicaSet>::Init);
         for ns in NAMESPACES {
@@ -1725,6 +1736,7 @@ mod in_place {
         let mut built = Derived::build(&Arc::new(model.snapshot())).built();
         let (mut tables_updated, mut fleets_updated, mut alerts) = (0, 0, 0);
         let mut node_rows_kept = 0;
+        let (mut summaries_updated, mut tiers_updated, mut protected) = (0, 0, 0);
         for step in 0..400 {
             let (pick, i) = (rng.below(100), rng.below(60) as usize);
             let n = i % NODES;
@@ -1769,7 +1781,33 @@ mod in_place {
                         "node rows and sort orders after step {step}"
                     );
                     assert_eq!(updated.zones, rebuilt.zones, "zones after step {step}");
+                    assert_eq!(updated.node_zone, rebuilt.node_zone, "step {step}");
+                    assert_eq!(
+                        updated.pending, rebuilt.pending,
+                        "pending after step {step}"
+                    );
+                    assert_eq!(
+                        (&updated.on_absent_nodes, updated.scheduled),
+                        (&rebuilt.on_absent_nodes, rebuilt.scheduled),
+                        "pods on absent nodes and scheduled after step {step}"
+                    );
+                    assert_eq!(updated.topology_keys, rebuilt.topology_keys, "step {step}");
                     assert_eq!(updated.tiers(), rebuilt.tiers(), "tiers after step {step}");
+                    protected += rebuilt
+                        .tiers()
+                        .map_or(0, |t| t.protected.iter().filter(|&&p| p).count());
+                    let in_place = updated.in_place;
+                    summaries_updated += usize::from(in_place.summary);
+                    tiers_updated += usize::from(in_place.tiers);
+                    assert_eq!(
+                        (in_place.pods, in_place.fleet, in_place.summary),
+                        (
+                            !touched.nodes_came_or_went,
+                            !touched.nodes_changed,
+                            !touched.nodes_changed
+                        ),
+                        "which caches were updated in place after step {step}"
+                    );
                     // Rows kept from the table before (nodes unchanged).
                     node_rows_kept += usize::from(
                         !touched.nodes_changed
@@ -1807,6 +1845,10 @@ mod in_place {
         assert!(
             tables_updated >= 20 && fleets_updated >= 10 && alerts >= 50 && node_rows_kept >= 10,
             "the pod table was updated in place {tables_updated} times, the fleet {fleets_updated} ({alerts} alerts in all), the node rows {node_rows_kept}"
+        );
+        assert!(
+            summaries_updated >= 10 && tiers_updated >= 10 && protected >= 50,
+            "the zones and pending list were updated in place {summaries_updated} times, the tiers {tiers_updated} ({protected} protected pods in all)"
         );
         // Most batches went in place; the relists and invalid pods did not.
         assert!(
