@@ -102,15 +102,47 @@ impl TableView {
 /// Rows in the order of each sort column (ascending), computed once when
 /// the cluster loads so a sort key or filter keystroke never re-sorts
 /// strings: it only reads these.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct SortOrders {
-    /// `rank[column][row]`: the row's position in that column's order.
-    rank: Vec<Vec<u32>>,
     /// `order[column]`: the rows in that column's order.
     order: Vec<Vec<u32>>,
+    /// `rank[column][row]`: the row's position in that column's order,
+    /// worked out when a fuzzy filter first ranks by it (a live update
+    /// would otherwise pay for every column's on every batch).
+    rank: Vec<std::sync::OnceLock<Vec<u32>>>,
+}
+
+/// The ranks follow from the orders.
+impl PartialEq for SortOrders {
+    fn eq(&self, other: &Self) -> bool {
+        self.order == other.order
+    }
+}
+
+impl Eq for SortOrders {}
+
+/// Each row's position in `order`.
+fn ranks(order: &[u32]) -> Vec<u32> {
+    let mut r = vec![0u32; order.len()];
+    for (pos, &row) in order.iter().enumerate() {
+        r[row as usize] = pos as u32;
+    }
+    r
 }
 
 impl SortOrders {
+    fn of(order: Vec<Vec<u32>>) -> SortOrders {
+        let rank = order.iter().map(|_| std::sync::OnceLock::new()).collect();
+        SortOrders { order, rank }
+    }
+
+    /// Column `col`'s order and ranks.
+    fn column(&self, col: usize) -> Option<(&[u32], &[u32])> {
+        let order = self.order.get(col)?;
+        let rank = self.rank.get(col)?.get_or_init(|| ranks(order));
+        Some((order, rank))
+    }
+
     /// Sorts once by name (`by_name`, a total order), then every other
     /// column by its key with ties broken by the name's rank: an integer
     /// compare instead of comparing names again in every column's sort.
@@ -120,13 +152,6 @@ impl SortOrders {
         by_name: &(dyn Fn(usize, usize) -> Ordering + Sync),
         by_column: &(dyn Fn(usize, usize, usize) -> Ordering + Sync),
     ) -> SortOrders {
-        let ranks = |order: &[u32]| {
-            let mut r = vec![0u32; len];
-            for (pos, &row) in order.iter().enumerate() {
-                r[row as usize] = pos as u32;
-            }
-            r
-        };
         let mut names: Vec<u32> = (0..len as u32).collect();
         names.par_sort_by(|&a, &b| by_name(a as usize, b as usize));
         let name_rank = ranks(&names);
@@ -144,8 +169,7 @@ impl SortOrders {
                 rows
             })
             .collect();
-        let rank = order.iter().map(|o| ranks(o)).collect();
-        SortOrders { rank, order }
+        SortOrders::of(order)
     }
 
     /// These orders after some rows changed: `fresh` (ascending, unique)
@@ -165,6 +189,7 @@ impl SortOrders {
         for &r in fresh {
             is_fresh[r as usize] = true;
         }
+        let kept = |r: u32| (r as usize) < len && !is_fresh[r as usize];
         let order: Vec<Vec<u32>> = self
             .order
             .par_iter()
@@ -178,11 +203,7 @@ impl SortOrders {
                         by_column(col, a, b).then_with(|| by_name(a, b))
                     }
                 };
-                let kept: Vec<u32> = old
-                    .iter()
-                    .copied()
-                    .filter(|&r| (r as usize) < len && !is_fresh[r as usize])
-                    .collect();
+                let kept: Vec<u32> = old.iter().copied().filter(|&r| kept(r)).collect();
                 let mut added = fresh.to_vec();
                 added.sort_unstable_by(|&a, &b| cmp(a, b));
                 let mut merged = Vec::with_capacity(len);
@@ -197,17 +218,7 @@ impl SortOrders {
                 merged
             })
             .collect();
-        let rank = order
-            .iter()
-            .map(|o| {
-                let mut r = vec![0u32; len];
-                for (pos, &row) in o.iter().enumerate() {
-                    r[row as usize] = pos as u32;
-                }
-                r
-            })
-            .collect();
-        SortOrders { rank, order }
+        SortOrders::of(order)
     }
 
     pub fn nodes<R: AsRef<NodeRow> + Sync>(rows: &[R], zone_names: &[String]) -> SortOrders {
@@ -395,8 +406,7 @@ pub struct Source<'r> {
 /// fuzzy matches, best match first (so enter opens what was typed), ties
 /// in the sort column's order. `!text` and `-l` keep the sort order.
 fn refresh(view: &mut TableView, orders: &SortOrders, source: &Source) {
-    let (Some(order), Some(rank)) = (orders.order.get(view.sort), orders.rank.get(view.sort))
-    else {
+    let Some((order, rank)) = orders.column(view.sort) else {
         view.rows.clear();
         return;
     };
@@ -708,8 +718,9 @@ mod tests {
         );
         // Ranks are the inverse of the orders.
         for col in 0..POD_SORTS.len() {
-            for (pos, &row) in orders.order[col].iter().enumerate() {
-                assert_eq!(orders.rank[col][row as usize], pos as u32);
+            let (order, rank) = orders.column(col).unwrap();
+            for (pos, &row) in order.iter().enumerate() {
+                assert_eq!(rank[row as usize], pos as u32);
             }
         }
     }
