@@ -176,8 +176,8 @@ impl SortOrders {
     /// are the rows rebuilt or added, every other row below `len` is
     /// unchanged, and rows from `len` on are gone. The unchanged rows keep
     /// their relative order, so each column is one merge of the fresh rows
-    /// into it, with the order [`SortOrders::build`] gives (its name-rank
-    /// tie-break is the name order itself).
+    /// into its runs of kept rows, with the order [`SortOrders::build`]
+    /// gives (its name-rank tie-break is the name order itself).
     fn updated(
         &self,
         len: usize,
@@ -203,18 +203,31 @@ impl SortOrders {
                         by_column(col, a, b).then_with(|| by_name(a, b))
                     }
                 };
-                let kept: Vec<u32> = old.iter().copied().filter(|&r| kept(r)).collect();
                 let mut added = fresh.to_vec();
                 added.sort_unstable_by(|&a, &b| cmp(a, b));
+                // The runs of kept rows in the old order, copied whole
+                // (the rows between them are few: fresh or gone).
+                let mut runs: Vec<&[u32]> = old
+                    .split(|&r| !kept(r))
+                    .filter(|run| !run.is_empty())
+                    .collect();
+                runs.reverse();
                 let mut merged = Vec::with_capacity(len);
-                let mut from = 0;
                 for r in added {
-                    let at = from + kept[from..].partition_point(|&k| cmp(k, r) == Ordering::Less);
-                    merged.extend_from_slice(&kept[from..at]);
+                    while let Some(run) = runs.last_mut() {
+                        let at = run.partition_point(|&k| cmp(k, r) == Ordering::Less);
+                        merged.extend_from_slice(&run[..at]);
+                        if at < run.len() {
+                            *run = &run[at..];
+                            break;
+                        }
+                        runs.pop();
+                    }
                     merged.push(r);
-                    from = at;
                 }
-                merged.extend_from_slice(&kept[from..]);
+                for run in runs.iter().rev() {
+                    merged.extend_from_slice(run);
+                }
                 merged
             })
             .collect();

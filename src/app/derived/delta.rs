@@ -288,6 +288,13 @@ impl Fleet {
             (super::workloads_of(after, &keys), keys)
         };
         let touched_ids: rustc_hash::FxHashSet<PodId> = touched.pods.iter().copied().collect();
+        // The touched pod versions' labels by namespace: most workloads
+        // have none in theirs.
+        let mut labels_in: FxHashMap<crate::model::Sym, Vec<&crate::model::Labels>> =
+            FxHashMap::default();
+        for (ns, labels) in &touched.pod_labels {
+            labels_in.entry(*ns).or_default().push(labels);
+        }
         let dirty = |was: &Workload, now: &Workload| {
             let Some(sample) = now.sample_pod else {
                 return true;
@@ -296,12 +303,13 @@ impl Fleet {
                 return true;
             }
             let pod = after.pod(sample);
-            touched.pod_labels.iter().any(|(ns, labels)| {
-                *ns == pod.namespace
-                    && pod.spread_constraints.iter().any(|c| {
+            labels_in.get(&pod.namespace).is_some_and(|touched| {
+                touched.iter().any(|labels| {
+                    pod.spread_constraints.iter().any(|c| {
                         c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule
                             && c.selector.matches(labels)
                     })
+                })
             })
         };
         let skew_alerts = crate::app::skew::fleet_updated(
