@@ -10,9 +10,9 @@ use crate::model::policy::SelectorOwnerKind;
 use crate::model::{Cluster, NodeId, PodId, Sym};
 
 use super::format;
+use super::table::SortOrders;
 
 mod delta;
-use super::table::SortOrders;
 
 pub const ZONE_KEY: &str = "topology.kubernetes.io/zone";
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
@@ -464,7 +464,7 @@ impl Derived {
                         let _ = lazy.fleet.set(Arc::new(fleet));
                     });
                     let tiers = tiers.and_then(|(previous, (before, _, pods))| {
-                        let tiers = previous.updated(before, cluster, pods, &summary.node_zone)?;
+                        let tiers = previous.updated(before, cluster, pods, summary)?;
                         lazy.tiers.set(Arc::new(tiers)).ok()
                     });
                     // What could not be updated, anew.
@@ -723,17 +723,42 @@ fn node_row(cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize], id: u
 /// The pending pods, the pods bound to absent nodes, and how many are scheduled.
 fn pod_states(cluster: &Cluster) -> (Vec<PodId>, Vec<PodId>, usize) {
     let (mut pending, mut on_absent, mut scheduled) = (Vec::new(), Vec::new(), 0);
-    for (id, pod) in cluster.pods.iter().enumerate() {
-        let id = id as PodId;
-        if pod.node.is_some() {
-            scheduled += 1;
-        } else if cluster.absent_node_of(pod).is_some() {
-            on_absent.push(id);
-        } else if !pod.phase.is_terminal() {
-            pending.push(id);
+    for id in 0..cluster.pods.len() as PodId {
+        match PodState::of(cluster, id) {
+            PodState::Scheduled => scheduled += 1,
+            PodState::OnAbsentNode => on_absent.push(id),
+            PodState::Pending => pending.push(id),
+            PodState::Done => {}
         }
     }
     (pending, on_absent, scheduled)
+}
+
+/// Which of [`pod_states`]' lists a pod is in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PodState {
+    Scheduled,
+    /// Bound to a node the snapshot lacks: not pending, counted on no node
+    /// ([`Cluster::absent_node_of`]).
+    OnAbsentNode,
+    Pending,
+    /// Terminal and unbound.
+    Done,
+}
+
+impl PodState {
+    fn of(cluster: &Cluster, id: PodId) -> PodState {
+        let pod = cluster.pod(id);
+        if pod.node.is_some() {
+            PodState::Scheduled
+        } else if cluster.absent_node_of(pod).is_some() {
+            PodState::OnAbsentNode
+        } else if !pod.phase.is_terminal() {
+            PodState::Pending
+        } else {
+            PodState::Done
+        }
+    }
 }
 
 impl PodTable {

@@ -14,8 +14,8 @@ use crate::model::{Cluster, PodId};
 use crate::source::live::Touched;
 
 use super::{
-    Fleet, OwnerKeys, Summary, TierRows, TierShare, TierTable, Workload, owner_of, pod_states,
-    sort_workloads, topology_keys_of, zones_of,
+    Fleet, OwnerKeys, PodState, Summary, TierRow, TierRows, TierShare, TierTable, Workload,
+    owner_of, pod_states, sort_workloads, topology_keys_of, zones_of,
 };
 
 /// The pod ids a live batch changed. An id in neither list holds the same
@@ -82,27 +82,15 @@ impl Summary {
         let (pending, on_absent_nodes, scheduled) = if touched.nodes_came_or_went {
             pod_states(after)
         } else {
-            let state = |cluster: &Cluster, id: PodId| {
-                let pod = cluster.pod(id);
-                if pod.node.is_some() {
-                    PodState::Scheduled
-                } else if cluster.absent_node_of(pod).is_some() {
-                    PodState::OnAbsentNode
-                } else if !pod.phase.is_terminal() {
-                    PodState::Pending
-                } else {
-                    PodState::Done
-                }
-            };
             let left = pods
                 .before
                 .iter()
-                .filter(|&&id| state(before, id) == PodState::Scheduled)
+                .filter(|&&id| PodState::of(before, id) == PodState::Scheduled)
                 .count();
             let came = pods
                 .after
                 .iter()
-                .filter(|&&id| state(after, id) == PodState::Scheduled)
+                .filter(|&&id| PodState::of(after, id) == PodState::Scheduled)
                 .count();
             let moved = |list: &[PodId], wanted: PodState| {
                 merged(
@@ -110,7 +98,7 @@ impl Summary {
                     pods.after
                         .iter()
                         .copied()
-                        .filter(|&id| state(after, id) == wanted),
+                        .filter(|&id| PodState::of(after, id) == wanted),
                 )
             };
             (
@@ -128,15 +116,6 @@ impl Summary {
             topology_keys,
         }
     }
-}
-
-/// Which of [`pod_states`]' lists a pod is in.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum PodState {
-    Scheduled,
-    OnAbsentNode,
-    Pending,
-    Done,
 }
 
 /// Two ascending id lists with no id in both, as one.
@@ -159,12 +138,12 @@ impl TierTable {
         before: &Cluster,
         after: &Cluster,
         pods: &PodDelta,
-        node_zone: &[usize],
+        summary: &Summary,
     ) -> Option<TierTable> {
         if before.priority_classes != after.priority_classes || !same_blocking(before, after) {
             return None;
         }
-        let zones = self.rows.first().map_or(0, |r| r.per_zone.len());
+        let (zones, node_zone) = (summary.zones.len(), &summary.node_zone[..]);
         let mut table = self.clone();
         if table.rows.iter().any(TierRow::near_limits) {
             return None;
@@ -194,8 +173,6 @@ impl TierTable {
         Some(table)
     }
 }
-
-use super::TierRow;
 
 impl TierRow {
     /// A sum at a bound may be a build's saturated one: not exact.
