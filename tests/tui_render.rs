@@ -975,7 +975,9 @@ fn skew_fleet_lists_the_workloads_at_their_max_skew() {
     let derived = kplace::app::derived::Derived::build(&std::sync::Arc::new(cluster.clone()));
     let (mut at, mut near) = (0, 0);
     for w in &derived.fleet_now().workloads {
-        let Some(sample) = w.sample_pod else { continue };
+        let Some(sample) = w.sample_pod() else {
+            continue;
+        };
         let pod = cluster.pod(sample);
         if pod.spread_constraints.is_empty() {
             continue;

@@ -129,13 +129,21 @@ pub struct Workload {
     pub owner: usize,
     pub label: String,
     pub kind: &'static str,
-    pub pods: usize,
-    /// A pod it owns, whose spread constraints stand for the template's:
-    /// the first of `members`.
-    pub sample_pod: Option<PodId>,
     /// The ids of the pods it owns, ascending (shared, so a live update
     /// copies only the lists of the workloads it touched).
     pub members: Arc<Vec<PodId>>,
+}
+
+impl Workload {
+    /// How many pods it owns.
+    pub fn pods(&self) -> usize {
+        self.members.len()
+    }
+    /// A pod it owns, whose spread constraints stand for the template's:
+    /// the first.
+    pub fn sample_pod(&self) -> Option<PodId> {
+        self.members.first().copied()
+    }
 }
 
 /// What the views cache about one cluster. The cheap part (zones, node
@@ -247,27 +255,46 @@ pub struct Built {
 }
 
 /// What the first screen needs of a cluster: one pass over the nodes and
-/// one over the pods.
+/// one over the pods. A live batch updates the two halves under different
+/// conditions ([`delta`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Summary {
+    nodes: NodeSummary,
+    pods: PodStates,
+}
+
+/// The zones and the topology keys: one pass over the nodes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct NodeSummary {
     zones: Vec<ZoneSummary>,
     node_zone: Vec<usize>,
+    topology_keys: Vec<Sym>,
+}
+
+/// The pending pods, the pods bound to absent nodes, and how many are
+/// scheduled: one pass over the pods.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct PodStates {
     pending: Vec<PodId>,
     on_absent_nodes: Vec<PodId>,
     scheduled: usize,
-    topology_keys: Vec<Sym>,
 }
 
 impl Summary {
     fn build(cluster: &Cluster) -> Summary {
-        let (zones, node_zone) = zones_of(cluster);
-        let (pending, on_absent_nodes, scheduled) = pod_states(cluster);
         Summary {
+            nodes: NodeSummary::of(cluster),
+            pods: PodStates::of(cluster),
+        }
+    }
+}
+
+impl NodeSummary {
+    fn of(cluster: &Cluster) -> NodeSummary {
+        let (zones, node_zone) = zones_of(cluster);
+        NodeSummary {
             zones,
             node_zone,
-            pending,
-            on_absent_nodes,
-            scheduled,
             topology_keys: topology_keys_of(cluster),
         }
     }
@@ -366,7 +393,7 @@ impl Lazy {
     }
     fn fleet(&self) -> &Fleet {
         self.fleet.get_or_init(|| {
-            on_cache_pool(|| Arc::new(Fleet::build(&self.cluster, &self.summary.pending)))
+            on_cache_pool(|| Arc::new(Fleet::build(&self.cluster, &self.summary.pods.pending)))
         })
     }
     fn tiers(&self) -> &TierTable {
@@ -375,8 +402,8 @@ impl Lazy {
                 let summary = &self.summary;
                 Arc::new(TierTable::build(
                     &self.cluster,
-                    summary.zones.len(),
-                    &summary.node_zone,
+                    summary.nodes.zones.len(),
+                    &summary.nodes.node_zone,
                 ))
             })
         })
@@ -460,7 +487,7 @@ impl Derived {
                     let summary = &lazy.summary;
                     let fleet = fleet.map(|(previous, (before, _, pods))| {
                         let fleet =
-                            previous.updated(before, cluster, &summary.pending, pods, touched);
+                            previous.updated(before, cluster, &summary.pods.pending, pods, touched);
                         let _ = lazy.fleet.set(Arc::new(fleet));
                     });
                     let tiers = tiers.and_then(|(previous, (before, _, pods))| {
@@ -496,7 +523,7 @@ impl Derived {
         summary: Arc<Summary>,
         previous: Option<&NodeTable>,
     ) -> Derived {
-        let (zones, node_zone) = (&summary.zones, &summary.node_zone);
+        let (zones, node_zone) = (&summary.nodes.zones, &summary.nodes.node_zone);
         let nodes = match previous {
             Some(previous) => previous.updated(cluster, zones, node_zone),
             None => NodeTable::build(cluster, zones, node_zone),
@@ -509,12 +536,12 @@ impl Derived {
             tiers: OnceLock::new(),
         });
         Derived {
-            topology_keys: summary.topology_keys.clone(),
-            zones: summary.zones.clone(),
-            node_zone: summary.node_zone.clone(),
-            pending: summary.pending.clone(),
-            on_absent_nodes: summary.on_absent_nodes.clone(),
-            scheduled: summary.scheduled,
+            topology_keys: summary.nodes.topology_keys.clone(),
+            zones: summary.nodes.zones.clone(),
+            node_zone: summary.nodes.node_zone.clone(),
+            pending: summary.pods.pending.clone(),
+            on_absent_nodes: summary.pods.on_absent_nodes.clone(),
+            scheduled: summary.pods.scheduled,
             nodes: Arc::new(nodes),
             in_place: InPlace::default(),
             lazy,
@@ -720,21 +747,22 @@ fn node_row(cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize], id: u
     }
 }
 
-/// The pending pods, the pods bound to absent nodes, and how many are scheduled.
-fn pod_states(cluster: &Cluster) -> (Vec<PodId>, Vec<PodId>, usize) {
-    let (mut pending, mut on_absent, mut scheduled) = (Vec::new(), Vec::new(), 0);
-    for id in 0..cluster.pods.len() as PodId {
-        match PodState::of(cluster, id) {
-            PodState::Scheduled => scheduled += 1,
-            PodState::OnAbsentNode => on_absent.push(id),
-            PodState::Pending => pending.push(id),
-            PodState::Done => {}
+impl PodStates {
+    fn of(cluster: &Cluster) -> PodStates {
+        let mut states = PodStates::default();
+        for id in 0..cluster.pods.len() as PodId {
+            match PodState::of(cluster, id) {
+                PodState::Scheduled => states.scheduled += 1,
+                PodState::OnAbsentNode => states.on_absent_nodes.push(id),
+                PodState::Pending => states.pending.push(id),
+                PodState::Done => {}
+            }
         }
+        states
     }
-    (pending, on_absent, scheduled)
 }
 
-/// Which of [`pod_states`]' lists a pod is in.
+/// Which of [`PodStates`]' lists a pod is in.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum PodState {
     Scheduled,
@@ -1088,8 +1116,6 @@ fn workloads_of(cluster: &Cluster, keys: &OwnerKeys) -> Vec<Workload> {
                 owner.name
             ),
             kind,
-            pods: members.len(),
-            sample_pod: members.first().copied(),
             members: Arc::new(members),
         });
     }
@@ -1100,8 +1126,8 @@ fn workloads_of(cluster: &Cluster, keys: &OwnerKeys) -> Vec<Workload> {
 /// Biggest first: that is where skew matters; then by label and owner.
 fn sort_workloads(workloads: &mut [Workload]) {
     workloads.sort_by(|a, b| {
-        b.pods
-            .cmp(&a.pods)
+        b.pods()
+            .cmp(&a.pods())
             .then_with(|| a.label.cmp(&b.label))
             .then(a.owner.cmp(&b.owner))
     });

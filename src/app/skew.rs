@@ -104,7 +104,7 @@ pub fn subject_pod(
     match subject {
         Subject::Workload(w) => {
             let w = workloads.get(*w)?;
-            let sample = w.sample_pod?;
+            let sample = w.sample_pod()?;
             let mut pod = cluster.pod(sample).clone();
             pod.node = None;
             pod.node_name = None;
@@ -350,7 +350,7 @@ fn sort_alerts(out: &mut [SkewAlert]) {
 /// its pods at or one replica from its maxSkew.
 fn workload_alerts(cluster: &Cluster, i: usize, w: &Workload) -> Vec<SkewAlert> {
     let mut out = Vec::new();
-    let Some(sample) = w.sample_pod else {
+    let Some(sample) = w.sample_pod() else {
         return out;
     };
     let pod = cluster.pod(sample);
@@ -404,7 +404,7 @@ pub fn zone_skew(
     workload: &Workload,
     zone: crate::model::Sym,
 ) -> Option<(i64, Vec<(String, i64)>)> {
-    let pod = cluster.pod(workload.sample_pod?);
+    let pod = cluster.pod(workload.sample_pod()?);
     let c: ConstraintDomains = [
         WhenUnsatisfiable::DoNotSchedule,
         WhenUnsatisfiable::ScheduleAnyway,

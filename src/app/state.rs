@@ -212,7 +212,7 @@ impl Session {
             // the one whose skew can keep pods pending.
             let cluster = &self.loaded.cluster;
             let hard = |w: &super::derived::Workload| {
-                w.sample_pod.is_some_and(|p| {
+                w.sample_pod().is_some_and(|p| {
                     cluster.pod(p).spread_constraints.iter().any(|c| {
                         c.when_unsatisfiable == crate::model::pod::WhenUnsatisfiable::DoNotSchedule
                     })

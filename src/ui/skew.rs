@@ -54,7 +54,7 @@ fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, d: &Fleet, area: Re
                     } else {
                         "rs "
                     };
-                    (kind, w.pods.to_string())
+                    (kind, w.pods().to_string())
                 }
                 Subject::Pending(_) => ("pod", "pending".to_string()),
             };

@@ -14,8 +14,8 @@ use crate::model::{Cluster, PodId};
 use crate::source::live::Touched;
 
 use super::{
-    Fleet, OwnerKeys, PodState, Summary, TierRow, TierRows, TierShare, TierTable, Workload,
-    owner_of, pod_states, sort_workloads, topology_keys_of, zones_of,
+    Fleet, NodeSummary, OwnerKeys, PodState, PodStates, Summary, TierRow, TierRows, TierShare,
+    TierTable, Workload, owner_of, sort_workloads,
 };
 
 /// The pod ids a live batch changed. An id in neither list holds the same
@@ -57,11 +57,9 @@ impl PodDelta {
 }
 
 impl Summary {
-    /// This summary (of `before`) for `after`: the zones' pod counts and
-    /// requests summed again over their nodes' aggregates (a node pass,
-    /// no pod read), unless a node changed; the pending and absent lists
-    /// moved by the changed pods, unless nodes came or went (which decides
-    /// whether a pod's node is absent).
+    /// This summary (of `before`) for `after`: the node half unless a node
+    /// changed, the pod half unless nodes came or went (which decides
+    /// whether a pod's node is absent); else that half anew.
     pub(super) fn updated(
         &self,
         before: &Cluster,
@@ -69,51 +67,54 @@ impl Summary {
         pods: &PodDelta,
         touched: &Touched,
     ) -> Summary {
-        let (zones, node_zone, topology_keys) = if touched.nodes_changed {
-            let (zones, node_zone) = zones_of(after);
-            (zones, node_zone, topology_keys_of(after))
-        } else {
-            let mut zones = self.zones.clone();
-            for zone in &mut zones {
-                zone.sum_nodes(after);
-            }
-            (zones, self.node_zone.clone(), self.topology_keys.clone())
+        Summary {
+            nodes: match touched.nodes_changed {
+                true => NodeSummary::of(after),
+                false => self.nodes.updated(after),
+            },
+            pods: match touched.nodes_came_or_went {
+                true => PodStates::of(after),
+                false => self.pods.updated(before, after, pods),
+            },
+        }
+    }
+}
+
+impl NodeSummary {
+    /// With the nodes unchanged: the zones' pod counts and requests summed
+    /// again over their nodes' aggregates (a node pass, no pod read).
+    fn updated(&self, after: &Cluster) -> NodeSummary {
+        let mut summary = self.clone();
+        for zone in &mut summary.zones {
+            zone.sum_nodes(after);
+        }
+        summary
+    }
+}
+
+impl PodStates {
+    /// With the same nodes present: the changed pods moved between the
+    /// lists and the count.
+    fn updated(&self, before: &Cluster, after: &Cluster, pods: &PodDelta) -> PodStates {
+        let scheduled = |cluster: &Cluster, ids: &[PodId]| {
+            ids.iter()
+                .filter(|&&id| PodState::of(cluster, id) == PodState::Scheduled)
+                .count()
         };
-        let (pending, on_absent_nodes, scheduled) = if touched.nodes_came_or_went {
-            pod_states(after)
-        } else {
-            let left = pods
-                .before
-                .iter()
-                .filter(|&&id| PodState::of(before, id) == PodState::Scheduled)
-                .count();
-            let came = pods
-                .after
-                .iter()
-                .filter(|&&id| PodState::of(after, id) == PodState::Scheduled)
-                .count();
-            let moved = |list: &[PodId], wanted: PodState| {
-                merged(
-                    list.iter().copied().filter(|&id| !pods.changed_before(id)),
-                    pods.after
-                        .iter()
-                        .copied()
-                        .filter(|&id| PodState::of(after, id) == wanted),
-                )
-            };
-            (
-                moved(&self.pending, PodState::Pending),
-                moved(&self.on_absent_nodes, PodState::OnAbsentNode),
-                self.scheduled - left + came,
+        let moved = |list: &[PodId], wanted: PodState| {
+            merged(
+                list.iter().copied().filter(|&id| !pods.changed_before(id)),
+                pods.after
+                    .iter()
+                    .copied()
+                    .filter(|&id| PodState::of(after, id) == wanted),
             )
         };
-        Summary {
-            zones,
-            node_zone,
-            pending,
-            on_absent_nodes,
-            scheduled,
-            topology_keys,
+        PodStates {
+            pending: moved(&self.pending, PodState::Pending),
+            on_absent_nodes: moved(&self.on_absent_nodes, PodState::OnAbsentNode),
+            scheduled: self.scheduled - scheduled(before, &pods.before)
+                + scheduled(after, &pods.after),
         }
     }
 }
@@ -143,11 +144,11 @@ impl TierTable {
         if before.priority_classes != after.priority_classes || !same_blocking(before, after) {
             return None;
         }
-        let (zones, node_zone) = (summary.zones.len(), &summary.node_zone[..]);
-        let mut table = self.clone();
-        if table.rows.iter().any(TierRow::near_limits) {
+        if self.rows.iter().any(TierRow::near_limits) {
             return None;
         }
+        let (zones, node_zone) = (summary.nodes.zones.len(), &summary.nodes.node_zone[..]);
+        let mut table = self.clone();
         let mut rows = TierRows::new(after, &table.rows);
         for &id in &pods.before {
             if let Some(share) = TierShare::of(before, id, &self.protected, node_zone) {
@@ -273,10 +274,10 @@ impl Fleet {
             labels_in.entry(*ns).or_default().push(labels);
         }
         let dirty = |was: &Workload, now: &Workload| {
-            let Some(sample) = now.sample_pod else {
+            let Some(sample) = now.sample_pod() else {
                 return true;
             };
-            if was.sample_pod != Some(sample) || touched_ids.contains(&sample) {
+            if was.sample_pod() != Some(sample) || touched_ids.contains(&sample) {
                 return true;
             }
             let pod = after.pod(sample);
@@ -333,10 +334,6 @@ impl Fleet {
             }
         }
         if changed {
-            for w in &mut workloads {
-                w.pods = w.members.len();
-                w.sample_pod = w.members.first().copied();
-            }
             sort_workloads(&mut workloads);
         }
         workloads

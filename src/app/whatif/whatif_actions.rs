@@ -48,7 +48,7 @@ impl App {
         {
             let w = &s.loaded.derived.fleet_now().workloads[w];
             let name = format!("{}-draft", cluster.owners[w.owner].name);
-            match w.sample_pod {
+            match w.sample_pod() {
                 // A StatefulSet's next replica: its ordinal and claims.
                 Some(pod) if s.whatif.open_stateful_replica(&cluster, pod) => {}
                 Some(pod) => s.whatif.open_pod(&cluster, pod, Some(name)),
