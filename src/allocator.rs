@@ -87,8 +87,9 @@ impl Drop for HoldPages {
 /// (`madvise(MADV_DONTNEED)`): loading a snapshot returns the file's bytes
 /// behind the parser, so the file and the finished model are never
 /// resident together. The memory stays mapped; a page touched again reads
-/// as zeros. The caller must own `bytes` (anonymous memory it allocated)
-/// and never read them again.
+/// as zeros (anonymous memory) or from the file again (a private file
+/// mapping, [`crate::source::mapped`]). The caller must own `bytes` and
+/// never rely on their contents again.
 pub fn give_back(bytes: &[u8]) {
     const PAGE: usize = 4096;
     let start = (bytes.as_ptr() as usize).next_multiple_of(PAGE);
@@ -97,8 +98,9 @@ pub fn give_back(bytes: &[u8]) {
         return;
     }
     // SAFETY: the range lies inside `bytes`, a live allocation of
-    // anonymous memory; DONTNEED only drops its contents (zeros on the
-    // next touch), which the caller promises not to read. A failure
+    // anonymous memory or a private read-only file mapping; DONTNEED only
+    // drops its contents (zeros or the file's bytes on the next touch),
+    // which the caller promises not to rely on. A failure
     // leaves the pages resident, which is harmless.
     unsafe {
         libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);

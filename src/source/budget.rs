@@ -9,6 +9,8 @@
 
 use std::io::Read;
 use std::path::Path;
+
+use super::mapped::{FileBytes, MAP_FROM, Mapping};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The default budget: 1 GiB of decompressed input.
@@ -94,7 +96,7 @@ pub enum ReadError {
 /// Reads a file (a pipe, a device) to its end, decompressing gzip (known
 /// by its magic bytes), and stops as soon as the decompressed bytes pass
 /// `limit`. The file is read once: a pipe is never opened twice.
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+pub fn read_limited(path: &Path, limit: u64) -> Result<FileBytes, ReadError> {
     let file = std::fs::File::open(path).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     let regular = meta.is_file();
@@ -103,13 +105,24 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
         // (the compressed bytes would be held too).
         return Err(ReadError::TooLarge { limit });
     }
+    // A large plain file is mapped, unless it is gzip (decompressed into
+    // memory below) or the mapping is refused (then it is read).
+    if regular && meta.len() >= MAP_FROM {
+        let name = path.display().to_string();
+        if let Ok(mapped) = Mapping::of(&file, meta.len() as usize, &name) {
+            let bytes = FileBytes::Mapped(mapped);
+            if !bytes.starts_with(&GZIP_MAGIC) {
+                return Ok(bytes);
+            }
+        }
+    }
     let mut file = file;
     let mut magic = Vec::with_capacity(2);
     (&mut file)
         .take(2)
         .read_to_end(&mut magic)
         .map_err(ReadError::Io)?;
-    let gzip = magic == [0x1f, 0x8b];
+    let gzip = magic == GZIP_MAGIC;
     let reader = std::io::Cursor::new(magic).chain(file);
     // Room for the whole budget is reserved up front (address space only:
     // pages are touched as bytes arrive), so the buffer never reallocates
@@ -137,8 +150,11 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     if out.len() as u64 > limit {
         return Err(ReadError::TooLarge { limit });
     }
-    Ok(out)
+    Ok(FileBytes::Read(out))
 }
+
+/// The first two bytes of every gzip stream.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 #[cfg(test)]
 mod tests {

@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use thiserror::Error;
 
 use super::build::{AnyObject, ClusterBuilder, ModelObject};
+pub use super::mapped::FileBytes;
 use super::record::ANNOTATION_SERVER_VERSION;
 use crate::model::Cluster;
 use crate::model::error::InvalidObject;
@@ -719,7 +720,7 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> SourceError {
 /// Reads a file, a pipe or a device once, decompressing gzip (by its magic
 /// bytes), refusing it as soon as it passes the input budget
 /// ([`super::budget::max_input`], `--max-input`).
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
+pub fn read_bytes(path: &Path) -> Result<FileBytes, SourceError> {
     read_bytes_within(
         path,
         super::budget::max_input(),
@@ -735,7 +736,7 @@ fn read_bytes_within(
     allowed: u64,
     limit: u64,
     context: &str,
-) -> Result<Vec<u8>, SourceError> {
+) -> Result<FileBytes, SourceError> {
     use super::budget::{ReadError, read_limited};
     read_limited(path, allowed).map_err(|e| match e {
         ReadError::TooLarge { .. } => SourceError::TooLarge {
@@ -1161,7 +1162,7 @@ pub fn load_snapshot_bytes(
 /// given back to the system as they are parsed, so they and the finished
 /// cluster are never resident together.
 pub fn load_snapshot_owned(
-    bytes: Vec<u8>,
+    bytes: FileBytes,
     name: &str,
 ) -> Result<(Cluster, LoadTimings), SourceError> {
     let held = crate::allocator::hold_pages();

@@ -3,6 +3,7 @@ pub mod build;
 pub(crate) mod convert;
 pub mod file;
 pub mod live;
+pub mod mapped;
 pub mod record;
 pub mod scheduler_config;
 pub mod timeline;

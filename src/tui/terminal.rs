@@ -53,6 +53,7 @@ fn install_panic_hook() {
 impl TerminalGuard {
     pub fn enter() -> anyhow::Result<TerminalGuard> {
         install_panic_hook();
+        arm_fault_restore();
         enable_raw_mode()?;
         let setup = execute!(stdout(), EnterAlternateScreen, EnableMouseCapture);
         let terminal = setup.map_err(anyhow::Error::from).and_then(|_| {
@@ -75,7 +76,28 @@ impl TerminalGuard {
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore();
+        crate::source::mapped::guard::clear_terminal_restore();
     }
+}
+
+/// Tells the mapped-file guard how to put the terminal back if a snapshot
+/// mapped while the TUI runs shrinks under it (a fault no hook sees): the
+/// settings before raw mode and what [`restore`] writes.
+fn arm_fault_restore() {
+    use crossterm::Command;
+    let mut sequence = String::new();
+    let _ = DisableMouseCapture.write_ansi(&mut sequence);
+    let _ = LeaveAlternateScreen.write_ansi(&mut sequence);
+    let _ = crossterm::cursor::Show.write_ansi(&mut sequence);
+    // The terminal raw mode is set on: stdin when it is one, as crossterm
+    // chooses it.
+    let fd = std::io::stdin().as_raw_fd();
+    let terminal = std::io::stdin().is_terminal().then(|| {
+        // SAFETY: tcgetattr fills the zeroed struct for a valid fd.
+        let mut termios: libc::termios = unsafe { std::mem::zeroed() };
+        (unsafe { libc::tcgetattr(fd, &mut termios) } == 0).then_some((fd, termios))
+    });
+    crate::source::mapped::guard::set_terminal_restore(sequence.as_bytes(), terminal.flatten());
 }
 
 /// The signals that end the TUI: the terminal is restored and kplace exits
