@@ -1528,7 +1528,7 @@ mod in_place {
         }
         for (id, p) in c.pods.iter().enumerate() {
             let id = id as PodId;
-            let mut record = p.clone();
+            let mut record = kplace::model::Pod::clone(p);
             let node = record.node.take().map(|n| c.node(n).name.to_string());
             let pdbs: Vec<String> = c
                 .pdbs_of_pod(id)

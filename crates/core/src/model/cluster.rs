@@ -482,7 +482,7 @@ pub struct Cluster {
     pub nodes: SharedVec<Node, NODE_CHUNK_BITS>,
     pub node_infos: SharedVec<NodeInfo, NODE_CHUNK_BITS>,
     /// Every pod of the snapshot, scheduled or not.
-    pub pods: SharedVec<Pod, POD_CHUNK_BITS>,
+    pub pods: SharedVec<Arc<Pod>, POD_CHUNK_BITS>,
     pub priority_classes: Vec<PriorityClass>,
     /// Shared with forks (only building the cluster writes them).
     pub pdbs: Arc<Vec<DisruptionBudget>>,
@@ -575,7 +575,7 @@ impl Cluster {
         cluster.node_infos.truncate(cluster.nodes.len());
         cluster.rebuild_images();
         for pod in pods {
-            cluster.add_pod_unindexed(pod);
+            cluster.add_pod_unindexed(Arc::new(pod));
         }
         cluster.fill_missing_pdb_status();
         for (i, pdb) in cluster.pdbs.iter().enumerate() {
@@ -722,6 +722,7 @@ impl Cluster {
             |p| p.node.is_some_and(|n| n as usize >= first_gone),
             |p| {
                 let Some(n) = p.node else { return };
+                let p = Arc::make_mut(p);
                 if is_gone[n as usize] {
                     p.node = None;
                     p.node_name = None;
@@ -820,7 +821,7 @@ impl Cluster {
         let (pods, _) = kplace_split::build(
             self.pods.len(),
             |i| {
-                let mut p = self.pods[i].clone();
+                let mut p = Pod::clone(&self.pods[i]);
                 if p.node.is_some_and(|n| is_gone[n as usize]) {
                     p.node_name = None;
                     p.phase = PodPhase::Pending;
@@ -1035,6 +1036,12 @@ impl Cluster {
         &self.pods[id as usize]
     }
 
+    /// The pod record to change: copied first (that pod alone) when a
+    /// fork shares it.
+    pub fn pod_mut(&mut self, id: PodId) -> &mut Pod {
+        Arc::make_mut(&mut self.pods[id as usize])
+    }
+
     /// The symbol of the empty string, which stands for a missing label value.
     pub fn empty_sym(&self) -> Sym {
         self.interner.lookup("").expect("interned at construction")
@@ -1066,17 +1073,20 @@ impl Cluster {
 
     /// Adds a pod (bound or not) and, if bound to a known node, accounts for it there.
     pub fn add_pod(&mut self, pod: Pod) -> PodId {
-        let id = self.add_pod_unindexed(pod);
+        let id = self.add_pod_unindexed(Arc::new(pod));
         self.index_pod_pdbs(id);
         id
     }
 
     /// [`Cluster::add_pod`] but for the PDBs selecting the pod, which
     /// [`Cluster::new`] works out for all pods at once.
-    fn add_pod_unindexed(&mut self, mut pod: Pod) -> PodId {
+    fn add_pod_unindexed(&mut self, mut pod: Arc<Pod>) -> PodId {
         let id = self.pods.len() as PodId;
         self.pod_priorities.push(pod.priority_value());
-        pod.node = self.scheduler_node(&pod);
+        let node = self.scheduler_node(&pod);
+        if pod.node != node {
+            Arc::make_mut(&mut pod).node = node;
+        }
         if let Some(node) = pod.node {
             self.node_infos[node as usize].add_pod(id, &pod);
             self.affinity_groups.update(&pod, node, true);
@@ -1095,10 +1105,10 @@ impl Cluster {
     /// Binds an unscheduled pod to a node, as an assumed pod (what-if placement).
     pub fn bind_pod(&mut self, id: PodId, node: NodeId) {
         let node_name = self.nodes[node as usize].name.clone();
-        let pod = &mut self.pods[id as usize];
-        if pod.node.is_some() {
+        if self.pods[id as usize].node.is_some() {
             return;
         }
+        let pod = self.pod_mut(id);
         pod.node_name = Some(node_name);
         if pod.phase.is_terminal() {
             pod.phase = PodPhase::Pending;
@@ -1134,7 +1144,7 @@ impl Cluster {
             }
         }
         self.num_scheduled -= 1;
-        let pod = &mut self.pods[id as usize];
+        let pod = self.pod_mut(id);
         pod.node = None;
         pod.node_name = None;
     }

@@ -236,7 +236,7 @@ impl ClusterEdit {
                     let from = cluster.pod(pod).node?;
                     let to = cluster.node_id(&m.to)?;
                     cluster.unbind_pod(pod);
-                    cluster.pods[pod as usize].phase = PodPhase::Running;
+                    cluster.pod_mut(pod).phase = PodPhase::Running;
                     cluster.bind_pod(pod, to);
                     back.push((pod, from));
                 }
@@ -260,7 +260,7 @@ impl Undo {
             Undo::Rebind(back) => {
                 for (pod, from) in back.into_iter().rev() {
                     cluster.unbind_pod(pod);
-                    cluster.pods[pod as usize].phase = PodPhase::Running;
+                    cluster.pod_mut(pod).phase = PodPhase::Running;
                     cluster.bind_pod(pod, from);
                 }
             }

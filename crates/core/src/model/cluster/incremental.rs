@@ -104,7 +104,7 @@ impl Cluster {
     fn replace_pod(&mut self, id: PodId, mut pod: Pod) {
         pod.node = self.scheduler_node(&pod);
         let old = &self.pods[id as usize];
-        if *old == pod {
+        if **old == pod {
             return;
         }
         if let (Some(from), Some(to)) = (old.node, pod.node)
@@ -121,14 +121,14 @@ impl Cluster {
             self.node_infos[to as usize].add_pod(id, &pod);
             self.affinity_groups.update(&pod, to, true);
             self.pod_priorities[id as usize] = pod.priority_value();
-            self.pods[id as usize] = pod;
+            self.pods[id as usize] = Arc::new(pod);
             self.index_pod_pdbs(id);
             return;
         }
         self.detach_pod(id);
         pod.node = None;
         self.pod_priorities[id as usize] = pod.priority_value();
-        self.pods[id as usize] = pod;
+        self.pods[id as usize] = Arc::new(pod);
         self.attach_pod(id);
         self.index_pod_pdbs(id);
     }
@@ -146,7 +146,7 @@ impl Cluster {
         }
         self.pod_pdbs.pop();
         self.pod_priorities.pop();
-        self.pods.pop()
+        self.pods.pop().map(Arc::unwrap_or_clone)
     }
 
     /// Takes a pod out of every aggregate as [`Cluster::add_pod`] put it in
@@ -155,9 +155,9 @@ impl Cluster {
     fn detach_pod(&mut self, id: PodId) {
         match self.pods[id as usize].node {
             Some(node) => {
-                let name = self.pods[id as usize].node_name.take();
+                let name = self.pods[id as usize].node_name.clone();
                 self.unbind_pod(id);
-                self.pods[id as usize].node_name = name;
+                self.pod_mut(id).node_name = name;
                 if !self.pods[id as usize].host_ports.is_empty() {
                     self.recount_ports(node);
                 }
@@ -191,7 +191,7 @@ impl Cluster {
             Some(node) => {
                 let name = pod.node_name.clone();
                 self.bind_pod(id, node);
-                self.pods[id as usize].node_name = name;
+                self.pod_mut(id).node_name = name;
             }
             None => {
                 if pod.nominated_node_name.is_some() {
@@ -277,7 +277,7 @@ impl Cluster {
         let last = (self.nodes.len() - 1) as NodeId;
         if id != last {
             for &p in &self.node_infos[last as usize].pods {
-                self.pods[p as usize].node = Some(id);
+                Arc::make_mut(&mut self.pods[p as usize]).node = Some(id);
             }
             for group in &mut self.affinity_groups.groups {
                 if let Some(n) = group.nodes.remove(&last) {
