@@ -451,10 +451,17 @@ pub fn system_priority_class(name: &str) -> Option<PriorityClass> {
 
 /// Takes `id` out of an index list, where it appears once, keeping the
 /// others' order. A key's list may hold every scheduled pod (`app` on
-/// 150,000 pods): this stops at the id and moves the tail in one copy,
-/// where `retain` would rewrite the whole list.
+/// 150,000 pods): this moves the tail in one copy, where `retain` would
+/// rewrite the whole list. The id is looked for by halving first: a list
+/// is built in ascending order and pods bound since are appended, so most
+/// ids sit where a binary search looks; the others (in the appended tail)
+/// are found scanning from the end. A search misled by the tail only
+/// costs the scan, since the slot found is checked.
 fn remove_id(list: &mut Vec<PodId>, id: PodId) {
-    if let Some(i) = list.iter().position(|&p| p == id) {
+    let at = list.partition_point(|&p| p < id);
+    if list.get(at) == Some(&id) {
+        list.remove(at);
+    } else if let Some(i) = list.iter().rposition(|&p| p == id) {
         list.remove(i);
     }
 }
@@ -1265,6 +1272,38 @@ impl Cluster {
             let pdb = &mut Arc::make_mut(&mut self.pdbs)[i];
             pdb.disruptions_allowed = Some((healthy - desired).max(0));
             pdb.computed = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod remove_id_tests {
+    use super::*;
+
+    /// Whatever the order (ascending, an appended tail, ids that mislead
+    /// the binary search), the id goes and the others keep their order.
+    #[test]
+    fn removes_the_id_and_keeps_the_order_of_the_rest() {
+        let lists: [Vec<PodId>; 4] = [
+            (0..50).collect(),
+            (0..40)
+                .chain([3, 77, 1, 45])
+                .filter(|&p| p != 3 && p != 1)
+                .chain([3, 1])
+                .collect(),
+            vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+            vec![5, 1, 9, 0, 7, 2],
+        ];
+        for list in lists {
+            for &id in &list {
+                let mut got = list.clone();
+                remove_id(&mut got, id);
+                let expected: Vec<PodId> = list.iter().copied().filter(|&p| p != id).collect();
+                assert_eq!(got, expected, "removing {id} from {list:?}");
+            }
+            let mut untouched = list.clone();
+            remove_id(&mut untouched, 1000);
+            assert_eq!(untouched, list);
         }
     }
 }
