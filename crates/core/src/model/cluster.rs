@@ -466,6 +466,9 @@ fn remove_id(list: &mut Vec<PodId>, id: PodId) {
     }
 }
 
+/// An index's list of pod ids, shared with forks until written.
+type IdList = Arc<Vec<PodId>>;
+
 /// Interned up front so the engine can always look them up.
 pub const WELL_KNOWN_STRINGS: [&str; 3] =
     ["", "kubernetes.io/hostname", "topology.kubernetes.io/zone"];
@@ -509,9 +512,12 @@ pub struct Cluster {
     pub recorded_server_version: Option<String>,
     node_by_name: FxHashMap<Box<str>, NodeId>,
     /// Scheduled pods by label pair, to find the pods a selector can match.
-    label_index: FxHashMap<(Sym, Sym), Vec<PodId>>,
+    /// Each list is shared with forks until written: a fork (the views'
+    /// snapshot of a live model, every batch) copies pointers, and a write
+    /// copies only the lists it changes.
+    label_index: FxHashMap<(Sym, Sym), IdList>,
     /// Scheduled pods by label key, for `Exists` requirements.
-    key_index: FxHashMap<Sym, Vec<PodId>>,
+    key_index: FxHashMap<Sym, IdList>,
     num_scheduled: usize,
     /// Unbound pods carrying `status.nominatedNodeName`.
     nominated: Vec<PodId>,
@@ -741,9 +747,9 @@ impl Cluster {
         );
         /// An index of scheduled pods without the pods that left.
         fn scheduled_only<K: Copy + Eq + std::hash::Hash>(
-            index: &FxHashMap<K, Vec<PodId>>,
+            index: &FxHashMap<K, IdList>,
             leaving: &[bool],
-        ) -> FxHashMap<K, Vec<PodId>> {
+        ) -> FxHashMap<K, IdList> {
             index
                 .iter()
                 .filter_map(|(&key, list)| {
@@ -752,7 +758,7 @@ impl Cluster {
                         .copied()
                         .filter(|&id| !leaving[id as usize])
                         .collect();
-                    (!kept.is_empty()).then_some((key, kept))
+                    (!kept.is_empty()).then_some((key, Arc::new(kept)))
                 })
                 .collect()
         }
@@ -867,7 +873,7 @@ impl Cluster {
             format!("{entries:?}")
         }
         /// An index's lists, leaving out the empty ones a removal leaves.
-        fn non_empty<K: Ord + std::fmt::Debug>(index: &FxHashMap<K, Vec<PodId>>) -> String {
+        fn non_empty<K: Ord + std::fmt::Debug>(index: &FxHashMap<K, IdList>) -> String {
             sorted(index.iter().filter(|(_, l)| !l.is_empty()))
         }
         fn groups(c: &Cluster) -> Vec<String> {
@@ -1098,8 +1104,8 @@ impl Cluster {
             self.node_infos[node as usize].add_pod(id, &pod);
             self.affinity_groups.update(&pod, node, true);
             for (k, v) in pod.labels.iter() {
-                self.label_index.entry((k, v)).or_default().push(id);
-                self.key_index.entry(k).or_default().push(id);
+                Arc::make_mut(self.label_index.entry((k, v)).or_default()).push(id);
+                Arc::make_mut(self.key_index.entry(k).or_default()).push(id);
             }
             self.num_scheduled += 1;
         } else if pod.nominated_node_name.is_some() {
@@ -1126,8 +1132,8 @@ impl Cluster {
         self.node_infos[node as usize].add_pod(id, pod);
         self.affinity_groups.update(pod, node, true);
         for (k, v) in pod.labels.iter() {
-            self.label_index.entry((k, v)).or_default().push(id);
-            self.key_index.entry(k).or_default().push(id);
+            Arc::make_mut(self.label_index.entry((k, v)).or_default()).push(id);
+            Arc::make_mut(self.key_index.entry(k).or_default()).push(id);
         }
         self.num_scheduled += 1;
         self.flag_pdbs_on_node(id);
@@ -1144,10 +1150,10 @@ impl Cluster {
         }
         for (k, v) in pod.labels.iter() {
             if let Some(list) = self.label_index.get_mut(&(k, v)) {
-                remove_id(list, id);
+                remove_id(Arc::make_mut(list), id);
             }
             if let Some(list) = self.key_index.get_mut(&k) {
-                remove_id(list, id);
+                remove_id(Arc::make_mut(list), id);
             }
         }
         self.num_scheduled -= 1;

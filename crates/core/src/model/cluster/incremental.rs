@@ -220,10 +220,10 @@ impl Cluster {
             rename(&mut info.pods_with_claims);
             for (k, v) in pod.labels.iter() {
                 if let Some(list) = self.label_index.get_mut(&(k, v)) {
-                    rename(list);
+                    rename(Arc::make_mut(list));
                 }
                 if let Some(list) = self.key_index.get_mut(&k) {
-                    rename(list);
+                    rename(Arc::make_mut(list));
                 }
             }
         }
