@@ -9,9 +9,9 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::mapped::{FileBytes, MAP_FROM, Mapping};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The default budget: 1 GiB of decompressed input.
 pub const DEFAULT_MAX_INPUT: u64 = 1 << 30;

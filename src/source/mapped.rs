@@ -166,6 +166,21 @@ pub mod guard {
         terminal: Option<(RawFd, libc::termios)>,
     }
 
+    /// Whether SIGBUS is handled by this guard (the Rust runtime installs
+    /// its own handler for it too, to report stack overflows).
+    #[cfg(test)]
+    pub(super) fn installed() -> bool {
+        // SAFETY: sigaction with a null new action only reads the current
+        // one into the zeroed struct.
+        unsafe {
+            let mut now: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut now) == 0
+                && now.sa_sigaction == handler as *const () as usize
+        }
+    }
+
+    /// Replaces the Rust runtime's SIGBUS handler, which on Linux reports
+    /// nothing a fault here could be (stack overflows raise SIGSEGV).
     fn install() {
         // SAFETY: installing a handler for SIGBUS with a zeroed sigaction
         // filled in field by field; the handler only reads atomics and
@@ -249,35 +264,55 @@ mod tests {
         assert_eq!(&bytes[..], &[b'x'; 100][..]);
     }
 
+    /// The file at `path`, opened, and its length.
+    fn opened(path: &std::ffi::OsStr) -> (File, usize) {
+        let file = File::open(path).expect("open");
+        let len = file.metadata().expect("metadata").len() as usize;
+        (file, len)
+    }
+
+    fn truncate(path: &std::ffi::OsStr) {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_len(0))
+            .expect("truncate");
+    }
+
+    /// Runs the test `name` of this binary again in a child process, with
+    /// `var` naming a fresh 2 MiB file: the child does the faulting part.
+    fn run_child(name: &str, var: &str) -> (std::process::Output, tempfile::NamedTempFile) {
+        let f = file_of(MAP_FROM as usize * 2);
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                &format!("source::mapped::tests::{name}"),
+                "--exact",
+                "--nocapture",
+            ])
+            .env(var, f.path())
+            .output()
+            .expect("child runs");
+        (out, f)
+    }
+
     /// A mapped file truncated under the reader: the process ends with
     /// status 2 and a message naming the file, not with SIGBUS. Run in a
     /// child process (this test binary again), since the guard exits.
     #[test]
     fn a_file_truncated_while_mapped_ends_with_a_message_naming_it() {
         if let Some(path) = std::env::var_os(CHILD) {
-            let file = File::open(&path).expect("open");
-            let len = file.metadata().expect("metadata").len() as usize;
+            let (file, len) = opened(&path);
             let mapping = Mapping::of(&file, len, &path.to_string_lossy()).expect("map");
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .and_then(|f| f.set_len(0))
-                .expect("truncate");
+            truncate(&path);
             // Reading past the new end faults; the guard exits with 2.
             let sum: u64 = mapping.bytes().iter().map(|&b| u64::from(b)).sum();
             println!("read {sum} without a fault");
             std::process::exit(0);
         }
-        let f = file_of(MAP_FROM as usize * 2);
-        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
-            .args([
-                "--exact",
-                "source::mapped::tests::a_file_truncated_while_mapped_ends_with_a_message_naming_it",
-                "--nocapture",
-            ])
-            .env(CHILD, f.path())
-            .output()
-            .expect("child runs");
+        let (out, f) = run_child(
+            "a_file_truncated_while_mapped_ends_with_a_message_naming_it",
+            CHILD,
+        );
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
         assert!(
@@ -286,15 +321,19 @@ mod tests {
         );
     }
 
-    /// A fault outside the guarded mapping is not swallowed: the process
-    /// still ends by SIGBUS.
+    /// A fault outside the guarded mapping is not swallowed: with the
+    /// guard's handler installed, the process still ends by SIGBUS.
     #[test]
     fn a_fault_elsewhere_keeps_its_default_action() {
         use std::os::unix::process::ExitStatusExt;
-        if let Some(path) = std::env::var_os(format!("{CHILD}_ELSEWHERE")) {
-            let file = File::open(&path).expect("open");
-            let len = file.metadata().expect("metadata").len() as usize;
+        const ELSEWHERE: &str = "KPLACE_MAPPED_FAULT_ELSEWHERE_CHILD";
+        if let Some(path) = std::env::var_os(ELSEWHERE) {
+            let (file, len) = opened(&path);
             let guarded = Mapping::of(&file, len, "guarded").expect("map");
+            if !guard::installed() {
+                println!("the guard's handler is not installed");
+                std::process::exit(3);
+            }
             // A second mapping the guard does not cover, made by hand.
             // SAFETY: a fresh read-only mapping, read below.
             let other = unsafe {
@@ -307,33 +346,21 @@ mod tests {
                     0,
                 )
             };
-            guard::disarm(guarded.ptr as usize);
-            std::mem::forget(guarded);
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .and_then(|f| f.set_len(0))
-                .expect("truncate");
+            assert_ne!(other, libc::MAP_FAILED, "second mapping");
+            drop(guarded);
+            truncate(&path);
             // SAFETY: reading the mapping faults, which is the point.
             let b = unsafe { std::ptr::read_volatile(other.cast::<u8>().add(len - 1)) };
             println!("read {b} without a fault");
             std::process::exit(0);
         }
-        let f = file_of(MAP_FROM as usize * 2);
-        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
-            .args([
-                "--exact",
-                "source::mapped::tests::a_fault_elsewhere_keeps_its_default_action",
-                "--nocapture",
-            ])
-            .env(format!("{CHILD}_ELSEWHERE"), f.path())
-            .output()
-            .expect("child runs");
+        let (out, _f) = run_child("a_fault_elsewhere_keeps_its_default_action", ELSEWHERE);
         assert_eq!(
             out.status.signal(),
             Some(libc::SIGBUS),
-            "status {:?}, stderr: {}",
+            "status {:?}, stdout: {}, stderr: {}",
             out.status,
+            String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
     }

@@ -27,13 +27,23 @@ pub struct TerminalGuard {
 /// Leaves the alternate screen, disables raw mode and mouse capture, shows
 /// the cursor. Safe to call more than once.
 pub fn restore() {
+    use std::io::Write;
     let _ = disable_raw_mode();
-    let _ = execute!(
-        stdout(),
-        DisableMouseCapture,
-        LeaveAlternateScreen,
-        crossterm::cursor::Show
-    );
+    let mut out = stdout();
+    let _ = out
+        .write_all(restore_sequence().as_bytes())
+        .and_then(|()| out.flush());
+}
+
+/// What [`restore`] writes: mouse reporting off, the alternate screen
+/// left, the cursor shown.
+fn restore_sequence() -> String {
+    use crossterm::Command;
+    let mut sequence = String::new();
+    let _ = DisableMouseCapture.write_ansi(&mut sequence);
+    let _ = LeaveAlternateScreen.write_ansi(&mut sequence);
+    let _ = crossterm::cursor::Show.write_ansi(&mut sequence);
+    sequence
 }
 
 static PANIC_HOOK: Once = Once::new();
@@ -84,11 +94,6 @@ impl Drop for TerminalGuard {
 /// mapped while the TUI runs shrinks under it (a fault no hook sees): the
 /// settings before raw mode and what [`restore`] writes.
 fn arm_fault_restore() {
-    use crossterm::Command;
-    let mut sequence = String::new();
-    let _ = DisableMouseCapture.write_ansi(&mut sequence);
-    let _ = LeaveAlternateScreen.write_ansi(&mut sequence);
-    let _ = crossterm::cursor::Show.write_ansi(&mut sequence);
     // The terminal raw mode is set on: stdin when it is one, as crossterm
     // chooses it.
     let fd = std::io::stdin().as_raw_fd();
@@ -97,7 +102,10 @@ fn arm_fault_restore() {
         let mut termios: libc::termios = unsafe { std::mem::zeroed() };
         (unsafe { libc::tcgetattr(fd, &mut termios) } == 0).then_some((fd, termios))
     });
-    crate::source::mapped::guard::set_terminal_restore(sequence.as_bytes(), terminal.flatten());
+    crate::source::mapped::guard::set_terminal_restore(
+        restore_sequence().as_bytes(),
+        terminal.flatten(),
+    );
 }
 
 /// The signals that end the TUI: the terminal is restored and kplace exits
