@@ -125,6 +125,7 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
     // Each node's pods are asked for while the node before it runs.
     let parts = kplace_split::in_parts_from(DRY_RUNS_WORTH_SPLITTING, potential.len(), |range| {
         let nodes = &potential[range];
+        let mut scratch = victims::Scratch::default();
         nodes
             .iter()
             .enumerate()
@@ -132,7 +133,7 @@ pub fn preempt(cycle: &Cycle, failures: &[NodeFailure]) -> PreemptionAnswer {
                 if let Some(&next) = nodes.get(i + 1) {
                     cluster.node_info(next).prefetch_pods();
                 }
-                victims::select_victims_on_node(cycle, &pdbs, node)
+                victims::select_victims_on_node(cycle, &pdbs, node, &mut scratch)
             })
             .collect::<Vec<_>>()
     });

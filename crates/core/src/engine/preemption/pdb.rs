@@ -4,10 +4,13 @@
 use crate::model::{BriefPdbs, Cluster, NodeInfo, PodId};
 
 /// Victims as positions in their node's pod list, in importance order
-/// within each group.
+/// within each group. Kept between the nodes of one dry run (cleared by
+/// [`split_by_pdb_violation`]), so that thousands of nodes reuse its room.
+#[derive(Default)]
 pub struct Split {
     pub violating: Vec<u32>,
     pub non_violating: Vec<u32>,
+    budgets: Budgets,
 }
 
 /// What the split reads of each PDB, gathered once per preemption: the
@@ -57,24 +60,25 @@ impl Budgets {
 }
 
 /// Walks the victims in importance order against a per-node copy of each
-/// PDB's `disruptionsAllowed`.
+/// PDB's `disruptionsAllowed`, into `split` (what it held before is
+/// cleared).
 pub fn split_by_pdb_violation(
     cluster: &Cluster,
     table: &PdbTable,
     node: &NodeInfo,
-    victims: &[u32],
-) -> Split {
-    let mut budgets = Budgets::default();
-    let mut split = Split {
-        violating: Vec::new(),
-        non_violating: Vec::with_capacity(victims.len()),
-    };
-    for &at in victims {
+    victims: impl IntoIterator<Item = u32>,
+    split: &mut Split,
+) {
+    split.violating.clear();
+    split.non_violating.clear();
+    split.budgets.0.clear();
+    for at in victims {
         let id = node.pods[at as usize];
+        let budgets = &mut split.budgets;
         let violates = match node.briefs[at as usize].pdbs() {
             BriefPdbs::None => false,
-            BriefPdbs::One(pdb) => uses_up(cluster, table, id, pdb, &mut budgets),
-            BriefPdbs::Several => !violated_pdbs(cluster, table, id, &mut budgets).is_empty(),
+            BriefPdbs::One(pdb) => uses_up(cluster, table, id, pdb, budgets),
+            BriefPdbs::Several => !violated_pdbs(cluster, table, id, budgets).is_empty(),
         };
         if violates {
             split.violating.push(at);
@@ -82,7 +86,6 @@ pub fn split_by_pdb_violation(
             split.non_violating.push(at);
         }
     }
-    split
 }
 
 /// Uses up one disruption of each PDB matching the pod and returns those

@@ -1,7 +1,7 @@
 //! `SelectVictimsOnNode`: remove every lower-priority pod, check the pod
 //! fits, then reprieve as many victims as possible, PDB-violating ones first.
 
-use super::pdb::{PdbTable, split_by_pdb_violation};
+use super::pdb::{PdbTable, Split, split_by_pdb_violation};
 use super::{Candidate, NO_VICTIMS};
 use crate::engine::answer::NodeFailure;
 use crate::engine::framework::Cycle;
@@ -29,10 +29,22 @@ fn importance_order(priority: i32, start_time: i64, position: u32) -> u128 {
     ((higher_first as u128) << 96) | ((earlier_first as u128) << 32) | position as u128
 }
 
+/// Room a dry run reuses from node to node: one per range of nodes, so
+/// that thousands of nodes do not each allocate and free their lists.
+#[derive(Default)]
+pub struct Scratch {
+    /// Each lower-priority pod as its `importance_order` key.
+    potential: Vec<u128>,
+    /// The node's pod ids as the dry run changes them.
+    pods: Vec<PodId>,
+    split: Split,
+}
+
 pub fn select_victims_on_node(
     cycle: &Cycle,
     pdbs: &PdbTable,
     node_id: NodeId,
+    scratch: &mut Scratch,
 ) -> Result<Candidate, NodeFailure> {
     let cluster = cycle.cluster;
     let node = cluster.node(node_id);
@@ -66,10 +78,12 @@ pub fn select_victims_on_node(
     // claims, briefs or affinity lists (most preemptions, on thousands of
     // nodes), so those stay empty, and `claim_volumes` the node's.
     let requests_only = cycle.only_fit_reads_pods() && !tracks_pods;
-    // Each lower-priority pod as its `importance_order` key.
-    let mut potential: Vec<u128> = Vec::with_capacity(original.pods.len());
+    let potential = &mut scratch.potential;
+    potential.clear();
+    let mut pods = std::mem::take(&mut scratch.pods);
+    pods.clear();
     let mut info = NodeInfo {
-        pods: Vec::with_capacity(original.pods.len()),
+        pods,
         briefs: Vec::with_capacity(if requests_only {
             0
         } else {
@@ -127,22 +141,29 @@ pub fn select_victims_on_node(
     }
     debug_assert!(!potential.is_empty(), "a lower-priority pod was found");
     // 2. Without all of them, does the pod fit?
-    cycle
-        .run_filters_with_nominated(&state, node_id, &info)
-        .map_err(fail)?;
+    if let Err(rejection) = cycle.run_filters_with_nominated(&state, node_id, &info) {
+        scratch.pods = info.pods;
+        return Err(fail(rejection));
+    }
 
     // 3. Most important first (a stable sort, as Go's insertion sort is for
     //    the small slices involved). The position breaks ties, so sorting
     //    the keys unstably gives that order.
     potential.sort_unstable();
-    let order: Vec<u32> = potential.iter().map(|&k| k as u32).collect();
-    let split = split_by_pdb_violation(cluster, pdbs, original, &order);
+    let split = &mut scratch.split;
+    split_by_pdb_violation(
+        cluster,
+        pdbs,
+        original,
+        potential.iter().map(|&k| k as u32),
+        split,
+    );
 
     // 4. Reprieve: add each back; keep it if the pod still fits. The node
     //    passed every filter without them, so only the filters that read
     //    its pods can change their verdict.
     // At most every lower-priority pod: room for all of them at once.
-    let mut victims = Vec::with_capacity(order.len());
+    let mut victims = Vec::with_capacity(potential.len());
     let mut num_pdb_violations = 0;
     for (group, violating) in [(&split.violating, true), (&split.non_violating, false)] {
         for &at in group {
@@ -174,6 +195,7 @@ pub fn select_victims_on_node(
             }
         }
     }
+    scratch.pods = info.pods;
     Ok(Candidate {
         node: node_id,
         victims,
