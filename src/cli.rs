@@ -327,10 +327,11 @@ fn new_pod(
     // any of the same kind and name, so default spreading and StatefulSet
     // ordinals see them as the cluster would.
     for owner in &m.owners {
-        cluster.owners.retain(|o| {
+        let owners = std::sync::Arc::make_mut(&mut cluster.owners);
+        owners.retain(|o| {
             !(o.kind == owner.kind && o.namespace == owner.namespace && o.name == owner.name)
         });
-        cluster.owners.push(owner.clone());
+        owners.push(owner.clone());
     }
     if let Some(workload) = m.workload {
         *from = Some(FromWorkload {

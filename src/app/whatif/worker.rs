@@ -216,14 +216,14 @@ impl Clusters {
                 &mut owned.interner,
             )
             .map_err(|e| clean_error(&e.to_string()))?;
-            let mut owners = self.shared.owners.clone();
+            let mut owners = self.shared.owners.to_vec();
             owners.retain(|o| {
                 !draft_owners
                     .iter()
                     .any(|n| n.kind == o.kind && n.namespace == o.namespace && n.name == o.name)
             });
             owners.extend(draft_owners);
-            owned.owners = owners;
+            owned.owners = Arc::new(owners);
             self.owned_owners_changed = true;
         } else if self.owned_owners_changed {
             owned.owners = self.shared.owners.clone();

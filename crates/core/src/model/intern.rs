@@ -14,32 +14,39 @@ impl Sym {
     }
 }
 
-/// Maps strings to [`Sym`]s and back.
+/// Maps strings to [`Sym`]s and back. Forks of a cluster share one table
+/// until one interns a string the others lack: a live feed forks its model
+/// for the views on every batch, and copying tens of thousands of strings
+/// each time was a third of the fork.
 #[derive(Clone, Default, Debug)]
-pub struct Interner {
+pub struct Interner(Arc<Table>);
+
+#[derive(Clone, Default, Debug)]
+struct Table {
     map: FxHashMap<Arc<str>, Sym>,
     strings: Vec<Arc<str>>,
 }
 
 impl Interner {
     pub fn intern(&mut self, s: &str) -> Sym {
-        if let Some(&sym) = self.map.get(s) {
+        if let Some(&sym) = self.0.map.get(s) {
             return sym;
         }
-        let sym = Sym(self.strings.len() as u32);
+        let table = Arc::make_mut(&mut self.0);
+        let sym = Sym(table.strings.len() as u32);
         let shared: Arc<str> = Arc::from(s);
-        self.strings.push(shared.clone());
-        self.map.insert(shared, sym);
+        table.strings.push(shared.clone());
+        table.map.insert(shared, sym);
         sym
     }
 
     /// The symbol of a string seen before, without adding it.
     pub fn lookup(&self, s: &str) -> Option<Sym> {
-        self.map.get(s).copied()
+        self.0.map.get(s).copied()
     }
 
     pub fn resolve(&self, sym: Sym) -> &str {
-        &self.strings[sym.index()]
+        &self.0.strings[sym.index()]
     }
 
     /// Adds the strings `newer` interned after this interner was cloned
@@ -48,27 +55,32 @@ impl Interner {
     /// tail; `false` (and nothing changed) when this one is not a prefix of
     /// `newer` (it interned strings of its own since).
     pub fn catch_up(&mut self, newer: &Interner) -> bool {
-        let n = self.strings.len();
-        if n > newer.strings.len() || (n > 0 && self.strings[n - 1] != newer.strings[n - 1]) {
+        let (mine, theirs) = (&self.0.strings, &newer.0.strings);
+        let n = mine.len();
+        if n > theirs.len() || (n > 0 && mine[n - 1] != theirs[n - 1]) {
             return false;
         }
-        for s in &newer.strings[n..] {
-            self.map.insert(s.clone(), Sym(self.strings.len() as u32));
-            self.strings.push(s.clone());
+        if n == theirs.len() {
+            return true;
+        }
+        let table = Arc::make_mut(&mut self.0);
+        for s in &newer.0.strings[n..] {
+            table.map.insert(s.clone(), Sym(table.strings.len() as u32));
+            table.strings.push(s.clone());
         }
         true
     }
 
     pub fn len(&self) -> usize {
-        self.strings.len()
+        self.0.strings.len()
     }
 
     /// Every string, in the order interned (symbol 0 first).
     pub fn strings(&self) -> impl Iterator<Item = &str> {
-        self.strings.iter().map(|s| &**s)
+        self.0.strings.iter().map(|s| &**s)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
+        self.0.strings.is_empty()
     }
 }

@@ -269,7 +269,7 @@ impl Cluster {
             return false;
         };
         let on_node = self.node_infos[id as usize].pods.clone();
-        self.node_by_name.remove(name);
+        Arc::make_mut(&mut self.node_by_name).remove(name);
         for p in on_node {
             self.detach_pod(p);
             self.attach_pod(p);
@@ -285,7 +285,7 @@ impl Cluster {
                 }
             }
             let moved_name = self.nodes[last as usize].name.clone();
-            self.node_by_name.insert(moved_name, id);
+            Arc::make_mut(&mut self.node_by_name).insert(moved_name, id);
         }
         let mut node = self.nodes.pop().expect("a node to remove");
         let mut info = self.node_infos.pop().expect("its aggregates");
