@@ -119,8 +119,15 @@ fn benches(c: &mut Criterion) {
         b.iter(|| kplace::app::derived::Derived::build(black_box(&shared)))
     });
     // The pod table after the batch: built anew, and updated from the
-    // table before it (the live feed's way).
+    // table before it (the live feed's way), which keeps current the sort
+    // columns a view asked for: the Pods view's default (by name), and
+    // all seven for a user who tried every sort.
     let before = kplace::app::derived::PodTable::build(&f.cluster);
+    before.column(0);
+    let every_sort = kplace::app::derived::PodTable::build(&f.cluster);
+    for col in 0..kplace::app::derived::PodTable::SORT_COLUMNS {
+        every_sort.column(col);
+    }
     let mut after = f.cluster.clone();
     after.index_pod_keys();
     let touched = kplace::source::live::apply_changes(&mut after, batch.clone());
@@ -132,11 +139,25 @@ fn benches(c: &mut Criterion) {
             kplace::app::derived::PodTable::updated(&before, black_box(&after), &touched.pods)
         })
     });
+    group.bench_function(
+        format!("{nodes}-pod-table-updated-100-pod-events-every-sort"),
+        |b| {
+            b.iter(|| {
+                kplace::app::derived::PodTable::updated(
+                    &every_sort,
+                    black_box(&after),
+                    &touched.pods,
+                )
+            })
+        },
+    );
     // Every view cache after a batch, updated from the caches before it
     // (the live feed's way): the batch above (pods all over the cluster)
     // and a rollout's (one namespace).
     let shared_before = std::sync::Arc::new(f.cluster.clone());
     let caches_before = kplace::app::derived::Derived::build(&shared_before).built();
+    // The Pods view sorted by name, as it opens.
+    caches_before.pods.as_ref().expect("built").column(0);
     let mut rolled = f.cluster.clone();
     rolled.index_pod_keys();
     let rollout = live_batch_in_one_namespace(&f.cluster, 100);

@@ -1733,7 +1733,20 @@ mod in_place {
         // The TUI's pod table and fleet list, updated from the last
         // batch's as the live feed does; how many batches updated them
         // rather than built them.
+        // Every sort column asked for, as a user who tried each would: a
+        // live update keeps those current by merging (the others are built
+        // when first asked for, which the comparison below also does).
+        let ask_every_column = |built: &kplace::app::derived::Built| {
+            let pods = built
+                .pods
+                .as_ref()
+                .expect("Derived::build built the pod table");
+            for col in 0..kplace::app::derived::PodTable::SORT_COLUMNS {
+                pods.column(col);
+            }
+        };
         let mut built = Derived::build(&Arc::new(model.snapshot())).built();
+        ask_every_column(&built);
         let (mut tables_updated, mut fleets_updated, mut alerts) = (0, 0, 0);
         let mut node_rows_kept = 0;
         let (mut summaries_updated, mut tiers_updated, mut protected) = (0, 0, 0);
@@ -1839,6 +1852,7 @@ mod in_place {
                     model = store.cluster().0;
                     rebuilt += 1;
                     built = Derived::build(&Arc::new(model.snapshot())).built();
+                    ask_every_column(&built);
                 }
             }
         }

@@ -182,13 +182,26 @@ pub struct InPlace {
     pub tiers: bool,
 }
 
-/// The Pods table: a row per pod (in pod id order) and its sort orders.
-/// Rows are shared, so a live update copies the row list, not the rows.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The Pods table: a row per pod (in pod id order) and its sort orders
+/// (each built when first asked for). Rows are shared, so a live update
+/// copies the row list, not the rows.
+#[derive(Clone, Debug, Default)]
 pub struct PodTable {
     pub rows: Vec<Arc<PodRow>>,
     pub orders: SortOrders,
 }
+
+/// The same rows, and the same order in every column (built as needed).
+impl PartialEq for PodTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.rows == other.rows
+            && (0..super::table::POD_SORTS.len()).all(|col| {
+                self.orders.pod_order(&self.rows, col) == other.orders.pod_order(&other.rows, col)
+            })
+    }
+}
+
+impl Eq for PodTable {}
 
 impl AsRef<PodRow> for PodRow {
     fn as_ref(&self) -> &PodRow {
@@ -464,10 +477,7 @@ impl Derived {
             .as_deref()
             .filter(|n| !touched.nodes_changed && n.rows.len() == cluster.nodes.len());
         let mut d = Derived::with_summary(cluster, Arc::new(summary), nodes);
-        let pods = previous
-            .pods
-            .as_deref()
-            .filter(|_| !touched.nodes_came_or_went);
+        let pods = previous.pods.as_deref();
         let unchanged_nodes = before.as_ref().filter(|_| !touched.nodes_changed);
         let fleet = previous.fleet.as_deref().zip(unchanged_nodes);
         let tiers = previous.tiers.as_deref().zip(unchanged_nodes);
@@ -476,12 +486,17 @@ impl Derived {
         let (pods, (fleet, tiers)) = on_cache_pool(|| {
             rayon::join(
                 || {
-                    let updated = pods.map(|previous| {
-                        let table = PodTable::updated(previous, cluster, &touched.pods);
+                    let table = pods.map(|previous| match touched.nodes_came_or_went {
+                        false => (PodTable::updated(previous, cluster, &touched.pods), true),
+                        // A row says whether its pod's node exists.
+                        true => (PodTable::build_like(cluster, previous), false),
+                    });
+                    let updated = table.map(|(table, updated)| {
                         let _ = lazy.pods.set(Arc::new(table));
+                        updated
                     });
                     lazy.pods();
-                    updated.is_some()
+                    updated == Some(true)
                 },
                 || {
                     let summary = &lazy.summary;
@@ -794,8 +809,35 @@ impl PodTable {
         let rows: Vec<Arc<PodRow>> = (0..cluster.pods.len() as PodId)
             .map(|id| Arc::new(pod_row(cluster, id)))
             .collect();
-        let orders = SortOrders::pods(&rows);
-        PodTable { rows, orders }
+        let table = PodTable {
+            rows,
+            orders: SortOrders::pods(),
+        };
+        // By name: the first sort a view asks for, and the others' tie-break.
+        table.orders.pod_order(&table.rows, 0);
+        table
+    }
+
+    /// How many sort columns the table has.
+    pub const SORT_COLUMNS: usize = super::table::POD_SORTS.len();
+
+    /// Built anew for `cluster`, with the sort columns that views asked
+    /// of `previous` (its cluster before a live update that could not be
+    /// followed row by row) built now and kept current from then on.
+    pub fn build_like(cluster: &Cluster, previous: &PodTable) -> PodTable {
+        let table = PodTable::build(cluster);
+        let table = PodTable {
+            orders: table.orders.asked_like(&previous.orders),
+            ..table
+        };
+        table.orders.build_asked(&table.rows);
+        table
+    }
+
+    /// Column `col`'s order and the rows' ranks in it, built now if not
+    /// yet; live updates keep it current from now on.
+    pub fn column(&self, col: usize) -> Option<(&[u32], &[u32])> {
+        self.orders.pod_column(&self.rows, col)
     }
 
     /// `previous` after the pods `touched` changed (ids in `cluster`; ids

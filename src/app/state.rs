@@ -296,12 +296,7 @@ impl Session {
         let Some(table) = self.loaded.derived.pods() else {
             return;
         };
-        table::refresh_pods(
-            &mut self.pods,
-            &table.rows,
-            &table.orders,
-            self.namespace.as_deref(),
-        );
+        table::refresh_pods(&mut self.pods, table, self.namespace.as_deref());
     }
 
     /// Whether `key` (`namespace/name`) is in the namespace shown.
