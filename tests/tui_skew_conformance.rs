@@ -204,3 +204,66 @@ fn skew_view_shows_what_pod_topology_spread_prefilter_counts() {
     assert!(constraints_checked >= checked);
     assert!(domains_checked >= constraints_checked);
 }
+
+/// The fleet list's skews (PreFilter's counts alone) equal what the per-node
+/// domains the Skew view draws give, for every pod with spread constraints
+/// in every conformance snapshot and every incoming pod.
+#[test]
+fn fleet_skews_equal_the_per_node_domains() {
+    use kplace::engine::plugins::podtopologyspread::domains::{
+        ConstraintSkew, own_spread_domains, own_spread_skews,
+    };
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+    let (mut pods_checked, mut constraints_checked, mut with_skew) = (0, 0, 0);
+    for entry in std::fs::read_dir(&cases).unwrap() {
+        let dir = entry.unwrap().path();
+        let Ok((mut cluster, _)) = load_snapshot(&dir.join("snapshot.yaml.gz")) else {
+            continue;
+        };
+        if let Ok(pod) = load_pod(&dir.join("pod.yaml"), &mut cluster.interner) {
+            cluster.add_pod(pod);
+        }
+        for id in 0..cluster.pods.len() as u32 {
+            let pod = cluster.pod(id);
+            if pod.spread_constraints.is_empty() {
+                continue;
+            }
+            pods_checked += 1;
+            for action in [
+                WhenUnsatisfiable::DoNotSchedule,
+                WhenUnsatisfiable::ScheduleAnyway,
+            ] {
+                let seen = |c: &ConstraintSkew| {
+                    let key = c.constraint.topology_key;
+                    (key, c.constraint.max_skew, c.skew, c.fullest)
+                };
+                let expected: Vec<_> = own_spread_domains(&cluster, pod, action)
+                    .iter()
+                    .map(|c| seen(&ConstraintSkew::from_domains(c)))
+                    .collect();
+                let got: Vec<_> = own_spread_skews(&cluster, pod, action)
+                    .iter()
+                    .map(seen)
+                    .collect();
+                assert_eq!(
+                    got,
+                    expected,
+                    "{}: pod {}",
+                    dir.display(),
+                    cluster.pod_key(id)
+                );
+                constraints_checked += got.len();
+                with_skew += got.iter().filter(|c| c.2.is_some()).count();
+            }
+        }
+    }
+    assert!(
+        pods_checked > 50,
+        "only {pods_checked} pods with spread constraints"
+    );
+    assert!(
+        constraints_checked > 80 && with_skew > 80,
+        "{constraints_checked} constraints, {with_skew} with a skew"
+    );
+    eprintln!("{pods_checked} pods, {constraints_checked} constraints ({with_skew} with a skew)");
+}

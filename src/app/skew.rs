@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::Scheduler;
 use crate::engine::plugins::podtopologyspread::domains::{
-    ConstraintDomains, NodeInclusion, own_spread_domains, spread_domains,
+    ConstraintDomains, NodeInclusion, own_spread_domains, own_spread_skews, spread_domains,
 };
 use crate::model::pod::{InclusionPolicy, WhenUnsatisfiable};
 use crate::model::{Cluster, Pod, PodId};
@@ -361,17 +361,15 @@ fn workload_alerts(cluster: &Cluster, i: usize, w: &Workload) -> Vec<SkewAlert> 
     {
         return out;
     }
-    for c in own_spread_domains(cluster, pod, WhenUnsatisfiable::DoNotSchedule) {
-        let Some(skew) = c.skew() else { continue };
+    for c in own_spread_skews(cluster, pod, WhenUnsatisfiable::DoNotSchedule) {
+        let Some(skew) = c.skew else { continue };
         let max_skew = c.constraint.max_skew;
         if skew < max_skew as i64 - 1 {
             continue;
         }
         let fullest = c
-            .domains
-            .iter()
-            .max_by_key(|d| d.matching)
-            .map(|d| cluster.interner.resolve(d.value).to_string())
+            .fullest
+            .map(|v| cluster.interner.resolve(v).to_string())
             .unwrap_or_default();
         out.push(SkewAlert {
             workload: i,

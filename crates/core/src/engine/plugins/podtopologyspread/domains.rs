@@ -128,6 +128,77 @@ pub fn own_spread_domains(
     domains_of(cluster, pod, pod_constraints(pod, action), action)
 }
 
+/// One constraint's skew as PreFilter counts it, and its fullest domain:
+/// what a fleet-wide skew list needs, without [`ConstraintDomains`]'
+/// per-node detail (which cost two thirds of the Skew view's fleet list).
+#[derive(Clone, Debug)]
+pub struct ConstraintSkew {
+    pub constraint: Constraint,
+    /// [`ConstraintDomains::skew`].
+    pub skew: Option<i64>,
+    /// The domain with the most matching pods, the last of those first met
+    /// in node order on a tie (as [`ConstraintDomains`]' domains list them).
+    pub fullest: Option<Sym>,
+}
+
+impl ConstraintSkew {
+    /// Read off the per-node pass's domains.
+    pub fn from_domains(c: &ConstraintDomains) -> ConstraintSkew {
+        ConstraintSkew {
+            constraint: c.constraint.clone(),
+            skew: c.skew(),
+            fullest: c.domains.iter().max_by_key(|d| d.matching).map(|d| d.value),
+        }
+    }
+}
+
+/// [`own_spread_domains`]' skew and fullest domain per constraint, from
+/// PreFilter's counts alone.
+pub fn own_spread_skews(
+    cluster: &Cluster,
+    pod: &Pod,
+    action: WhenUnsatisfiable,
+) -> Vec<ConstraintSkew> {
+    let constraints = pod_constraints(pod, action);
+    let shared_key = constraints.iter().enumerate().any(|(i, c)| {
+        constraints[..i]
+            .iter()
+            .any(|d| d.topology_key == c.topology_key)
+    });
+    if shared_key {
+        // Two constraints on one key share PreFilter's pairs but may count
+        // different nodes (their inclusion policies): only the per-node
+        // pass tells their domains apart.
+        return domains_of(cluster, pod, constraints, action)
+            .iter()
+            .map(ConstraintSkew::from_domains)
+            .collect();
+    }
+    if constraints.is_empty() {
+        return Vec::new();
+    }
+    let pre = pre_filter_constraints(cluster, pod, constraints);
+    pre.constraints
+        .iter()
+        .map(|c| {
+            // With one constraint per key, the pairs of its key are its
+            // domains, in the order first met.
+            let mut fullest: Option<(Sym, i64)> = None;
+            for pair in pre.met.iter().filter(|p| p.0 == c.topology_key) {
+                let matching = pre.pair_counts.get(pair).copied().unwrap_or(0);
+                if fullest.is_none_or(|(_, most)| matching >= most) {
+                    fullest = Some((pair.1, matching));
+                }
+            }
+            ConstraintSkew {
+                constraint: c.clone(),
+                skew: fullest.and_then(|(_, most)| pre.min_match(c).map(|m| most - m)),
+                fullest: fullest.map(|(value, _)| value),
+            }
+        })
+        .collect()
+}
+
 fn domains_of(
     cluster: &Cluster,
     pod: &Pod,

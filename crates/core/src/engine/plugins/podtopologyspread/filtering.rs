@@ -72,6 +72,9 @@ pub struct PreFilterState {
     /// Distinct domains per topology key.
     pub domains: FxHashMap<Sym, usize>,
     pub critical_paths: Vec<(Sym, CriticalPaths)>,
+    /// The pairs of `pair_counts` in the order a pass over the nodes first
+    /// met them (the order the critical paths were updated in).
+    pub met: Vec<Pair>,
     empty: Sym,
 }
 
@@ -345,6 +348,7 @@ fn pre_filter_constraints_with(
         pair_counts,
         domains,
         critical_paths,
+        met: order,
         empty,
     }
 }
