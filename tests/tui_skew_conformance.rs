@@ -223,6 +223,7 @@ fn fleet_skews_equal_the_per_node_domains() {
         if let Ok(pod) = load_pod(&dir.join("pod.yaml"), &mut cluster.interner) {
             cluster.add_pod(pod);
         }
+        let lookups = kplace::engine::node_memo::SpreadLookups::default();
         for id in 0..cluster.pods.len() as u32 {
             let pod = cluster.pod(id);
             if pod.spread_constraints.is_empty() {
@@ -241,10 +242,16 @@ fn fleet_skews_equal_the_per_node_domains() {
                     .iter()
                     .map(|c| seen(&ConstraintSkew::from_domains(c)))
                     .collect();
-                let got: Vec<_> = own_spread_skews(&cluster, pod, action)
+                // Alone, and with the nodes' values kept from other pods.
+                let got: Vec<_> = own_spread_skews(&cluster, pod, action, None)
                     .iter()
                     .map(seen)
                     .collect();
+                let kept: Vec<_> = own_spread_skews(&cluster, pod, action, Some(&lookups))
+                    .iter()
+                    .map(seen)
+                    .collect();
+                assert_eq!(kept, got, "{}: pod {}", dir.display(), cluster.pod_key(id));
                 assert_eq!(
                     got,
                     expected,

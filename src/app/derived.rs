@@ -183,13 +183,17 @@ pub struct InPlace {
 }
 
 /// The Pods table: a row per pod (in pod id order) and its sort orders
-/// (each built when first asked for). Rows are shared, so a live update
-/// copies the row list, not the rows.
+/// (each built when first asked for). Rows are shared in chunks, so a live
+/// update copies the chunks of the rows it changes, not a list of 150,000
+/// pointers (a sixth of a batch's view caches when it did).
 #[derive(Clone, Debug, Default)]
 pub struct PodTable {
-    pub rows: Vec<Arc<PodRow>>,
+    pub rows: PodRowList,
     pub orders: SortOrders,
 }
+
+/// The pod table's rows: 32 to a shared chunk.
+pub type PodRowList = crate::model::shared_vec::SharedVec<Arc<PodRow>, 5>;
 
 /// The same rows, and the same order in every column (built as needed).
 impl PartialEq for PodTable {
@@ -806,7 +810,7 @@ impl PodState {
 
 impl PodTable {
     pub fn build(cluster: &Cluster) -> PodTable {
-        let rows: Vec<Arc<PodRow>> = (0..cluster.pods.len() as PodId)
+        let rows: PodRowList = (0..cluster.pods.len() as PodId)
             .map(|id| Arc::new(pod_row(cluster, id)))
             .collect();
         let table = PodTable {
@@ -853,13 +857,16 @@ impl PodTable {
             .collect();
         fresh.sort_unstable();
         fresh.dedup();
-        let mut next = fresh.iter().peekable();
-        let rows: Vec<Arc<PodRow>> = (0..len as PodId)
-            .map(|id| match next.next_if_eq(&&id) {
-                Some(_) => Arc::new(pod_row(cluster, id)),
-                None => previous.rows[id as usize].clone(),
-            })
-            .collect();
+        let mut rows = previous.rows.clone();
+        rows.truncate(len);
+        // Ascending: the ids past the previous rows come last, in order.
+        for &id in &fresh {
+            let row = Arc::new(pod_row(cluster, id));
+            match rows.get_mut(id as usize) {
+                Some(kept) => *kept = row,
+                None => rows.push(row),
+            }
+        }
         let orders = previous.orders.pods_updated(&rows, &fresh);
         PodTable { rows, orders }
     }

@@ -15,7 +15,7 @@ impl Session {
             .nodes
             .selected_row()
             .map(|r| od.nodes.rows[r as usize].name.clone());
-        let pod_key = |rows: &[std::sync::Arc<super::derived::PodRow>], r: u32| {
+        let pod_key = |rows: &super::derived::PodRowList, r: u32| {
             let p = &rows[r as usize];
             (p.namespace.clone(), p.name.clone())
         };

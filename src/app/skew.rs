@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::Scheduler;
+use crate::engine::node_memo::SpreadLookups;
 use crate::engine::plugins::podtopologyspread::domains::{
     ConstraintDomains, NodeInclusion, own_spread_domains, own_spread_skews, spread_domains,
 };
@@ -280,11 +281,12 @@ impl SkewAlert {
 pub fn fleet(cluster: &Cluster, workloads: &[Workload]) -> Vec<SkewAlert> {
     use rayon::prelude::*;
     // One engine PreFilter per spreading workload: thousands on a large
-    // cluster, so over every core.
+    // cluster, so over every core, reading the nodes' topology values once.
+    let lookups = SpreadLookups::default();
     let mut out: Vec<SkewAlert> = workloads
         .par_iter()
         .enumerate()
-        .flat_map_iter(|(i, w)| workload_alerts(cluster, i, w))
+        .flat_map_iter(|(i, w)| workload_alerts(cluster, i, w, &lookups))
         .collect();
     sort_alerts(&mut out);
     out
@@ -304,6 +306,7 @@ pub fn fleet_updated(
 ) -> Vec<SkewAlert> {
     use rayon::prelude::*;
     // Each owner's previous alerts, in their order.
+    let lookups = SpreadLookups::default();
     let mut kept: rustc_hash::FxHashMap<usize, Vec<&SkewAlert>> = Default::default();
     let known: rustc_hash::FxHashMap<usize, &Workload> =
         previous_workloads.iter().map(|w| (w.owner, w)).collect();
@@ -318,7 +321,7 @@ pub fn fleet_updated(
         .flat_map_iter(|(i, w)| {
             match known.get(&w.owner) {
                 Some(before) if !dirty(before, w) => {}
-                _ => return workload_alerts(cluster, i, w),
+                _ => return workload_alerts(cluster, i, w, &lookups),
             }
             kept.get(&w.owner)
                 .map(|alerts| {
@@ -348,7 +351,12 @@ fn sort_alerts(out: &mut [SkewAlert]) {
 
 /// The alerts of workload `i` (`w`): one per DoNotSchedule constraint of
 /// its pods at or one replica from its maxSkew.
-fn workload_alerts(cluster: &Cluster, i: usize, w: &Workload) -> Vec<SkewAlert> {
+fn workload_alerts(
+    cluster: &Cluster,
+    i: usize,
+    w: &Workload,
+    lookups: &SpreadLookups,
+) -> Vec<SkewAlert> {
     let mut out = Vec::new();
     let Some(sample) = w.sample_pod() else {
         return out;
@@ -361,7 +369,12 @@ fn workload_alerts(cluster: &Cluster, i: usize, w: &Workload) -> Vec<SkewAlert> 
     {
         return out;
     }
-    for c in own_spread_skews(cluster, pod, WhenUnsatisfiable::DoNotSchedule) {
+    for c in own_spread_skews(
+        cluster,
+        pod,
+        WhenUnsatisfiable::DoNotSchedule,
+        Some(lookups),
+    ) {
         let Some(skew) = c.skew else { continue };
         let max_skew = c.constraint.max_skew;
         if skew < max_skew as i64 - 1 {

@@ -331,9 +331,9 @@ impl SortOrders {
 
     /// The pods' column `col` of `rows` (the rows these orders are of),
     /// built now if not yet; kept current by live updates from now on.
-    pub fn pod_column<R: AsRef<PodRow> + Sync>(
+    pub fn pod_column<R: PodRows + ?Sized>(
         &self,
-        rows: &[R],
+        rows: &R,
         col: usize,
     ) -> Option<(&[u32], &[u32])> {
         self.asked.get(col)?.store(true, AtomicOrdering::Relaxed);
@@ -342,7 +342,7 @@ impl SortOrders {
 
     /// The pods' column `col`, built now if not yet (name order first:
     /// the other columns break ties by it), without asking to keep it.
-    pub fn pod_order<R: AsRef<PodRow> + Sync>(&self, rows: &[R], col: usize) -> (&[u32], &[u32]) {
+    pub fn pod_order<R: PodRows + ?Sized>(&self, rows: &R, col: usize) -> (&[u32], &[u32]) {
         self.built_with(col, || {
             if col == 0 {
                 return sorted_by_name(rows.len(), &|a, b| pods_by_name(rows, a, b));
@@ -362,7 +362,7 @@ impl SortOrders {
     }
 
     /// Builds every pod column asked for (side by side).
-    pub fn build_asked<R: AsRef<PodRow> + Sync>(&self, rows: &[R]) {
+    pub fn build_asked<R: PodRows + ?Sized>(&self, rows: &R) {
         (0..self.order.len())
             .into_par_iter()
             .filter(|&col| self.asked[col].load(AtomicOrdering::Relaxed))
@@ -374,7 +374,7 @@ impl SortOrders {
     /// The pods' orders after `fresh` rows (ascending) were rebuilt or
     /// added and rows from `rows.len()` on removed (a live update): the
     /// columns asked for merged, the others left to be built when asked.
-    pub fn pods_updated<R: AsRef<PodRow> + Sync>(&self, rows: &[R], fresh: &[u32]) -> SortOrders {
+    pub fn pods_updated<R: PodRows + ?Sized>(&self, rows: &R, fresh: &[u32]) -> SortOrders {
         self.updated(
             rows.len(),
             fresh,
@@ -382,6 +382,31 @@ impl SortOrders {
             &|a, b| pods_by_name(rows, a, b),
             &|col, a, b| pods_by_column(rows, col, a, b),
         )
+    }
+}
+
+/// The pods' rows by index: a slice of them, or the Pods table's shared
+/// chunks (a live update copies only the chunks it changes).
+pub trait PodRows: Sync {
+    fn len(&self) -> usize;
+    fn row(&self, i: usize) -> &PodRow;
+}
+
+impl<R: AsRef<PodRow> + Sync> PodRows for [R] {
+    fn len(&self) -> usize {
+        <[R]>::len(self)
+    }
+    fn row(&self, i: usize) -> &PodRow {
+        self[i].as_ref()
+    }
+}
+
+impl<const BITS: u32> PodRows for crate::model::shared_vec::SharedVec<Arc<PodRow>, BITS> {
+    fn len(&self) -> usize {
+        crate::model::shared_vec::SharedVec::len(self)
+    }
+    fn row(&self, i: usize) -> &PodRow {
+        &self[i]
     }
 }
 
@@ -409,8 +434,8 @@ fn nodes_by_column<R: AsRef<NodeRow>>(
     }
 }
 
-fn pods_by_name<R: AsRef<PodRow>>(rows: &[R], a: usize, b: usize) -> Ordering {
-    let (x, y) = (rows[a].as_ref(), rows[b].as_ref());
+fn pods_by_name<R: PodRows + ?Sized>(rows: &R, a: usize, b: usize) -> Ordering {
+    let (x, y) = (rows.row(a), rows.row(b));
     x.namespace
         .cmp(&y.namespace)
         .then_with(|| x.name.cmp(&y.name))
@@ -418,8 +443,8 @@ fn pods_by_name<R: AsRef<PodRow>>(rows: &[R], a: usize, b: usize) -> Ordering {
         .then(a.cmp(&b))
 }
 
-fn pods_by_column<R: AsRef<PodRow>>(rows: &[R], col: usize, a: usize, b: usize) -> Ordering {
-    let (x, y) = (rows[a].as_ref(), rows[b].as_ref());
+fn pods_by_column<R: PodRows + ?Sized>(rows: &R, col: usize, a: usize, b: usize) -> Ordering {
+    let (x, y) = (rows.row(a), rows.row(b));
     match col {
         1 => x.node.cmp(&y.node),
         2 => x.priority.cmp(&y.priority),
@@ -789,7 +814,7 @@ mod tests {
 
     #[test]
     fn every_column_breaks_ties_by_namespace_then_name() {
-        let rows = vec![
+        let rows = [
             pod_row("shop", "web-b", 100, "node-2"),
             pod_row("data", "db-0", 1000, "node-1"),
             pod_row("shop", "web-a", 100, "node-1"),
@@ -799,7 +824,7 @@ mod tests {
         let orders = SortOrders::pods();
         let names = |col: usize| -> Vec<String> {
             orders
-                .pod_column(&rows, col)
+                .pod_column(&rows[..], col)
                 .unwrap()
                 .0
                 .iter()
@@ -840,7 +865,7 @@ mod tests {
         );
         // Ranks are the inverse of the orders.
         for col in 0..POD_SORTS.len() {
-            let (order, rank) = orders.pod_column(&rows, col).unwrap();
+            let (order, rank) = orders.pod_column(&rows[..], col).unwrap();
             for (pos, &row) in order.iter().enumerate() {
                 assert_eq!(rank[row as usize], pos as u32);
             }

@@ -9,7 +9,8 @@
 use super::common::{
     Constraint, constraints_for, matches_inclusion_policies, node_has_all_keys, pod_constraints,
 };
-use super::filtering::pre_filter_constraints;
+use super::filtering::{pre_filter_constraints, pre_filter_constraints_with};
+use crate::engine::node_memo::SpreadLookups;
 use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap;
@@ -153,11 +154,13 @@ impl ConstraintSkew {
 }
 
 /// [`own_spread_domains`]' skew and fullest domain per constraint, from
-/// PreFilter's counts alone.
+/// PreFilter's counts alone. `lookups` keeps the nodes' topology values
+/// for the next pod (a fleet of workloads on one cluster).
 pub fn own_spread_skews(
     cluster: &Cluster,
     pod: &Pod,
     action: WhenUnsatisfiable,
+    lookups: Option<&SpreadLookups>,
 ) -> Vec<ConstraintSkew> {
     let constraints = pod_constraints(pod, action);
     let shared_key = constraints.iter().enumerate().any(|(i, c)| {
@@ -177,7 +180,7 @@ pub fn own_spread_skews(
     if constraints.is_empty() {
         return Vec::new();
     }
-    let pre = pre_filter_constraints(cluster, pod, constraints);
+    let pre = pre_filter_constraints_with(cluster, pod, constraints, lookups);
     pre.constraints
         .iter()
         .map(|c| {

@@ -251,7 +251,7 @@ pub fn pre_filter_constraints(
 
 /// [`pre_filter_constraints`], with the nodes' topology values from a
 /// memo's columns when there is one.
-fn pre_filter_constraints_with(
+pub(crate) fn pre_filter_constraints_with(
     cluster: &Cluster,
     pod: &Pod,
     constraints: Vec<Constraint>,
