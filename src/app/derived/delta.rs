@@ -270,9 +270,28 @@ impl Fleet {
         // have none in theirs.
         let mut labels_in: FxHashMap<crate::model::Sym, Vec<&crate::model::Labels>> =
             FxHashMap::default();
+        // And their label pairs by namespace: a selector with an `In`
+        // requirement (every matchLabels entry) can match a touched pod
+        // only if one of the requirement's pairs is among these, which
+        // rules out most workloads with one lookup instead of a match
+        // against every touched pod of their namespace.
+        let mut pairs: rustc_hash::FxHashSet<(
+            crate::model::Sym,
+            crate::model::Sym,
+            crate::model::Sym,
+        )> = Default::default();
         for (ns, labels) in &touched.pod_labels {
             labels_in.entry(*ns).or_default().push(labels);
+            pairs.extend(labels.iter().map(|(k, v)| (*ns, k, v)));
         }
+        let may_match = |ns: crate::model::Sym, selector: &crate::model::LabelSelector| {
+            use crate::model::labels::SetOperator;
+            let required_in = selector
+                .requirements()
+                .iter()
+                .find(|r| r.op == SetOperator::In);
+            required_in.is_none_or(|r| r.values.iter().any(|&v| pairs.contains(&(ns, r.key, v))))
+        };
         let dirty = |was: &Workload, now: &Workload| {
             let Some(sample) = now.sample_pod() else {
                 return true;
@@ -282,11 +301,10 @@ impl Fleet {
             }
             let pod = after.pod(sample);
             labels_in.get(&pod.namespace).is_some_and(|touched| {
-                touched.iter().any(|labels| {
-                    pod.spread_constraints.iter().any(|c| {
-                        c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule
-                            && c.selector.matches(labels)
-                    })
+                pod.spread_constraints.iter().any(|c| {
+                    c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule
+                        && may_match(pod.namespace, &c.selector)
+                        && touched.iter().any(|labels| c.selector.matches(labels))
                 })
             })
         };
