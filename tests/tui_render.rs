@@ -994,19 +994,17 @@ fn skew_fleet_lists_the_workloads_at_their_max_skew() {
                 .max()
                 .unwrap();
             let skew = max - pre.min_match(c).unwrap();
-            let row = &w.label;
+            let row: &str = &w.label;
             if skew >= c.max_skew as i64 {
                 at += 1;
                 assert!(
-                    s.lines()
-                        .any(|l| l.contains(row.as_str()) && l.contains("✗ at max")),
+                    s.lines().any(|l| l.contains(row) && l.contains("✗ at max")),
                     "{row}\n{s}"
                 );
             } else if skew == c.max_skew as i64 - 1 {
                 near += 1;
                 assert!(
-                    s.lines()
-                        .any(|l| l.contains(row.as_str()) && l.contains("! 1 away")),
+                    s.lines().any(|l| l.contains(row) && l.contains("! 1 away")),
                     "{row}\n{s}"
                 );
             }

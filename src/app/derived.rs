@@ -127,7 +127,8 @@ pub struct TierZone {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Workload {
     pub owner: usize,
-    pub label: String,
+    /// `namespace/name`, shared: a live update copies every workload.
+    pub label: Arc<str>,
     pub kind: &'static str,
     /// The ids of the pods it owns, ascending (shared, so a live update
     /// copies only the lists of the workloads it touched).
@@ -221,7 +222,7 @@ pub struct Fleet {
     /// with spread constraints of their own.
     pub skew_subjects: Vec<super::skew::Subject>,
     /// Their labels (for the fuzzy filter), in the same order.
-    pub skew_labels: Vec<String>,
+    pub skew_labels: Vec<Arc<str>>,
     /// Workloads at or over a DoNotSchedule maxSkew, or one replica away.
     pub skew_alerts: Vec<super::skew::SkewAlert>,
     /// Which workload owner a pod's controller reference names.
@@ -1105,7 +1106,7 @@ impl Fleet {
         for &id in pending {
             if !cluster.pod(id).spread_constraints.is_empty() {
                 self.skew_subjects.push(Subject::Pending(id));
-                self.skew_labels.push(cluster.pod_key(id));
+                self.skew_labels.push(cluster.pod_key(id).into());
             }
         }
     }
@@ -1163,7 +1164,8 @@ fn workloads_of(cluster: &Cluster, keys: &OwnerKeys) -> Vec<Workload> {
                 "{}/{}",
                 cluster.interner.resolve(owner.namespace),
                 owner.name
-            ),
+            )
+            .into(),
             kind,
             members: Arc::new(members),
         });

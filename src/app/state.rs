@@ -361,7 +361,7 @@ impl Session {
         let Some((name, note, pod)) = skew::subject_pod(&cluster, &subject, &fleet.workloads)
         else {
             self.skew = Some(SkewReport {
-                subject: fleet.skew_labels[self.skew_rows[self.skew_cursor.selected]].clone(),
+                subject: fleet.skew_labels[self.skew_rows[self.skew_cursor.selected]].to_string(),
                 pod_note: "the workload has no pod in the snapshot to ask about".into(),
                 ..Default::default()
             });

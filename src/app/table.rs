@@ -722,7 +722,7 @@ pub fn refresh_pods(
 
 /// Indices of the `choices` matching `input` (fuzzy), best first; all, in
 /// order, when `input` is empty.
-pub fn fuzzy_rank_indices(choices: &[String], input: &str) -> Vec<usize> {
+pub fn fuzzy_rank_indices<S: AsRef<str>>(choices: &[S], input: &str) -> Vec<usize> {
     if input.is_empty() {
         return (0..choices.len()).collect();
     }
@@ -730,7 +730,7 @@ pub fn fuzzy_rank_indices(choices: &[String], input: &str) -> Vec<usize> {
     let mut scored: Vec<(i64, usize)> = choices
         .iter()
         .enumerate()
-        .filter_map(|(i, c)| matcher.fuzzy_match(c, input).map(|s| (s, i)))
+        .filter_map(|(i, c)| matcher.fuzzy_match(c.as_ref(), input).map(|s| (s, i)))
         .collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     scored.into_iter().map(|(_, i)| i).collect()

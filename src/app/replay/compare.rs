@@ -167,7 +167,7 @@ impl Moment {
                     .into_iter()
                     .map(|(z, n)| (z, n.max(0) as usize))
                     .collect();
-                skews.push((w.label.clone(), skew.max(0) as usize, per_zone));
+                skews.push((w.label.to_string(), skew.max(0) as usize, per_zone));
             }
         }
         Moment {
