@@ -361,9 +361,13 @@ impl SortOrders {
         }
     }
 
-    /// Builds every pod column asked for (side by side).
+    /// Builds every pod column asked for (side by side). Name order first,
+    /// which the others read: a worker waiting in one column's sort may
+    /// pick up another column's task, and two of them each building the
+    /// name order inside their own would have one thread wait on itself.
     pub fn build_asked<R: PodRows + ?Sized>(&self, rows: &R) {
-        (0..self.order.len())
+        self.pod_order(rows, 0);
+        (1..self.order.len())
             .into_par_iter()
             .filter(|&col| self.asked[col].load(AtomicOrdering::Relaxed))
             .for_each(|col| {
@@ -870,5 +874,44 @@ mod tests {
                 assert_eq!(rank[row as usize], pos as u32);
             }
         }
+    }
+
+    /// A live update merges only the columns a view asked for; the others
+    /// are built when first asked, and either way equal a fresh sort.
+    #[test]
+    fn an_update_keeps_the_asked_columns_and_builds_the_others_when_asked() {
+        let before = [
+            pod_row("shop", "web-b", 100, "node-2"),
+            pod_row("data", "db-0", 1000, "node-1"),
+            pod_row("shop", "web-a", 100, "node-1"),
+            pod_row("data", "cache", 100, "node-2"),
+        ];
+        let orders = SortOrders::pods();
+        orders.pod_column(&before[..], 0);
+        orders.pod_column(&before[..], 2);
+        // Row 1 changes priority, row 3 is gone (the last row), a new row 3
+        // is not: three rows left, then one added as row 3.
+        let mut after = before.to_vec();
+        after[1] = pod_row("data", "db-0", 10, "node-1");
+        after[3] = pod_row("ads", "api", 500, "node-3");
+        let updated = orders.pods_updated(&after[..], &[1, 3]);
+        let built = |col: usize| updated.order[col].get().is_some();
+        assert_eq!(
+            (0..POD_SORTS.len())
+                .filter(|&c| built(c))
+                .collect::<Vec<_>>(),
+            [0, 2]
+        );
+        let fresh = SortOrders::pods();
+        for col in 0..POD_SORTS.len() {
+            assert_eq!(
+                updated.pod_column(&after[..], col).unwrap().0,
+                fresh.pod_column(&after[..], col).unwrap().0,
+                "column {col}"
+            );
+        }
+        // Asked for once, every column is now kept by the next update.
+        let next = updated.pods_updated(&after[..], &[]);
+        assert!((0..POD_SORTS.len()).all(|c| next.order[c].get().is_some()));
     }
 }
