@@ -274,3 +274,55 @@ fn fleet_skews_equal_the_per_node_domains() {
     );
     eprintln!("{pods_checked} pods, {constraints_checked} constraints ({with_skew} with a skew)");
 }
+
+/// PreFilter from lookups kept across every pod of a snapshot (the nodes'
+/// numbered domains and inclusion masks, as a fleet or a disruption keeps
+/// them) equals PreFilter run alone, pair for pair and in the order met,
+/// for every pod with spread constraints (its own or the defaults) in
+/// every conformance snapshot.
+#[test]
+fn pre_filter_from_kept_lookups_equals_a_fresh_one() {
+    use kplace::engine::plugins::podtopologyspread::filtering::pre_filter_with;
+    use kplace::engine::profile::SpreadArgs;
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+    let args = SpreadArgs::default();
+    let (mut states, mut pairs) = (0, 0);
+    for entry in std::fs::read_dir(&cases).unwrap() {
+        let dir = entry.unwrap().path();
+        let Ok((mut cluster, _)) = load_snapshot(&dir.join("snapshot.yaml.gz")) else {
+            continue;
+        };
+        if let Ok(pod) = load_pod(&dir.join("pod.yaml"), &mut cluster.interner) {
+            cluster.add_pod(pod);
+        }
+        let lookups = kplace::engine::node_memo::SpreadLookups::default();
+        for id in 0..cluster.pods.len() as u32 {
+            let pod = cluster.pod(id);
+            let fresh = pre_filter(&cluster, pod, &args);
+            let kept = pre_filter_with(&cluster, pod, &args, Some(&lookups));
+            let seen =
+                |s: &kplace::engine::plugins::podtopologyspread::filtering::PreFilterState| {
+                    let counts: Vec<_> = s.met.iter().map(|p| (*p, s.pair_counts[p])).collect();
+                    let mut domains: Vec<_> = s.domains.iter().map(|(k, n)| (*k, *n)).collect();
+                    domains.sort();
+                    (
+                        counts,
+                        s.pair_counts.len(),
+                        domains,
+                        s.critical_paths.clone(),
+                    )
+                };
+            let where_ = format!("{}: pod {}", dir.display(), cluster.pod_key(id));
+            assert_eq!(fresh.is_some(), kept.is_some(), "{where_}");
+            if let (Some(fresh), Some(kept)) = (fresh, kept) {
+                assert_eq!(seen(&kept), seen(&fresh), "{where_}");
+                states += 1;
+                pairs += fresh.met.len();
+            }
+        }
+    }
+    assert!(
+        states >= 40 && pairs >= 200,
+        "{states} states, {pairs} pairs"
+    );
+}

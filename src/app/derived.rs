@@ -227,6 +227,30 @@ pub struct Fleet {
     pub skew_alerts: Vec<super::skew::SkewAlert>,
     /// Which workload owner a pod's controller reference names.
     owner_keys: Arc<OwnerKeys>,
+    /// What the alerts' PreFilters read of the nodes and owners.
+    lookups: KeptLookups,
+}
+
+/// The nodes' topology values and inclusion masks (and the owners by
+/// namespace) the fleet's PreFilters read, kept for the next live update
+/// while its nodes and owners stay the same: building them again was a
+/// tenth of each PreFilter. A cache, not part of what the fleet shows, so
+/// any two are equal.
+#[derive(Clone, Default)]
+struct KeptLookups(Arc<kplace_core::engine::node_memo::SpreadLookups>);
+
+impl PartialEq for KeptLookups {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for KeptLookups {}
+
+impl std::fmt::Debug for KeptLookups {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KeptLookups")
+    }
 }
 
 /// Each ReplicaSet's and StatefulSet's index in `Cluster::owners`, by what
@@ -1075,8 +1099,16 @@ impl Fleet {
     fn build(cluster: &Cluster, pending: &[PodId]) -> Fleet {
         let owner_keys = Arc::new(owner_keys(cluster));
         let workloads = workloads_of(cluster, &owner_keys);
-        let skew_alerts = super::skew::fleet(cluster, &workloads);
-        Fleet::of(cluster, pending, workloads, skew_alerts, owner_keys)
+        let lookups = KeptLookups::default();
+        let skew_alerts = super::skew::fleet(cluster, &workloads, &lookups.0);
+        Fleet::of(
+            cluster,
+            pending,
+            workloads,
+            skew_alerts,
+            owner_keys,
+            lookups,
+        )
     }
 
     /// The fleet of these workloads and alerts, with Skew's subjects.
@@ -1086,11 +1118,13 @@ impl Fleet {
         workloads: Vec<Workload>,
         skew_alerts: Vec<super::skew::SkewAlert>,
         owner_keys: Arc<OwnerKeys>,
+        lookups: KeptLookups,
     ) -> Fleet {
         let mut fleet = Fleet {
             workloads,
             skew_alerts,
             owner_keys,
+            lookups,
             ..Fleet::default()
         };
         fleet.add_skew_subjects(cluster, pending);

@@ -278,15 +278,17 @@ impl SkewAlert {
 /// Every workload's own DoNotSchedule constraints through the engine's
 /// domain counts: those at or over maxSkew first (most over first), then
 /// those one replica away from it.
-pub fn fleet(cluster: &Cluster, workloads: &[Workload]) -> Vec<SkewAlert> {
+///
+/// `lookups` keeps what the PreFilters read of the nodes and owners (for
+/// `cluster`'s nodes and owners only).
+pub fn fleet(cluster: &Cluster, workloads: &[Workload], lookups: &SpreadLookups) -> Vec<SkewAlert> {
     use rayon::prelude::*;
     // One engine PreFilter per spreading workload: thousands on a large
     // cluster, so over every core, reading the nodes' topology values once.
-    let lookups = SpreadLookups::default();
     let mut out: Vec<SkewAlert> = workloads
         .par_iter()
         .enumerate()
-        .flat_map_iter(|(i, w)| workload_alerts(cluster, i, w, &lookups))
+        .flat_map_iter(|(i, w)| workload_alerts(cluster, i, w, lookups))
         .collect();
     sort_alerts(&mut out);
     out
@@ -303,10 +305,10 @@ pub fn fleet_updated(
     previous_workloads: &[Workload],
     previous: &[SkewAlert],
     dirty: &(dyn Fn(&Workload, &Workload) -> bool + Sync),
+    lookups: &SpreadLookups,
 ) -> Vec<SkewAlert> {
     use rayon::prelude::*;
     // Each owner's previous alerts, in their order.
-    let lookups = SpreadLookups::default();
     let mut kept: rustc_hash::FxHashMap<usize, Vec<&SkewAlert>> = Default::default();
     let known: rustc_hash::FxHashMap<usize, &Workload> =
         previous_workloads.iter().map(|w| (w.owner, w)).collect();
@@ -321,7 +323,7 @@ pub fn fleet_updated(
         .flat_map_iter(|(i, w)| {
             match known.get(&w.owner) {
                 Some(before) if !dirty(before, w) => {}
-                _ => return workload_alerts(cluster, i, w, &lookups),
+                _ => return workload_alerts(cluster, i, w, lookups),
             }
             kept.get(&w.owner)
                 .map(|alerts| {

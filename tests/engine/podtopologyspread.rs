@@ -53,3 +53,66 @@ fn spread_scores_count_each_selectors_pods_on_its_own_nodes() {
         assert!(n3 > n1, "n3's domains hold no matching pod: {totals:?}");
     }
 }
+
+/// PreFilter with lookups kept across more pod shapes than they keep
+/// inclusion masks for (the oldest are dropped and made again when asked)
+/// counts what PreFilter alone counts: each pod's node selector admits
+/// one of three nodes and names a shape of its own.
+#[test]
+fn pre_filter_with_kept_inclusion_masks_past_their_bound_counts_as_alone() {
+    use kplace::engine::node_memo::SpreadLookups;
+    use kplace::engine::plugins::podtopologyspread::filtering::{pre_filter, pre_filter_with};
+    use kplace::engine::profile::SpreadArgs;
+    const SHAPES: usize = 70;
+    let shape_labels: String = (0..SHAPES).map(|k| format!(", s{k}: y")).collect();
+    let mut yaml = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for n in 1..=3 {
+        yaml.push_str(&format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{n}, labels: {{kubernetes.io/hostname: n{n}, topology.kubernetes.io/zone: z{n}{shape_labels}}}}}, status: {{allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"20\"}}}}}}\n"
+        ));
+    }
+    for (i, node) in ["n1", "n1", "n2"].iter().enumerate() {
+        yaml.push_str(&format!(
+            "- {{apiVersion: v1, kind: Pod, metadata: {{name: a{i}, namespace: default, labels: {{app: a}}}}, spec: {{nodeName: {node}, containers: [{{name: c, image: x}}]}}, status: {{phase: Running}}}}\n"
+        ));
+    }
+    let mut cluster = cluster_from_yaml(&yaml);
+    let pods: Vec<_> = (0..SHAPES)
+        .map(|k| {
+            pod_from_yaml(
+                &format!(
+                    "apiVersion: v1\nkind: Pod\nmetadata: {{name: p{k}, namespace: default, labels: {{app: a}}}}\nspec:\n  nodeSelector: {{kubernetes.io/hostname: n{}, s{k}: y}}\n  containers: [{{name: c, image: x}}]\n  topologySpreadConstraints: [{{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: a}}}}}}, {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: a}}}}}}]\n",
+                    k % 3 + 1
+                ),
+                &mut cluster,
+            )
+        })
+        .collect();
+    let args = SpreadArgs::default();
+    let lookups = SpreadLookups::default();
+    let counts = |s: &kplace::engine::plugins::podtopologyspread::filtering::PreFilterState| {
+        let names = |p: &(kplace::model::Sym, kplace::model::Sym)| {
+            let r = |s| cluster.interner.resolve(s).to_string();
+            (r(p.0), r(p.1), s.pair_counts[p])
+        };
+        (
+            s.met.iter().map(names).collect::<Vec<_>>(),
+            s.critical_paths.clone(),
+        )
+    };
+    // Every shape, then the first ones again (dropped by then).
+    for pod in pods.iter().chain(&pods[..10]) {
+        let fresh = pre_filter(&cluster, pod, &args).expect("DoNotSchedule constraints");
+        let kept = pre_filter_with(&cluster, pod, &args, Some(&lookups)).expect("the same");
+        assert_eq!(counts(&kept), counts(&fresh), "pod {}", pod.name);
+    }
+    // The selector admits one node: one zone and one hostname counted.
+    let first = pre_filter_with(&cluster, &pods[0], &args, Some(&lookups)).unwrap();
+    assert_eq!(
+        counts(&first).0,
+        vec![
+            ("topology.kubernetes.io/zone".into(), "z1".into(), 2),
+            ("kubernetes.io/hostname".into(), "n1".into(), 2),
+        ]
+    );
+}

@@ -256,14 +256,16 @@ impl Fleet {
         touched: &Touched,
     ) -> Fleet {
         use crate::model::pod::WhenUnsatisfiable;
-        let (workloads, owner_keys) = if before.owners == after.owners {
+        // The nodes are the same; the lookups also keep the owners.
+        let (workloads, owner_keys, lookups) = if before.owners == after.owners {
             (
                 self.workloads_updated(before, after, pods),
                 self.owner_keys.clone(),
+                self.lookups.clone(),
             )
         } else {
             let keys = Arc::new(super::owner_keys(after));
-            (super::workloads_of(after, &keys), keys)
+            (super::workloads_of(after, &keys), keys, Default::default())
         };
         let touched_ids: rustc_hash::FxHashSet<PodId> = touched.pods.iter().copied().collect();
         // The touched pod versions' labels by namespace: most workloads
@@ -314,8 +316,9 @@ impl Fleet {
             &self.workloads,
             &self.skew_alerts,
             &dirty,
+            &lookups.0,
         );
-        Fleet::of(after, pending, workloads, skew_alerts, owner_keys)
+        Fleet::of(after, pending, workloads, skew_alerts, owner_keys, lookups)
     }
 
     /// The workloads (owners unchanged) with the changed pods moved.

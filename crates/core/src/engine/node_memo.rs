@@ -83,6 +83,28 @@ pub struct NodeMemo {
 pub struct SpreadLookups {
     by_key: Mutex<Vec<(Sym, Column)>>,
     owners_by_namespace: OnceLock<FxHashMap<Sym, Box<[u32]>>>,
+    /// Which nodes pass the node inclusion policies, per pod shape (the
+    /// most recent [`MAX_INCLUSION_SHAPES`]): PreFilter asks it of every
+    /// node for every constraint, and a fleet's or a disruption's pods
+    /// share a handful of node selectors and tolerations.
+    inclusion: Mutex<Vec<(InclusionKey, Inclusion)>>,
+}
+
+/// Per node: whether it passes a pod's node inclusion policies.
+pub(crate) type Inclusion = Arc<[bool]>;
+
+/// Inclusion masks kept (each one bool per node).
+const MAX_INCLUSION_SHAPES: usize = 64;
+
+/// What the node inclusion policies read of a pod: its required node
+/// affinity (with the nodeAffinityPolicy `Honor`) and its tolerations
+/// (with the nodeTaintsPolicy `Honor`).
+#[derive(PartialEq)]
+struct InclusionKey {
+    node_selector: Option<Box<[(Sym, Sym)]>>,
+    required: Option<Box<[crate::model::pod::NodeSelectorTerm]>>,
+    affinity_honored: bool,
+    tolerations: Option<Box<[Toleration]>>,
 }
 
 /// Each node's value of one key, by node id.
@@ -124,6 +146,59 @@ impl SpreadLookups {
         });
         by_key.push((key, column.clone()));
         column
+    }
+
+    /// Which nodes pass `pod`'s node inclusion policies (the nodeAffinity
+    /// and nodeTaints policies given as honored or not); `None` when every
+    /// node does (nothing honored reads anything).
+    pub(crate) fn inclusion(
+        &self,
+        cluster: &Cluster,
+        pod: &Pod,
+        affinity_honored: bool,
+        taints_honored: bool,
+    ) -> Option<Inclusion> {
+        let required = pod.node_affinity.as_ref().and_then(|a| a.required.clone());
+        let reads_affinity =
+            affinity_honored && (pod.node_selector.is_some() || required.is_some());
+        if !reads_affinity && !taints_honored {
+            return None;
+        }
+        let key = InclusionKey {
+            node_selector: pod.node_selector.clone().filter(|_| reads_affinity),
+            required: required.filter(|_| reads_affinity),
+            affinity_honored: reads_affinity,
+            tolerations: taints_honored.then(|| pod.tolerations.clone()),
+        };
+        let find = |kept: &[(InclusionKey, Inclusion)]| {
+            kept.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone())
+        };
+        if let Some(mask) = find(&self.inclusion.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Some(mask);
+        }
+        // Made outside the lock: other threads' shapes need not wait.
+        let mask: Inclusion = cluster
+            .nodes
+            .iter()
+            .map(|node| {
+                super::plugins::podtopologyspread::common::passes_inclusion_policies(
+                    pod,
+                    node,
+                    &cluster.interner,
+                    reads_affinity,
+                    taints_honored,
+                )
+            })
+            .collect();
+        let mut kept = self.inclusion.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(mask) = find(&kept) {
+            return Some(mask);
+        }
+        if kept.len() == MAX_INCLUSION_SHAPES {
+            kept.remove(0);
+        }
+        kept.push((key, mask.clone()));
+        Some(mask)
     }
 
     /// The indexes of `cluster.owners` in `namespace`, in order.

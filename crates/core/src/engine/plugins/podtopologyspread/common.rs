@@ -197,12 +197,28 @@ pub fn matches_inclusion_policies(
     node: &Node,
     interner: &Interner,
 ) -> bool {
-    if c.node_affinity_policy == InclusionPolicy::Honor && !required_matches(pod, node, interner) {
+    passes_inclusion_policies(
+        pod,
+        node,
+        interner,
+        c.node_affinity_policy == InclusionPolicy::Honor,
+        c.node_taints_policy == InclusionPolicy::Honor,
+    )
+}
+
+/// [`matches_inclusion_policies`] with the two policies given as honored
+/// or not.
+pub(crate) fn passes_inclusion_policies(
+    pod: &Pod,
+    node: &Node,
+    interner: &Interner,
+    affinity_honored: bool,
+    taints_honored: bool,
+) -> bool {
+    if affinity_honored && !required_matches(pod, node, interner) {
         return false;
     }
-    if c.node_taints_policy == InclusionPolicy::Honor
-        && first_untolerated(&pod.tolerations, node).is_some()
-    {
+    if taints_honored && first_untolerated(&pod.tolerations, node).is_some() {
         return false;
     }
     true

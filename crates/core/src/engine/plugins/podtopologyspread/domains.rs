@@ -9,7 +9,7 @@
 use super::common::{
     Constraint, constraints_for, matches_inclusion_policies, node_has_all_keys, pod_constraints,
 };
-use super::filtering::{pre_filter_constraints, pre_filter_constraints_with};
+use super::filtering::{counted_pairs, critical_paths_of, min_match, pre_filter_constraints};
 use crate::engine::node_memo::SpreadLookups;
 use std::collections::hash_map::Entry;
 
@@ -180,23 +180,32 @@ pub fn own_spread_skews(
     if constraints.is_empty() {
         return Vec::new();
     }
-    let pre = pre_filter_constraints_with(cluster, pod, constraints, lookups);
-    pre.constraints
-        .iter()
+    // PreFilter's pairs and critical paths, without its maps: with one
+    // constraint per key, the pairs of a key are its domains, in the
+    // order first met.
+    let counted = counted_pairs(cluster, pod, &constraints, lookups);
+    let paths = critical_paths_of(&constraints, &counted, cluster.empty_sym());
+    constraints
+        .into_iter()
         .map(|c| {
-            // With one constraint per key, the pairs of its key are its
-            // domains, in the order first met.
+            let mut domains = 0;
             let mut fullest: Option<(Sym, i64)> = None;
-            for pair in pre.met.iter().filter(|p| p.0 == c.topology_key) {
-                let matching = pre.pair_counts.get(pair).copied().unwrap_or(0);
+            for &(pair, matching) in counted.iter().filter(|p| p.0.0 == c.topology_key) {
+                domains += 1;
                 if fullest.is_none_or(|(_, most)| matching >= most) {
                     fullest = Some((pair.1, matching));
                 }
             }
+            // No domain: Filter skips the constraint (no minimum).
+            let min = paths
+                .iter()
+                .find(|p| p.0 == c.topology_key)
+                .filter(|_| domains > 0)
+                .map(|p| min_match(&c, domains, &p.1));
             ConstraintSkew {
-                constraint: c.clone(),
-                skew: fullest.and_then(|(_, most)| pre.min_match(c).map(|m| most - m)),
+                skew: fullest.and_then(|(_, most)| min.map(|m| most - m)),
                 fullest: fullest.map(|(value, _)| value),
+                constraint: c,
             }
         })
         .collect()

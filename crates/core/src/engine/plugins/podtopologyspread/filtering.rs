@@ -258,6 +258,139 @@ pub(crate) fn pre_filter_constraints_with(
     lookups: Option<&SpreadLookups>,
 ) -> PreFilterState {
     let empty = cluster.empty_sym();
+    let counted = counted_pairs(cluster, pod, &constraints, lookups);
+    let mut pair_counts: FxHashMap<Pair, i64> =
+        FxHashMap::with_capacity_and_hasher(counted.len(), Default::default());
+    let mut order: Vec<Pair> = Vec::with_capacity(counted.len());
+    for &(pair, count) in &counted {
+        pair_counts.insert(pair, count);
+        order.push(pair);
+    }
+    let mut domains: FxHashMap<Sym, usize> = FxHashMap::default();
+    for pair in &order {
+        *domains.entry(pair.0).or_default() += 1;
+    }
+    let critical_paths = critical_paths_of(&constraints, &counted, empty);
+    PreFilterState {
+        constraints,
+        pair_counts,
+        domains,
+        critical_paths,
+        met: order,
+        empty,
+    }
+}
+
+/// Each topology key's critical paths, updated with its pairs in the order
+/// they were met (upstream updates them in its pass over the nodes).
+pub(crate) fn critical_paths_of(
+    constraints: &[Constraint],
+    counted: &[(Pair, i64)],
+    empty: Sym,
+) -> Vec<(Sym, CriticalPaths)> {
+    let mut critical_paths: Vec<(Sym, CriticalPaths)> = Vec::new();
+    for c in constraints {
+        if !critical_paths.iter().any(|p| p.0 == c.topology_key) {
+            critical_paths.push((c.topology_key, CriticalPaths::new()));
+        }
+    }
+    for &(pair, count) in counted {
+        let slot = if pair.1 == empty { None } else { Some(pair.1) };
+        if let Some(p) = critical_paths.iter_mut().find(|p| p.0 == pair.0) {
+            p.1.update(slot, count);
+        }
+    }
+    critical_paths
+}
+
+/// PreFilter's count of matching pods per (topologyKey, value) over the
+/// nodes that carry every constraint's key and pass its node inclusion
+/// policies, each pair once, in the order a pass over the nodes first
+/// meets them (the critical paths depend on it).
+pub(crate) fn counted_pairs(
+    cluster: &Cluster,
+    pod: &Pod,
+    constraints: &[Constraint],
+    lookups: Option<&SpreadLookups>,
+) -> Vec<(Pair, i64)> {
+    let distinct_keys = constraints.iter().enumerate().all(|(i, c)| {
+        constraints[..i]
+            .iter()
+            .all(|d| d.topology_key != c.topology_key)
+    });
+    match lookups {
+        Some(lookups) if distinct_keys => counted_by_domain(cluster, pod, constraints, lookups),
+        _ => counted_by_pair(cluster, pod, constraints, lookups),
+    }
+}
+
+/// [`counted_pairs`] from a memo's numbered domains and inclusion masks:
+/// with one constraint per key, a node's pairs are distinct, and each
+/// constraint's pairs are its key's domains, counted in an array.
+fn counted_by_domain(
+    cluster: &Cluster,
+    pod: &Pod,
+    constraints: &[Constraint],
+    lookups: &SpreadLookups,
+) -> Vec<(Pair, i64)> {
+    use crate::model::pod::InclusionPolicy::Honor;
+    let empty = cluster.empty_sym();
+    let columns: Vec<_> = constraints
+        .iter()
+        .map(|c| lookups.column(cluster, c.topology_key))
+        .collect();
+    let masks: Vec<_> = constraints
+        .iter()
+        .map(|c| {
+            lookups.inclusion(
+                cluster,
+                pod,
+                c.node_affinity_policy == Honor,
+                c.node_taints_policy == Honor,
+            )
+        })
+        .collect();
+    let per_constraint = counts_per_constraint(cluster, constraints, pod.namespace);
+    let counts: Vec<&[u32]> = (0..constraints.len())
+        .map(|i| per_constraint.per_node(i))
+        .collect();
+    // Per constraint and domain: its place in `met` once met.
+    const UNMET: u32 = u32::MAX;
+    let mut at: Vec<Vec<u32>> = columns
+        .iter()
+        .map(|col| vec![UNMET; col.domains as usize])
+        .collect();
+    let mut met: Vec<(Pair, i64)> = Vec::new();
+    for n in 0..cluster.nodes.len() {
+        if !columns.iter().all(|col| col.values[n].is_some()) {
+            continue;
+        }
+        for (i, c) in constraints.iter().enumerate() {
+            if masks[i].as_ref().is_some_and(|included| !included[n]) {
+                continue;
+            }
+            let col = &columns[i];
+            let slot = &mut at[i][col.domain[n] as usize];
+            if *slot == UNMET {
+                *slot = met.len() as u32;
+                met.push(((c.topology_key, col.values[n].unwrap_or(empty)), 0));
+            }
+            met[*slot as usize].1 += counts[i][n] as i64;
+        }
+    }
+    met
+}
+
+/// [`counted_pairs`] by hashing each node's pairs: for constraints that
+/// share a key (a later one's count overwrites an earlier one's on a
+/// node) or without a memo.
+fn counted_by_pair(
+    cluster: &Cluster,
+    pod: &Pod,
+    constraints: &[Constraint],
+    lookups: Option<&SpreadLookups>,
+) -> Vec<(Pair, i64)> {
+    let empty = cluster.empty_sym();
     // Each constraint's key over every node, when a memo keeps them.
     let columns: Option<Vec<_>> = lookups.map(|l| {
         constraints
@@ -267,17 +400,16 @@ pub(crate) fn pre_filter_constraints_with(
     });
     let has_all_keys = |n: usize, node: &Node| match &columns {
         Some(columns) => columns.iter().all(|col| col.values[n].is_some()),
-        None => node_has_all_keys(node, &constraints),
+        None => node_has_all_keys(node, constraints),
     };
     let value_of = |n: usize, node: &Node, i: usize, c: &Constraint| match &columns {
         Some(columns) => columns[i].values[n],
         None => node.labels.get(c.topology_key),
     };
-    let per_constraint = counts_per_constraint(cluster, &constraints, pod.namespace);
+    let per_constraint = counts_per_constraint(cluster, constraints, pod.namespace);
     // Each range of nodes (on both cores) gives its pairs in the order
     // first met, with their counts; joined in range order, the pairs keep
-    // the order a single pass over the nodes meets them in, which the
-    // critical paths below depend on.
+    // the order a single pass over the nodes meets them in.
     // A hostname constraint meets a pair per node: the maps get room for
     // them at once instead of growing (and rehashing) as they are met.
     let hostname = cluster.interner.lookup(super::common::LABEL_HOSTNAME);
@@ -316,41 +448,21 @@ pub(crate) fn pre_filter_constraints_with(
         }
         met
     });
+    if parts.len() == 1 {
+        return parts.into_iter().flatten().collect();
+    }
     let met: usize = parts.iter().map(Vec::len).sum();
-    let mut pair_counts: FxHashMap<Pair, i64> =
+    let mut index: FxHashMap<Pair, usize> =
         FxHashMap::with_capacity_and_hasher(met, Default::default());
-    let mut order: Vec<Pair> = Vec::with_capacity(met);
+    let mut counted: Vec<(Pair, i64)> = Vec::with_capacity(met);
     for (pair, count) in parts.into_iter().flatten() {
-        let entry = pair_counts.entry(pair).or_insert_with(|| {
-            order.push(pair);
-            0
+        let at = *index.entry(pair).or_insert_with(|| {
+            counted.push((pair, 0));
+            counted.len() - 1
         });
-        *entry += count;
+        counted[at].1 += count;
     }
-    let mut domains: FxHashMap<Sym, usize> = FxHashMap::default();
-    for pair in &order {
-        *domains.entry(pair.0).or_default() += 1;
-    }
-    let mut critical_paths: Vec<(Sym, CriticalPaths)> = Vec::new();
-    for c in &constraints {
-        if !critical_paths.iter().any(|p| p.0 == c.topology_key) {
-            critical_paths.push((c.topology_key, CriticalPaths::new()));
-        }
-    }
-    for pair in &order {
-        let slot = if pair.1 == empty { None } else { Some(pair.1) };
-        if let Some(p) = critical_paths.iter_mut().find(|p| p.0 == pair.0) {
-            p.1.update(slot, pair_counts[pair]);
-        }
-    }
-    PreFilterState {
-        constraints,
-        pair_counts,
-        domains,
-        critical_paths,
-        met: order,
-        empty,
-    }
+    counted
 }
 
 #[cfg(test)]
