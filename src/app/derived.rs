@@ -393,6 +393,17 @@ impl NodeTable {
     }
 }
 
+/// The Nodes table of `cluster` with its `summary`: updated from
+/// `previous` (that of the cluster before a live update that changed no
+/// node) or built.
+fn node_table(cluster: &Cluster, summary: &Summary, previous: Option<&NodeTable>) -> NodeTable {
+    let (zones, node_zone) = (&summary.nodes.zones, &summary.nodes.node_zone);
+    match previous {
+        Some(previous) => previous.updated(cluster, zones, node_zone),
+        None => NodeTable::build(cluster, zones, node_zone),
+    }
+}
+
 fn zone_names(zones: &[ZoneSummary]) -> Vec<String> {
     zones.iter().map(|z| z.name.clone()).collect()
 }
@@ -505,16 +516,18 @@ impl Derived {
             .nodes
             .as_deref()
             .filter(|n| !touched.nodes_changed && n.rows.len() == cluster.nodes.len());
-        let mut d = Derived::with_summary(cluster, Arc::new(summary), nodes);
+        // The Nodes table is made beside the pod table, below.
+        let mut d = Derived::with_summary(cluster, Arc::new(summary), Arc::default());
         let pods = previous.pods.as_deref();
         let unchanged_nodes = before.as_ref().filter(|_| !touched.nodes_changed);
         let fleet = previous.fleet.as_deref().zip(unchanged_nodes);
         let tiers = previous.tiers.as_deref().zip(unchanged_nodes);
-        // The three read only the cluster: side by side.
+        // The four read only the cluster: side by side.
         let lazy = &d.lazy;
-        let (pods, (fleet, tiers)) = on_cache_pool(|| {
+        let ((pods, nodes), (fleet, tiers)) = on_cache_pool(|| {
             rayon::join(
                 || {
+                    let nodes = node_table(cluster, &lazy.summary, nodes);
                     let table = pods.map(|previous| match touched.nodes_came_or_went {
                         false => (PodTable::updated(previous, cluster, &touched.pods), true),
                         // A row says whether its pod's node exists.
@@ -525,7 +538,7 @@ impl Derived {
                         updated
                     });
                     lazy.pods();
-                    updated == Some(true)
+                    (updated == Some(true), nodes)
                 },
                 || {
                     let summary = &lazy.summary;
@@ -545,6 +558,7 @@ impl Derived {
                 },
             )
         });
+        d.nodes = Arc::new(nodes);
         d.in_place = InPlace {
             summary: before.is_some() && !touched.nodes_changed,
             pods,
@@ -556,22 +570,17 @@ impl Derived {
 
     /// The cheap part now; the rest on first use.
     pub fn new(cluster: &Arc<Cluster>) -> Derived {
-        Derived::with_summary(cluster, Arc::new(Summary::build(cluster)), None)
+        let summary = Summary::build(cluster);
+        let nodes = node_table(cluster, &summary, None);
+        Derived::with_summary(cluster, Arc::new(summary), Arc::new(nodes))
     }
 
-    /// The caches of `cluster` with its `summary`, the Nodes table updated
-    /// from `previous` (that of the cluster before a live update that
-    /// changed no node) or built.
+    /// The caches of `cluster` with its `summary` and Nodes table.
     fn with_summary(
         cluster: &Arc<Cluster>,
         summary: Arc<Summary>,
-        previous: Option<&NodeTable>,
+        nodes: Arc<NodeTable>,
     ) -> Derived {
-        let (zones, node_zone) = (&summary.nodes.zones, &summary.nodes.node_zone);
-        let nodes = match previous {
-            Some(previous) => previous.updated(cluster, zones, node_zone),
-            None => NodeTable::build(cluster, zones, node_zone),
-        };
         let lazy = Arc::new(Lazy {
             cluster: cluster.clone(),
             summary: summary.clone(),
@@ -586,7 +595,7 @@ impl Derived {
             pending: summary.pods.pending.clone(),
             on_absent_nodes: summary.pods.on_absent_nodes.clone(),
             scheduled: summary.pods.scheduled,
-            nodes: Arc::new(nodes),
+            nodes,
             in_place: InPlace::default(),
             lazy,
         }

@@ -295,6 +295,18 @@ impl Fleet {
             required_in.is_none_or(|r| r.values.iter().any(|&v| pairs.contains(&(ns, r.key, v))))
         };
         let dirty = |was: &Workload, now: &Workload| {
+            // The same member list (none of its pods touched: moving one
+            // copies the list) in a namespace with no touched pod: clean,
+            // read without following a pointer into the pods (thousands of
+            // workloads per batch, most of them such).
+            if Arc::ptr_eq(&was.members, &now.members)
+                && after
+                    .owners
+                    .get(now.owner)
+                    .is_some_and(|o| !labels_in.contains_key(&o.namespace))
+            {
+                return false;
+            }
             let Some(sample) = now.sample_pod() else {
                 return true;
             };
