@@ -15,7 +15,10 @@ use kplace::synth::{SynthSpec, fitting_pod_yaml, preempting_pod_yaml, write_clus
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "common/live.rs"]
+mod live;
 use common::bench_spec;
+use live::{live_batch, live_batch_in_one_namespace};
 
 /// The allocator the binary uses, so the figures are the ones `kplace` shows.
 #[global_allocator]
@@ -207,64 +210,6 @@ fn benches(c: &mut Criterion) {
         b.iter(|| load_snapshot_bytes(black_box(&f.json), "synth.json").expect("loads"))
     });
     group.finish();
-}
-
-/// What a busy minute of a live cluster sends: bound pods moving to
-/// another node (a rollout), pods deleted and pods created, spread over the
-/// whole cluster.
-fn live_batch(cluster: &Cluster, events: usize) -> Vec<kplace::source::live::Change> {
-    let bound: Vec<PodId> = (0..cluster.pods.len() as PodId)
-        .filter(|&p| cluster.pod(p).node.is_some())
-        .collect();
-    let step = bound.len() / events;
-    let pods: Vec<PodId> = (0..events).map(|i| bound[i * step]).collect();
-    batch_of(cluster, &pods)
-}
-
-/// A rollout's worth of events: up to `events` pods of the namespace of
-/// the first bound pod.
-fn live_batch_in_one_namespace(
-    cluster: &Cluster,
-    events: usize,
-) -> Vec<kplace::source::live::Change> {
-    let bound = |p: PodId| cluster.pod(p).node.is_some();
-    let first = (0..cluster.pods.len() as PodId)
-        .find(|&p| bound(p))
-        .expect("a bound pod");
-    let namespace = cluster.pod(first).namespace;
-    let pods: Vec<PodId> = (0..cluster.pods.len() as PodId)
-        .filter(|&p| bound(p) && cluster.pod(p).namespace == namespace)
-        .take(events)
-        .collect();
-    batch_of(cluster, &pods)
-}
-
-/// Deletes, creates and moves those pods, in turn.
-fn batch_of(cluster: &Cluster, pods: &[PodId]) -> Vec<kplace::source::live::Change> {
-    use kplace::source::live::Change;
-    pods.iter()
-        .enumerate()
-        .map(|(i, &id)| {
-            let pod = cluster.pod(id);
-            match i % 4 {
-                0 => Change::PodDeleted {
-                    namespace: cluster.interner.resolve(pod.namespace).to_string(),
-                    name: pod.name.to_string(),
-                },
-                1 => {
-                    let mut created = pod.clone();
-                    created.name = format!("{}-new", pod.name).into();
-                    Change::Pod(Box::new(created))
-                }
-                _ => {
-                    let mut moved = pod.clone();
-                    let to = (pod.node.unwrap() as usize + 1 + i) % cluster.nodes.len();
-                    moved.node_name = Some(cluster.nodes[to].name.clone());
-                    Change::Pod(Box::new(moved))
-                }
-            }
-        })
-        .collect()
 }
 
 criterion_group!(placement, benches);

@@ -16,6 +16,9 @@ use kplace::synth::{SynthSpec, write_cluster_json};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
+#[path = "common/live.rs"]
+mod live;
+
 /// The allocator the binary uses: loading makes millions of small allocations.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -86,6 +89,39 @@ fn draw_views(c: &mut Criterion) {
         caches.as_secs_f64() * 1000.0,
         swapped.elapsed().as_secs_f64() * 1000.0
     );
+    // A live batch: 100 pod events (spread over the cluster, or a
+    // rollout's in one namespace) applied to the feed's model and the
+    // caches updated from those shown (the feed's thread), then swapped in
+    // (the UI thread), each timed three times.
+    type Batch = fn(&kplace::model::Cluster, usize) -> Vec<kplace::source::live::Change>;
+    let batches: [(&str, Batch); 2] = [
+        ("spread over the cluster", live::live_batch),
+        ("a rollout's", live::live_batch_in_one_namespace),
+    ];
+    for (kind, make_batch) in batches.into_iter().flat_map(|b| [b; 3]) {
+        let session = app.session().expect("ready");
+        let mut model = (*session.loaded.cluster).clone();
+        model.index_pod_keys();
+        let batch = make_batch(&model, 100);
+        let built = session.loaded.derived.built();
+        let started = Instant::now();
+        let touched = kplace::source::live::apply_changes(&mut model, batch);
+        let next = kplace::app::loader::Loaded::updated(
+            model.snapshot(),
+            String::new(),
+            &built,
+            &touched,
+            started,
+        );
+        let feed = started.elapsed();
+        let swapped = Instant::now();
+        app.replace_cluster(next);
+        eprintln!(
+            "live batch of 100 pod events ({kind}): model and view caches {:.1} ms (feed thread), swap {:.1} ms (UI thread)",
+            feed.as_secs_f64() * 1000.0,
+            swapped.elapsed().as_secs_f64() * 1000.0
+        );
+    }
     app.stop_background();
 
     let mut group = c.benchmark_group("draw_200x60");

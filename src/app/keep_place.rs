@@ -65,6 +65,8 @@ impl Session {
         self.pods.descending = old.pods.descending;
         self.pods.filter = old.pods.filter.clone();
         self.namespace = old.namespace.clone();
+        // (Built first, if not yet: the table fills from it.)
+        self.loaded.derived.pods_now();
         self.refresh_pods();
         let table = self.loaded.derived.pods_now();
         self.pods.cursor.selected = pod_sel
@@ -99,6 +101,7 @@ impl Session {
         // The same constraint of the same subject; the old report stays on
         // screen until the new one is computed.
         self.skew_key = old.skew_key;
+        self.loaded.derived.fleet_now();
         self.refresh_skew_rows();
         let fleet = self.loaded.derived.fleet_now();
         if let Some(label) = subject
@@ -121,6 +124,8 @@ impl Session {
             self.tier_cursor.selected = i;
         }
         self.refresh_headroom();
+        // Every table is filled now (the caches they read were built).
+        self.took_every_cache();
 
         if let Some(key) = &placement
             && let Some((ns, name)) = key.split_once('/')

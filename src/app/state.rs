@@ -99,7 +99,10 @@ pub struct Session {
     skew_waiting: Option<u64>,
     skew_seq: u64,
     pub tier_cursor: Cursor,
-    pub headroom: Option<Headroom>,
+    /// The selected tier's headroom, worked out when the Tiers view first
+    /// draws it (it reads every pod of every node: a live batch's swap
+    /// would otherwise pay for it on the UI thread in every view).
+    headroom: std::cell::OnceCell<Option<Headroom>>,
     pub nodes: TableView,
     pub pods: TableView,
     /// `:ns NAME`: the namespaced lists (Overview's pending pods, Skew's
@@ -144,6 +147,16 @@ struct CachesTaken {
 
 impl Session {
     fn new(loaded: Loaded, scheduler: Scheduler) -> Session {
+        let mut s = Session::unfilled(loaded, scheduler);
+        s.refresh_nodes();
+        s.take_built_caches();
+        s
+    }
+
+    /// A session whose tables are not filled yet: [`Session::new`] fills
+    /// them, or a swap fills them once, from the session before it
+    /// ([`Session::keep_place_from`]), instead of twice.
+    fn unfilled(loaded: Loaded, scheduler: Scheduler) -> Session {
         let workers = Workers::start(
             loaded.cluster.clone(),
             loaded.derived.pending.clone(),
@@ -151,7 +164,7 @@ impl Session {
         );
         let mut whatif = super::whatif::WhatIf::default();
         whatif.scheduler = scheduler.clone();
-        let mut s = Session {
+        Session {
             workers,
             worker_failure: None,
             outcomes: FxHashMap::default(),
@@ -167,7 +180,7 @@ impl Session {
             skew_waiting: None,
             skew_seq: 0,
             tier_cursor: Cursor::default(),
-            headroom: None,
+            headroom: Default::default(),
             nodes: TableView::default(),
             pods: TableView::default(),
             namespace: None,
@@ -186,10 +199,18 @@ impl Session {
             version_note: None,
             caches_taken: CachesTaken::default(),
             loaded,
+        }
+    }
+
+    /// Records every view cache as taken in: a swap filled every table
+    /// and placed every selection from the session before it (and built
+    /// the caches it read), which a later arrival must not reset.
+    pub(super) fn took_every_cache(&mut self) {
+        self.caches_taken = CachesTaken {
+            pods: true,
+            fleet: true,
+            tiers: true,
         };
-        s.refresh_nodes();
-        s.take_built_caches();
-        s
     }
 
     /// Takes in each view cache built since the last call (on a first load
@@ -412,12 +433,22 @@ impl Session {
         false
     }
 
+    /// Forgets the headroom shown: the tier or the cluster changed.
     pub(super) fn refresh_headroom(&mut self) {
-        self.headroom = tiers::headroom(
-            &self.loaded.cluster,
-            &self.loaded.derived,
-            self.tier_cursor.selected,
-        );
+        self.headroom = Default::default();
+    }
+
+    /// The selected tier's headroom (`None` while the tiers are built).
+    pub fn headroom(&self) -> Option<&Headroom> {
+        self.headroom
+            .get_or_init(|| {
+                tiers::headroom(
+                    &self.loaded.cluster,
+                    &self.loaded.derived,
+                    self.tier_cursor.selected,
+                )
+            })
+            .as_ref()
     }
 
     pub(super) fn open_placement(&mut self, pod: PodId) {
@@ -1007,7 +1038,7 @@ impl App {
         let feed = self.feed.take();
         let choice = self.choose_scheduler(feed.as_ref(), &next.cluster);
         self.feed = feed;
-        let mut session = Session::new(next, self.engine_scheduler(choice));
+        let mut session = Session::unfilled(next, self.engine_scheduler(choice));
         session.keep_place_from(*old);
         if let Some(r) = self.feed.as_mut().and_then(Feed::replay_mut) {
             r.compare_with(&session.loaded);

@@ -125,7 +125,7 @@ fn split_line(
 
 fn draw_headroom(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let t = &app.theme;
-    let Some(h) = &s.headroom else {
+    let Some(h) = s.headroom() else {
         frame.render_widget(
             Paragraph::new("no priority tiers").block(panel(app, "Headroom")),
             area,
