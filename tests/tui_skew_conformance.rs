@@ -205,6 +205,21 @@ fn skew_view_shows_what_pod_topology_spread_prefilter_counts() {
     assert!(domains_checked >= constraints_checked);
 }
 
+/// Every conformance snapshot that loads, with its case's incoming pod
+/// added (unbound) when it loads too.
+fn snapshots_with_their_pods() -> impl Iterator<Item = (std::path::PathBuf, kplace::model::Cluster)>
+{
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+    std::fs::read_dir(&cases).unwrap().filter_map(|entry| {
+        let dir = entry.unwrap().path();
+        let (mut cluster, _) = load_snapshot(&dir.join("snapshot.yaml.gz")).ok()?;
+        if let Ok(pod) = load_pod(&dir.join("pod.yaml"), &mut cluster.interner) {
+            cluster.add_pod(pod);
+        }
+        Some((dir, cluster))
+    })
+}
+
 /// The fleet list's skews (PreFilter's counts alone) equal what the per-node
 /// domains the Skew view draws give, for every pod with spread constraints
 /// in every conformance snapshot and every incoming pod.
@@ -213,16 +228,8 @@ fn fleet_skews_equal_the_per_node_domains() {
     use kplace::engine::plugins::podtopologyspread::domains::{
         ConstraintSkew, own_spread_domains, own_spread_skews,
     };
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
     let (mut pods_checked, mut constraints_checked, mut with_skew) = (0, 0, 0);
-    for entry in std::fs::read_dir(&cases).unwrap() {
-        let dir = entry.unwrap().path();
-        let Ok((mut cluster, _)) = load_snapshot(&dir.join("snapshot.yaml.gz")) else {
-            continue;
-        };
-        if let Ok(pod) = load_pod(&dir.join("pod.yaml"), &mut cluster.interner) {
-            cluster.add_pod(pod);
-        }
+    for (dir, cluster) in snapshots_with_their_pods() {
         let lookups = kplace::engine::node_memo::SpreadLookups::default();
         for id in 0..cluster.pods.len() as u32 {
             let pod = cluster.pod(id);
@@ -284,17 +291,9 @@ fn fleet_skews_equal_the_per_node_domains() {
 fn pre_filter_from_kept_lookups_equals_a_fresh_one() {
     use kplace::engine::plugins::podtopologyspread::filtering::pre_filter_with;
     use kplace::engine::profile::SpreadArgs;
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
     let args = SpreadArgs::default();
     let (mut states, mut pairs) = (0, 0);
-    for entry in std::fs::read_dir(&cases).unwrap() {
-        let dir = entry.unwrap().path();
-        let Ok((mut cluster, _)) = load_snapshot(&dir.join("snapshot.yaml.gz")) else {
-            continue;
-        };
-        if let Ok(pod) = load_pod(&dir.join("pod.yaml"), &mut cluster.interner) {
-            cluster.add_pod(pod);
-        }
+    for (dir, cluster) in snapshots_with_their_pods() {
         let lookups = kplace::engine::node_memo::SpreadLookups::default();
         for id in 0..cluster.pods.len() as u32 {
             let pod = cluster.pod(id);
