@@ -218,7 +218,11 @@ impl ClusterBuilder {
 
     /// Takes the pods added so far (a file that should hold one pod).
     pub fn take_pods(&mut self) -> Vec<Pod> {
-        std::mem::take(&mut self.pods).into_iter().collect()
+        std::mem::take(&mut self.pods)
+            .chunks
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     /// The selector owners read so far (a manifest's workload controller).
@@ -241,7 +245,7 @@ impl ClusterBuilder {
         let mut cluster = Cluster::new(
             self.interner,
             self.nodes,
-            self.pods.into_iter(),
+            self.pods.chunks,
             self.priority_classes,
             self.pdbs,
             self.owners,
@@ -286,10 +290,6 @@ impl PodChunks {
         }
         self.len += 1;
         self.len - 1
-    }
-
-    fn into_iter(self) -> impl Iterator<Item = Pod> {
-        self.chunks.into_iter().flatten()
     }
 }
 
@@ -420,7 +420,9 @@ mod tests {
         assert_eq!(chunks.put(pod("again"), Some(at)), at);
         // An index past the end (never returned) adds instead.
         assert_eq!(chunks.put(pod("last"), Some(n + 10)), n);
-        let names: Vec<String> = chunks.into_iter().map(|p| p.name.to_string()).collect();
+        let names: Vec<String> = (chunks.chunks.into_iter().flatten())
+            .map(|p| p.name.to_string())
+            .collect();
         assert_eq!(names.len(), n + 1);
         assert_eq!(names[at], "again");
         assert_eq!(names[at - 1], format!("p{}", at - 1));
