@@ -64,3 +64,35 @@ fn a_bad_object_late_in_a_mapped_file_is_named_at_its_line() {
     );
     assert!(mapped.contains("cpu"), "{mapped}");
 }
+
+/// A byte that is not UTF-8, in an item of either half of a large `List`
+/// (read on both cores) or after its items, is refused as the whole
+/// file's check refuses it: at the bad byte's line, mapped or in memory.
+#[test]
+fn a_byte_that_is_not_utf8_is_named_at_its_line_wherever_it_is() {
+    let json = small_cluster_json();
+    let text = std::str::from_utf8(&json).expect("UTF-8");
+    // A resourceVersion (a field no parse reads) early, late, and the
+    // List's own metadata after the items.
+    const FIELD: &str = "\"resourceVersion\":\"";
+    let early = text.find(FIELD).expect("a resourceVersion") + FIELD.len();
+    let late = text.rfind("\"kind\":\"Pod\"").expect("a pod");
+    let late = late + text[late..].find(FIELD).expect("late resourceVersion") + FIELD.len();
+    let tail = text.rfind(']').expect("the items' end") + 1;
+    assert!(late > json.len() / 2 && early < json.len() / 4);
+    for at in [early, late, tail] {
+        let mut bad = json.clone();
+        bad.insert(at, 0xff);
+        let line = bad[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        let file = synthetic_file(&bad);
+        let name = file.path().display().to_string();
+        let mapped = load_snapshot(file.path()).expect_err("refused").to_string();
+        let in_memory = load_snapshot_bytes(&bad, &name)
+            .expect_err("refused")
+            .to_string();
+        assert_eq!(mapped, in_memory);
+        let expected =
+            format!("{name}:{line}: not UTF-8: invalid utf-8 sequence of 1 bytes from index {at}");
+        assert_eq!(mapped, expected);
+    }
+}

@@ -788,12 +788,19 @@ const SPLIT_ITEMS_FROM: usize = 4 << 20;
 /// serde_json's error for the whole file, as before. Every item and the
 /// rest of the document are still read by serde_json, so a file accepted
 /// here is exactly a file that read accepts, with the same items.
-fn list_items(text: &str) -> Option<(Vec<&RawValue>, Option<String>)> {
-    let open = scan::top_level_value(text.as_bytes(), b"items")?;
-    let found = scan::array_items(text, open, SPLIT_ITEMS_FROM)?;
-    let mut envelope = String::with_capacity(open + 1 + text.len() - found.close);
-    envelope.push_str(&text[..=open]);
-    envelope.push_str(&text[found.close..]);
+///
+/// The file need not have been checked as UTF-8: the items are checked as
+/// they are found (on both cores), the rest of the document here; a file
+/// that is not UTF-8 gets `None`, and the one-pass read's check names the
+/// first bad byte.
+fn list_items(bytes: &[u8]) -> Option<(Vec<&RawValue>, Option<String>)> {
+    let open = scan::top_level_value(bytes, b"items")?;
+    let found = scan::array_items(bytes, open, SPLIT_ITEMS_FROM)?;
+    let head = std::str::from_utf8(&bytes[..=open]).ok()?;
+    let tail = std::str::from_utf8(&bytes[found.close..]).ok()?;
+    let mut envelope = String::with_capacity(head.len() + tail.len());
+    envelope.push_str(head);
+    envelope.push_str(tail);
     let env: ListEnvelope = serde_json::from_str(&envelope).ok()?;
     let is_list = env.kind.as_deref().is_some_and(|k| k.ends_with("List"));
     // The array left out is the one serde_json reads as `items`.
@@ -822,17 +829,12 @@ fn ingest_json(
     give_back: bool,
 ) -> Result<(), SourceError> {
     let started = Instant::now();
-    let text = std::str::from_utf8(bytes).map_err(|e| SourceError::Syntax {
-        file: file.to_string(),
-        line: Some(line_of(bytes, e.valid_up_to())),
-        message: format!("not UTF-8: {e}"),
-    })?;
     let syntax = |e: serde_json::Error| SourceError::Syntax {
         file: file.to_string(),
         line: Some(e.line()),
         message: e.to_string(),
     };
-    let items = match list_items(text) {
+    let items = match list_items(bytes) {
         Some((items, version)) => {
             if let Some(v) = version {
                 c.server_version = Some(v);
@@ -840,6 +842,11 @@ fn ingest_json(
             items
         }
         None => {
+            let text = std::str::from_utf8(bytes).map_err(|e| SourceError::Syntax {
+                file: file.to_string(),
+                line: Some(line_of(bytes, e.valid_up_to())),
+                message: format!("not UTF-8: {e}"),
+            })?;
             let mut stream = serde_json::Deserializer::from_str(text).into_iter::<JsonEnvelope>();
             let mut items: Vec<&RawValue> = Vec::new();
             let mut docs: Vec<&str> = Vec::new();
@@ -866,7 +873,7 @@ fn ingest_json(
             items
         }
     };
-    let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    let offset = |raw: &RawValue| raw.get().as_ptr() as usize - bytes.as_ptr() as usize;
     let offsets: Vec<usize> = items.iter().map(|&r| offset(r)).collect();
     let in_order = offsets.is_sorted();
     // Each item's first line. In file order (a `List`) they are counted a
