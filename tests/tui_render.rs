@@ -868,6 +868,65 @@ fn tiers_headroom_counts_only_nodes_a_plain_pod_of_the_class_could_use() {
     );
 }
 
+/// CPU per zone held by pods below `class`'s priority on the nodes a plain
+/// pod of `class` could use, read from the pods' own records: (preemptible,
+/// protected by a PodDisruptionBudget with no disruptions left).
+fn lower_priority_cpu_by_records(
+    cluster: &kplace::model::Cluster,
+    class: &str,
+) -> std::collections::BTreeMap<String, (i64, i64)> {
+    use kplace::engine::plugins::{node_unschedulable, taint_toleration};
+    let value = cluster.priority_class(class).unwrap().value;
+    let mut probe = kplace::model::Pod::blank(cluster.empty_sym());
+    probe.priority = Some(value);
+    let zone_key = cluster
+        .interner
+        .lookup("topology.kubernetes.io/zone")
+        .unwrap();
+    let mut held = std::collections::BTreeMap::<String, (i64, i64)>::new();
+    for pod in cluster.pods.iter() {
+        let Some(n) = pod.node else { continue };
+        let node = &cluster.nodes[n as usize];
+        let usable = node_unschedulable::filter(&probe, node).is_ok()
+            && taint_toleration::filter(&probe, node).is_ok();
+        if !usable || pod.phase.is_terminal() || pod.priority_value() >= value {
+            continue;
+        }
+        let protected = cluster.pdbs.iter().any(|pdb| {
+            pdb.namespace == pod.namespace
+                && pdb.disruptions_allowed.unwrap_or(0) <= 0
+                && pdb.selector.matches(&pod.labels)
+        });
+        let zone = cluster.interner.resolve(node.labels.get(zone_key).unwrap());
+        let entry = held.entry(zone.to_string()).or_default();
+        if protected {
+            entry.1 += pod.requests.milli_cpu;
+        } else {
+            entry.0 += pod.requests.milli_cpu;
+        }
+    }
+    held
+}
+
+#[test]
+fn tiers_headroom_shows_the_cpu_lower_priority_pods_hold_as_their_records_say() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('3'));
+    let s = screen(&app, 200, 48);
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    let held = lower_priority_cpu_by_records(&cluster, "standard");
+    assert!(held.values().any(|&(p, _)| p > 0), "{held:?}");
+    for (zone, (preemptible, protected)) in &held {
+        let line = line_with(&s, &format!("{zone:<16} cpu"));
+        let shown = format!(
+            " preemptible {}  PDB-protected {}  ",
+            kplace::app::format::cpu(*preemptible),
+            kplace::app::format::cpu(*protected)
+        );
+        assert!(line.contains(&shown), "{zone}: want{shown}\n{line}");
+    }
+}
+
 #[test]
 fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
     let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [

@@ -127,12 +127,15 @@ pub fn headroom(cluster: &Cluster, derived: &Derived, tier: usize) -> Option<Hea
         if row.never {
             continue;
         }
-        for &pid in &info.pods {
-            let other = cluster.pod(pid);
-            if other.phase.is_terminal() || other.priority_value() >= p {
+        // The node's briefs, not its pods' records: one dense array per
+        // node instead of 150,000 scattered records, read again after each
+        // live batch while Tiers is shown. A node holds no pod in a
+        // terminal phase (the scheduler counts none).
+        for (&pid, brief) in info.pods.iter().zip(&info.briefs) {
+            if brief.priority >= p {
                 continue;
             }
-            let (cpu, mem) = (other.requests.milli_cpu, other.requests.memory);
+            let (cpu, mem) = (brief.milli_cpu(), brief.memory());
             if tiers.protected.get(pid as usize).copied().unwrap_or(false) {
                 z.cpu.protected = z.cpu.protected.saturating_add(cpu);
                 z.memory.protected = z.memory.protected.saturating_add(mem);

@@ -112,6 +112,16 @@ impl PodBrief {
         self.flags & bit != 0
     }
 
+    /// The pod's CPU request in millicores (`requests.milli_cpu`).
+    pub fn milli_cpu(&self) -> i64 {
+        self.milli_cpu
+    }
+
+    /// The pod's memory request in bytes (`requests.memory`).
+    pub fn memory(&self) -> i64 {
+        self.memory
+    }
+
     /// The pod has required pod anti-affinity terms.
     pub fn has_required_anti_affinity(&self) -> bool {
         self.has(Self::REQUIRED_ANTI_AFFINITY)
