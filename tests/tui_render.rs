@@ -870,7 +870,8 @@ fn tiers_headroom_counts_only_nodes_a_plain_pod_of_the_class_could_use() {
 
 /// CPU per zone held by pods below `class`'s priority on the nodes a plain
 /// pod of `class` could use, read from the pods' own records: (preemptible,
-/// protected by a PodDisruptionBudget with no disruptions left).
+/// protected by a PodDisruptionBudget with no disruptions left, matched as
+/// upstream's preemption matches them: same namespace, non-empty selector).
 fn lower_priority_cpu_by_records(
     cluster: &kplace::model::Cluster,
     class: &str,
@@ -895,6 +896,7 @@ fn lower_priority_cpu_by_records(
         let protected = cluster.pdbs.iter().any(|pdb| {
             pdb.namespace == pod.namespace
                 && pdb.disruptions_allowed.unwrap_or(0) <= 0
+                && !pdb.selector.is_everything()
                 && pdb.selector.matches(&pod.labels)
         });
         let zone = cluster.interner.resolve(node.labels.get(zone_key).unwrap());
@@ -963,6 +965,59 @@ fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
     // The pod counts under its own class only.
     assert!(never.contains("      1 "), "{never}");
     assert!(high.contains("      0 "), "{high}");
+}
+
+/// A PodDisruptionBudget with an empty selector protects no pod from
+/// preemption (upstream's `filterPodsWithPDBViolation` skips an empty
+/// selector), so Tiers counts the pods of its namespace as preemptible, as
+/// the engine's preemption would evict them; one with a selector that
+/// matches protects its pods.
+#[test]
+fn tiers_count_pods_under_an_empty_pdb_selector_as_preemptible() {
+    let pdb = |name: &str, selector: serde_json::Value| {
+        serde_json::json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"selector": selector, "maxUnavailable": 0},
+            "status": {"disruptionsAllowed": 0, "currentHealthy": 1,
+                       "desiredHealthy": 1, "expectedPods": 1}})
+    };
+    let pod = |name: &str, app: &str, cpu: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
+            "spec": {"nodeName": "n1", "priority": 0,
+                     "containers": [{"name": "c", "image": "nginx",
+                         "resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"phase": "Running"}})
+    };
+    let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "high"}, "value": 1000, "globalDefault": true},
+        {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": "n1", "labels": {"topology.kubernetes.io/zone": "z1"}},
+         "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}},
+        pod("web", "web", "1"),
+        pod("db", "db", "2"),
+        pdb("everything", serde_json::json!({})),
+        pdb("db", serde_json::json!({"matchLabels": {"app": "db"}})),
+    ]});
+    let (cluster, _) = kplace::source::file::load_snapshot_bytes(
+        snapshot.to_string().as_bytes(),
+        "empty-pdb.json",
+    )
+    .unwrap();
+    let mut app = App::with_cluster(cluster, "empty pdb", Options::default());
+    assert!(app.wait_until_idle(SETTLE));
+    key(&mut app, KeyCode::Char('3'));
+    let s = screen(&app, 200, 40);
+    assert!(
+        s.contains("Headroom per zone for a pod at high (1000)"),
+        "{s}"
+    );
+    let line = line_with(&s, "z1               cpu");
+    assert!(
+        line.contains(" free 5  preemptible 1  PDB-protected 2  "),
+        "{line}"
+    );
 }
 
 /// A pod counts under its own class while the class has the pod's

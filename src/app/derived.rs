@@ -1256,18 +1256,14 @@ fn topology_keys_of(cluster: &Cluster) -> Vec<Sym> {
     }
 }
 
-/// Which pods a PDB with no disruptions left covers (eviction would break it).
+/// Which pods a PDB with no disruptions left covers (eviction would break
+/// it), as the engine's preemption matches PDBs to pods.
 pub fn protected_pods(cluster: &Cluster) -> Vec<bool> {
     let mut protected = vec![false; cluster.pods.len()];
-    for pdb in cluster.pdbs.iter() {
-        if !blocks(pdb) {
-            continue;
+    for info in &cluster.node_infos {
+        for &id in &info.pods {
+            protected[id as usize] = blocked_by_a_pdb(cluster, id);
         }
-        cluster.for_each_scheduled_match(&pdb.selector, |id, pod| {
-            if pod.namespace == pdb.namespace {
-                protected[id as usize] = true;
-            }
-        });
     }
     protected
 }
@@ -1275,12 +1271,17 @@ pub fn protected_pods(cluster: &Cluster) -> Vec<bool> {
 /// [`protected_pods`] for one pod: scheduled and selected by a PDB of its
 /// namespace with no disruptions left.
 fn protected_pod(cluster: &Cluster, id: PodId) -> bool {
-    let pod = cluster.pod(id);
-    pod.node.is_some()
-        && cluster.pdbs_in(pod.namespace).iter().any(|&i| {
-            let pdb = &cluster.pdbs[i];
-            blocks(pdb) && pdb.namespace == pod.namespace && pdb.selector.matches(&pod.labels)
-        })
+    cluster.pod(id).node.is_some() && blocked_by_a_pdb(cluster, id)
+}
+
+/// Whether a PDB that selects the pod, as the engine's preemption matches
+/// PDBs to pods (its namespace, a non-empty selector: upstream skips an
+/// empty one), has no disruptions left.
+fn blocked_by_a_pdb(cluster: &Cluster, id: PodId) -> bool {
+    cluster
+        .pdbs_of_pod(id)
+        .iter()
+        .any(|&i| blocks(&cluster.pdbs[i as usize]))
 }
 
 /// A PDB with no disruptions left: evicting a pod it covers breaks it.
