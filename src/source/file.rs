@@ -750,11 +750,7 @@ fn read_bytes_within(
 }
 
 fn line_of(bytes: &[u8], offset: usize) -> usize {
-    bytes[..offset.min(bytes.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    newlines(&bytes[..offset.min(bytes.len())]) + 1
 }
 
 #[derive(Deserialize)]
@@ -929,8 +925,12 @@ fn ingest_json(
     )
 }
 
+/// The newlines in `bytes`, found with SIMD: counting them a byte at a
+/// time took about a billion instructions on the 237 MB synthetic
+/// cluster, a twelfth of its whole load, as each batch's item lines were
+/// counted (callgrind).
 fn newlines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&c| c == b'\n').count()
+    memchr::memchr_iter(b'\n', bytes).count()
 }
 
 /// The line each item starts on: one pass over the file, in file order
