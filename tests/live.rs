@@ -101,7 +101,7 @@ fn dropped_watch_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeServer::start(synth_objects(4, 20));
     let live = connect(&server, dir.path());
-    assert!(wait_for(5, || server.open_watches() >= 13));
+    assert!(wait_for(30, || server.open_watches() >= 13));
     server.drop_watches();
     server.apply(test_pod("after-drop", None));
     assert!(wait_for(5, || pod_node(&live, "default", "after-drop").is_some()));
@@ -118,7 +118,7 @@ fn gone_leads_to_relist() {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeServer::start(synth_objects(4, 20));
     let live = connect(&server, dir.path());
-    assert!(wait_for(5, || server.open_watches() >= 13));
+    assert!(wait_for(30, || server.open_watches() >= 13));
     server.compact();
     server.drop_watches();
     server.apply(test_pod("after-gone", None));
@@ -1214,7 +1214,7 @@ fn a_403_that_goes_away_is_retried_and_the_model_catches_up() {
     objects.push(test_pod("doomed", Some(&node)));
     let server = FakeServer::start(objects);
     let live = connect(&server, dir.path());
-    assert!(wait_for(5, || server.open_watches() >= 13));
+    assert!(wait_for(30, || server.open_watches() >= 13));
     // RBAC on pods is taken away; the watch ends and cannot restart.
     server.forbid("Pod");
     server.drop_watches();
@@ -1266,7 +1266,7 @@ fn a_pdb_403_after_listing_keeps_them_marked_stale_not_ignored() {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeServer::start(synth_objects(4, 20));
     let live = connect(&server, dir.path());
-    assert!(wait_for(5, || server.open_watches() >= 13));
+    assert!(wait_for(30, || server.open_watches() >= 13));
     server.forbid("PodDisruptionBudget");
     server.drop_watches();
     assert!(wait_for(10, || live
@@ -1317,7 +1317,7 @@ fn a_malformed_watch_event_is_counted_and_the_watch_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeServer::start(synth_objects(4, 20));
     let live = connect(&server, dir.path());
-    assert!(wait_for(5, || server.open_watches() >= 13));
+    assert!(wait_for(30, || server.open_watches() >= 13));
     assert!(live.malformed().is_empty());
     server.send_malformed("Pod");
     assert!(

@@ -929,6 +929,17 @@ fn tiers_headroom_shows_the_cpu_lower_priority_pods_hold_as_their_records_say() 
     }
 }
 
+/// The Tiers view of a snapshot given as JSON, `width` columns by 40 rows.
+fn tiers_screen_of(snapshot: &serde_json::Value, width: u16) -> String {
+    let (cluster, _) =
+        kplace::source::file::load_snapshot_bytes(snapshot.to_string().as_bytes(), "snapshot.json")
+            .unwrap();
+    let mut app = App::with_cluster(cluster, "snapshot", Options::default());
+    assert!(app.wait_until_idle(SETTLE));
+    key(&mut app, KeyCode::Char('3'));
+    screen(&app, width, 40)
+}
+
 #[test]
 fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
     let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
@@ -948,15 +959,7 @@ fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
                       "resources": {"requests": {"cpu": "1"}}}]},
          "status": {"phase": "Running"}}
     ]});
-    let (cluster, _) = kplace::source::file::load_snapshot_bytes(
-        snapshot.to_string().as_bytes(),
-        "two-classes.json",
-    )
-    .unwrap();
-    let mut app = App::with_cluster(cluster, "two classes", Options::default());
-    assert!(app.wait_until_idle(SETTLE));
-    key(&mut app, KeyCode::Char('3'));
-    let s = screen(&app, 160, 40);
+    let s = tiers_screen_of(&snapshot, 160);
     let high = line_with(&s, "high-priority ");
     let never = line_with(&s, "high-priority-nonpreempting");
     assert!(high.contains("100000") && high.contains("Lower"), "{s}");
@@ -1000,15 +1003,7 @@ fn tiers_count_pods_under_an_empty_pdb_selector_as_preemptible() {
         pdb("everything", serde_json::json!({})),
         pdb("db", serde_json::json!({"matchLabels": {"app": "db"}})),
     ]});
-    let (cluster, _) = kplace::source::file::load_snapshot_bytes(
-        snapshot.to_string().as_bytes(),
-        "empty-pdb.json",
-    )
-    .unwrap();
-    let mut app = App::with_cluster(cluster, "empty pdb", Options::default());
-    assert!(app.wait_until_idle(SETTLE));
-    key(&mut app, KeyCode::Char('3'));
-    let s = screen(&app, 200, 40);
+    let s = tiers_screen_of(&snapshot, 200);
     assert!(
         s.contains("Headroom per zone for a pod at high (1000)"),
         "{s}"

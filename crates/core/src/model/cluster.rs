@@ -1141,8 +1141,9 @@ impl Cluster {
         })
     }
 
-    /// [`Cluster::add_pod_unindexed`] for a pod whose node is set already,
-    /// leaving the node's aggregates to [`Cluster::fill_node_infos`].
+    /// Records a pod whose node is set already, in every index but its
+    /// node's aggregates ([`Cluster::fill_node_infos`] for a new cluster,
+    /// [`Cluster::add_pod_unindexed`] for one pod).
     fn index_new_pod(&mut self, pod: Arc<Pod>) {
         let id = self.pods.len() as PodId;
         self.pod_priorities.push(pod.priority_value());
@@ -1201,23 +1202,14 @@ impl Cluster {
     /// [`Cluster::new`] works out for all pods at once.
     fn add_pod_unindexed(&mut self, mut pod: Arc<Pod>) -> PodId {
         let id = self.pods.len() as PodId;
-        self.pod_priorities.push(pod.priority_value());
         let node = self.scheduler_node(&pod);
         if pod.node != node {
             Arc::make_mut(&mut pod).node = node;
         }
         if let Some(node) = pod.node {
             self.node_infos[node as usize].add_pod(id, &pod);
-            self.affinity_groups.update(&pod, node, true);
-            for (k, v) in pod.labels.iter() {
-                Arc::make_mut(self.label_index.entry((k, v)).or_default()).push(id);
-                Arc::make_mut(self.key_index.entry(k).or_default()).push(id);
-            }
-            self.num_scheduled += 1;
-        } else if pod.nominated_node_name.is_some() {
-            self.nominated.push(id);
         }
-        self.pods.push(pod);
+        self.index_new_pod(pod);
         id
     }
 
