@@ -96,3 +96,147 @@ fn a_byte_that_is_not_utf8_is_named_at_its_line_wherever_it_is() {
         assert_eq!(mapped, expected);
     }
 }
+
+/// `bad` loaded from memory and from a mapped file: both refuse it with
+/// the one error serde_json gives for the whole file, at its line.
+fn assert_refused_as_serde_json_refuses(bad: &[u8], what: &str) {
+    let whole = serde_json::from_slice::<serde::de::IgnoredAny>(bad)
+        .expect_err(what)
+        .to_string();
+    let file = synthetic_file(bad);
+    let name = file.path().display().to_string();
+    // (Not `expect_err`: it would print the whole cluster.)
+    let refused = |loaded: Result<_, kplace::source::file::SourceError>| match loaded {
+        Ok(_) => panic!("{what}: loaded"),
+        Err(e) => e.to_string(),
+    };
+    let mapped = refused(load_snapshot(file.path()));
+    let in_memory = refused(load_snapshot_bytes(bad, &name));
+    assert_eq!(mapped, in_memory, "{what}");
+    let line = whole
+        .rsplit_once(" at line ")
+        .and_then(|(_, at)| at.split_once(' '))
+        .map(|(line, _)| line.to_string())
+        .expect("a line");
+    assert_eq!(mapped, format!("{name}:{line}: {whole}"), "{what}");
+}
+
+/// Items of a large `List` are found by its structure alone and checked
+/// as JSON only when read (on both cores): a syntax error in any item, of
+/// any kind, early or late, on an item's first line or a later one, is
+/// still the error serde_json gives for the whole file, at the same line
+/// and column, and it wins over an error in the same item's data.
+#[test]
+fn a_syntax_error_in_any_item_is_serde_jsons_error_for_the_whole_file() {
+    let compact = String::from_utf8(small_cluster_json()).expect("UTF-8");
+    let value: serde_json::Value = serde_json::from_str(&compact).expect("JSON");
+    // As kubectl writes it: one field per line, items at one indentation.
+    let pretty = serde_json::to_string_pretty(&value).expect("JSON");
+    for (layout, json) in [("one item per line", &compact), ("pretty", &pretty)] {
+        let first_pod = json.find("\"Pod\"").expect("a pod");
+        let last_pod = json.rfind("\"Pod\"").expect("a pod");
+        let first_node = json.find("\"Node\"").expect("a node");
+        assert!(last_pod > json.len() / 2 && first_pod < json.len() / 4);
+        let after = |from: usize, text: &str| from + json[from..].find(text).expect(text);
+        let items_open = json.find('[').expect("items");
+        let mut cases: Vec<(String, String)> = Vec::new();
+        // Edits as (at, bytes removed, text inserted), in any order.
+        let mut edit = |what: &str, mut edits: Vec<(usize, usize, &str)>| {
+            edits.sort_by_key(|&(at, _, _)| std::cmp::Reverse(at));
+            let mut bad = json.clone();
+            for (at, remove, insert) in edits {
+                bad.replace_range(at..at + remove, insert);
+            }
+            cases.push((format!("{layout}: {what}"), bad));
+        };
+        // A value missing, early and late (the second half of the split).
+        let value_of = |key: usize| key + json[key..].find(':').unwrap() + 1;
+        let early = value_of(after(first_pod, "\"metadata\""));
+        edit("a value missing early", vec![(early, 0, "}")]);
+        let late = value_of(after(last_pod, "\"metadata\""));
+        edit("a value missing late", vec![(late, 0, "}")]);
+        // Deep in a late pod (on a later line of a pretty item).
+        let containers = value_of(after(last_pod, "\"containers\""));
+        edit("a bad literal in a late pod", vec![(containers, 0, "tru,")]);
+        // A key without its colon, in a node (read whole, not lean).
+        let node_name = after(first_node, "\"name\"") + "\"name\"".len();
+        edit("a key without its colon", vec![(node_name, 1, "")]);
+        // A pod's name of the wrong type before a syntax error: the syntax
+        // error is what the whole file's parse meets first.
+        let name = value_of(after(last_pod, "\"name\""));
+        let name = name + json[name..].find('"').unwrap();
+        let name_end = name + 1 + json[name + 1..].find('"').unwrap() + 1;
+        edit(
+            "a data error, then syntax",
+            vec![(name, name_end - name, "5"), (containers, 0, "tru,")],
+        );
+        // Items kplace skips, and items without a kind (indented: an
+        // error on the first line of an item is in the column after it).
+        for (what, item) in [
+            (
+                "a kind kplace skips",
+                r#"{"kind":"ConfigMap","data":{"a":tru}}"#,
+            ),
+            ("an item without a kind", r#"{"metadata":{"name":"x",}}"#),
+            ("an item with an empty kind", "{\"kind\":\"\",\n\"a\":[1}}"),
+        ] {
+            let item = format!("\n    {item},");
+            edit(what, vec![(items_open + 1, 0, &item)]);
+        }
+        for (what, bad) in cases {
+            assert_refused_as_serde_json_refuses(bad.as_bytes(), &what);
+        }
+    }
+}
+
+/// One byte of a `List` replaced, at a thousand places chosen by a fixed
+/// seed, by each of JSON's structural characters: whenever serde_json
+/// refuses the whole file, loading refuses it with serde_json's error, at
+/// its line and column; whenever serde_json reads it, loading never calls
+/// it a syntax error.
+#[test]
+fn a_byte_changed_anywhere_gets_serde_jsons_verdict() {
+    let compact = String::from_utf8(small_cluster_json()).expect("UTF-8");
+    let mut value: serde_json::Value = serde_json::from_str(&compact).expect("JSON");
+    value["items"].as_array_mut().expect("items").truncate(60);
+    let layouts = [
+        serde_json::to_string(&value).expect("JSON"),
+        serde_json::to_string_pretty(&value).expect("JSON"),
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut refused = 0;
+    for json in &layouts {
+        for _ in 0..500 {
+            let at = (next() % json.len() as u64) as usize;
+            let replacement = b"\"\\{}[],: \n0a"[(next() % 12) as usize];
+            let mut bad = json.clone().into_bytes();
+            bad[at] = replacement;
+            let loaded = load_snapshot_bytes(&bad, "f.json");
+            match serde_json::from_slice::<serde::de::IgnoredAny>(&bad) {
+                Err(whole) => {
+                    refused += 1;
+                    let line = whole.line();
+                    let got = loaded.err().map(|e| e.to_string());
+                    assert_eq!(
+                        got.as_deref(),
+                        Some(format!("f.json:{line}: {whole}").as_str()),
+                        "byte {at} set to {:?}",
+                        replacement as char
+                    );
+                }
+                Ok(_) => {
+                    if let Err(e @ kplace::source::file::SourceError::Syntax { .. }) = loaded {
+                        panic!("byte {at} set to {:?}: {e}", replacement as char);
+                    }
+                }
+            }
+        }
+    }
+    assert!(refused > 300, "most changes break the JSON ({refused})");
+}

@@ -175,9 +175,10 @@ struct Origin<'a> {
 }
 
 enum Position<'a> {
-    /// A JSON item: its first line, counted before parsing (the bytes of
-    /// items already parsed may be given back while the rest load).
-    Line(usize),
+    /// A JSON item: its first line and the column it starts at (bytes
+    /// before it on that line), counted before parsing (the bytes of items
+    /// already parsed may be given back while the rest load).
+    Line { line: usize, column: usize },
     /// A YAML item: its document and, in a `List`, its index in `items`.
     YamlItem(&'a [u8], usize, Option<usize>),
     /// A document kplace made (the pod of a workload): no line of its own.
@@ -187,7 +188,7 @@ enum Position<'a> {
 impl<'a> Position<'a> {
     fn key(&self) -> PlaceKey {
         match *self {
-            Position::Line(l) => PlaceKey::Line(l),
+            Position::Line { line, .. } => PlaceKey::Line(line),
             Position::YamlItem(_, d, i) => PlaceKey::YamlItem(d, i),
             Position::Generated(_) => PlaceKey::Generated,
         }
@@ -195,14 +196,14 @@ impl<'a> Position<'a> {
 
     fn bytes(&self) -> &'a [u8] {
         match *self {
-            Position::Line(_) => &[],
+            Position::Line { .. } => &[],
             Position::YamlItem(b, _, _) | Position::Generated(b) => b,
         }
     }
 
     fn from_key(bytes: &'a [u8], key: PlaceKey) -> Self {
         match key {
-            PlaceKey::Line(l) => Position::Line(l),
+            PlaceKey::Line(line) => Position::Line { line, column: 0 },
             PlaceKey::YamlItem(d, i) => Position::YamlItem(bytes, d, i),
             PlaceKey::Generated => Position::Generated(bytes),
         }
@@ -220,7 +221,7 @@ impl Origin<'_> {
 
     fn line(&self) -> Option<usize> {
         match self.position {
-            Position::Line(l) => Some(l),
+            Position::Line { line, .. } => Some(line),
             Position::YamlItem(bytes, doc, item) => yaml_line(bytes, doc, item),
             Position::Generated(_) => None,
         }
@@ -261,7 +262,7 @@ enum Parsed<'a> {
     Object(AnyObject),
     /// A pod from JSON, parsed lean (borrowing the file's bytes), with its
     /// item, parsed whole again if conversion refuses it.
-    LeanPod(Box<LeanPod<'a>>, JsonItem<'a>),
+    LeanPod(Box<LeanPod<'a>>, JsonText<'a>),
     /// A kind kplace does not use.
     Skipped(String),
 }
@@ -273,22 +274,81 @@ trait ItemSource<'a>: Sync {
     fn kind(&self) -> Option<String>;
     /// A pod parsed lean, borrowing the item's bytes, and the item;
     /// `None` when the item is not JSON or the lean parse refuses it.
-    fn lean_pod(&self) -> Option<(LeanPod<'a>, JsonItem<'a>)> {
+    fn lean_pod(&self) -> Option<(LeanPod<'a>, JsonText<'a>)> {
+        None
+    }
+    /// The item's syntax error, when nothing has checked its syntax yet
+    /// (called before any other error is reported, as a parse of the whole
+    /// file would have refused the file first).
+    fn syntax_error(&self, _origin: &Origin) -> Option<SourceError> {
         None
     }
 }
 
-#[derive(Clone, Copy)]
-struct JsonItem<'a>(&'a RawValue);
+/// What the loader reads items from: parses one into its typed form.
+/// Pure, so items parse in parallel.
+trait Item<'a>: Sync {
+    fn read(&self, origin: &Origin) -> Result<Parsed<'a>, SourceError>;
+}
 
-impl<'a> ItemSource<'a> for JsonItem<'a> {
+impl<'a> Item<'a> for ValueItem<'a> {
+    fn read(&self, origin: &Origin) -> Result<Parsed<'a>, SourceError> {
+        parse_item(self, origin)
+    }
+}
+
+/// A JSON item's bytes, as found in the file. Those of a `List` found by
+/// its structure alone ([`scan::array_items`]) are not checked yet, as
+/// UTF-8 or as JSON: reading them checks them, on both cores.
+struct JsonItem<'a> {
+    bytes: &'a [u8],
+    /// Where the item starts in the file (for the UTF-8 error's index).
+    offset: usize,
+    /// serde_json read the item whole when finding it.
+    checked: bool,
+}
+
+impl<'a> Item<'a> for JsonItem<'a> {
+    fn read(&self, origin: &Origin) -> Result<Parsed<'a>, SourceError> {
+        let text = std::str::from_utf8(self.bytes).map_err(|e| SourceError::Syntax {
+            file: origin.file.to_string(),
+            line: origin
+                .line()
+                .map(|l| l + newlines(&self.bytes[..e.valid_up_to()])),
+            message: format!("not UTF-8: {}", utf8_message(&e, self.offset)),
+        })?;
+        let checked = self.checked;
+        parse_item(&JsonText { text, checked }, origin)
+    }
+}
+
+/// std's message for a UTF-8 error, with the index in the whole file
+/// (what checking the whole file at once says).
+fn utf8_message(e: &std::str::Utf8Error, offset: usize) -> String {
+    let index = offset + e.valid_up_to();
+    match e.error_len() {
+        Some(n) => format!("invalid utf-8 sequence of {n} bytes from index {index}"),
+        None => format!("incomplete utf-8 byte sequence from index {index}"),
+    }
+}
+
+/// A JSON item's text.
+#[derive(Clone, Copy)]
+struct JsonText<'a> {
+    text: &'a str,
+    /// Its syntax is known good (serde_json read it whole when finding it,
+    /// or a parse of it has succeeded).
+    checked: bool,
+}
+
+impl<'a> ItemSource<'a> for JsonText<'a> {
     /// Parses without path tracking; only on failure parses again with
     /// `serde_path_to_error` to name the field.
     fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
-        if let Ok(v) = serde_json::from_str(self.0.get()) {
+        if let Ok(v) = serde_json::from_str(self.text) {
             return Ok(v);
         }
-        let mut de = serde_json::Deserializer::from_str(self.0.get());
+        let mut de = serde_json::Deserializer::from_str(self.text);
         serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             (path, e.into_inner().to_string())
@@ -296,16 +356,53 @@ impl<'a> ItemSource<'a> for JsonItem<'a> {
     }
 
     fn kind(&self) -> Option<String> {
-        match scan::top_level_string(self.0.get().as_bytes(), b"kind") {
+        match scan::top_level_string(self.text.as_bytes(), b"kind") {
             scan::Found::Value(kind) => Some(kind),
             scan::Found::Absent => None,
             scan::Found::Unsure => self.parse::<Peek>().ok().and_then(|p| p.kind),
         }
     }
 
-    fn lean_pod(&self) -> Option<(LeanPod<'a>, JsonItem<'a>)> {
-        let json: &'a str = self.0.get();
-        LeanPod::parse(json).map(|pod| (pod, JsonItem(self.0)))
+    fn lean_pod(&self) -> Option<(LeanPod<'a>, JsonText<'a>)> {
+        // A pod the lean parse read is well-formed JSON.
+        let checked = JsonText {
+            text: self.text,
+            checked: true,
+        };
+        LeanPod::parse(self.text).map(|pod| (pod, checked))
+    }
+
+    fn syntax_error(&self, origin: &Origin) -> Option<SourceError> {
+        if self.checked {
+            return None;
+        }
+        let e = serde_json::from_str::<serde::de::IgnoredAny>(self.text).err()?;
+        Some(item_syntax_error(origin, &e))
+    }
+}
+
+/// serde_json's error in an item read alone, as a parse of the whole file
+/// reports it: at the file's line and column (the item's first line
+/// starts `column` bytes after the line's start).
+fn item_syntax_error(origin: &Origin, e: &serde_json::Error) -> SourceError {
+    let (start, column) = match origin.position {
+        Position::Line { line, column } => (line, column),
+        _ => (1, 0),
+    };
+    let line = start + e.line().saturating_sub(1);
+    let column = if e.line() <= 1 {
+        column + e.column()
+    } else {
+        e.column()
+    };
+    let text = e.to_string();
+    let what = text
+        .rsplit_once(" at line ")
+        .map_or(text.as_str(), |(what, _)| what);
+    SourceError::Syntax {
+        file: origin.file.to_string(),
+        line: Some(line),
+        message: format!("{what} at line {line} column {column}"),
     }
 }
 
@@ -340,6 +437,9 @@ fn object_of<'a>(item: &impl ItemSource<'a>) -> String {
 /// Parses one item into its typed form. Pure, so items parse in parallel.
 fn parse_item<'a>(item: &impl ItemSource<'a>, origin: &Origin) -> Result<Parsed<'a>, SourceError> {
     let Some(kind) = item.kind() else {
+        if let Some(e) = item.syntax_error(origin) {
+            return Err(e);
+        }
         return Err(SourceError::Syntax {
             file: origin.file.to_string(),
             line: origin.line(),
@@ -367,12 +467,20 @@ fn parse_item<'a>(item: &impl ItemSource<'a>, origin: &Origin) -> Result<Parsed<
         "ResourceSlice" => typed(item, origin, AnyObject::ResourceSlice),
         "ResourceClaim" => typed(item, origin, AnyObject::ResourceClaim),
         "ResourceClaimTemplate" => typed(item, origin, AnyObject::ResourceClaimTemplate),
-        "" => Err(SourceError::Syntax {
-            file: origin.file.to_string(),
-            line: origin.line(),
-            message: format!("{}: kind: Required value", object_of(item)),
-        }),
-        _ => Ok(Parsed::Skipped(kind)),
+        _ => {
+            // No parse reads these: their syntax is checked alone.
+            if let Some(e) = item.syntax_error(origin) {
+                return Err(e);
+            }
+            if kind.is_empty() {
+                return Err(SourceError::Syntax {
+                    file: origin.file.to_string(),
+                    line: origin.line(),
+                    message: format!("{}: kind: Required value", object_of(item)),
+                });
+            }
+            Ok(Parsed::Skipped(kind))
+        }
     }
 }
 
@@ -384,10 +492,13 @@ fn typed<'a, T: DeserializeOwned>(
 ) -> Result<Parsed<'a>, SourceError> {
     item.parse::<T>()
         .map(|v| Parsed::Object(wrap(Box::new(v))))
-        .map_err(|(field, message)| SourceError::Invalid {
-            file: origin.file.to_string(),
-            line: origin.line(),
-            source: InvalidObject::new(&object_of(item), field, message),
+        .map_err(|(field, message)| {
+            item.syntax_error(origin)
+                .unwrap_or_else(|| SourceError::Invalid {
+                    file: origin.file.to_string(),
+                    line: origin.line(),
+                    source: InvalidObject::new(&object_of(item), field, message),
+                })
         })
 }
 
@@ -478,7 +589,7 @@ impl Collector {
     /// `done_with(n)` is called once the items before `n` are converted
     /// (their bytes are not read again: a lean pod borrows its strings from
     /// them until then).
-    fn ingest_items<'o, 'a, I: ItemSource<'a>>(
+    fn ingest_items<'o, 'a, I: Item<'a>>(
         &mut self,
         items: &[I],
         origin_of: impl Fn(usize) -> Origin<'o> + Sync,
@@ -490,7 +601,7 @@ impl Collector {
     /// [`Collector::ingest_items`], calling `prepare` with each batch's
     /// item range, in order, before the batch is parsed (and before
     /// `origin_of` is asked about its items).
-    fn ingest_items_prepared<'o, 'a, I: ItemSource<'a>>(
+    fn ingest_items_prepared<'o, 'a, I: Item<'a>>(
         &mut self,
         items: &[I],
         prepare: impl Fn(std::ops::Range<usize>) + Sync,
@@ -514,7 +625,7 @@ impl Collector {
                 batch
                     .par_iter()
                     .enumerate()
-                    .map(|(i, item)| parse_item(item, &origin_of(base + i)))
+                    .map(|(i, item)| item.read(&origin_of(base + i)))
                     .collect(),
             )
         };
@@ -773,23 +884,25 @@ struct ListEnvelope {
 }
 
 /// From this many bytes on, a `List`'s items are found on both cores: the
-/// one-pass read of the 237 MB synthetic cluster took 145-215 ms with the
-/// other core idle.
+/// structural scan of the 237 MB synthetic cluster takes about 45 ms on
+/// one core.
 const SPLIT_ITEMS_FROM: usize = 4 << 20;
 
-/// The items of a file that is one `List` (and the server version it
-/// records), found by [`scan::array_items`] on both cores; `None` for
-/// anything else (several documents, single objects) and for anything
-/// serde_json would refuse: the one-pass read then gives the items, or
-/// serde_json's error for the whole file, as before. Every item and the
-/// rest of the document are still read by serde_json, so a file accepted
-/// here is exactly a file that read accepts, with the same items.
+/// The items of a file that is one `List` of objects (and the server
+/// version it records), found by their structure alone
+/// ([`scan::array_items`]) on both cores; `None` for anything else
+/// (several documents, single objects, items that are not objects, what
+/// lies between items not being JSON): the one-pass read then gives the
+/// items, or serde_json's error for the whole file. The rest of the
+/// document is read by serde_json here, and every item when it is parsed
+/// (the first that does not read gives the whole file's error), so a file
+/// accepted here is exactly a file that read accepts, with the same items.
 ///
-/// The file need not have been checked as UTF-8: the items are checked as
-/// they are found (on both cores), the rest of the document here; a file
-/// that is not UTF-8 gets `None`, and the one-pass read's check names the
-/// first bad byte.
-fn list_items(bytes: &[u8]) -> Option<(Vec<&RawValue>, Option<String>)> {
+/// The items are not checked as UTF-8 here either: each is as it is read
+/// (on both cores). The rest of the document is; when it is not UTF-8 the
+/// answer is `None`, and the one-pass read's check names the first bad
+/// byte.
+fn list_items(bytes: &[u8]) -> Option<(Vec<&[u8]>, Option<String>)> {
     let open = scan::top_level_value(bytes, b"items")?;
     let found = scan::array_items(bytes, open, SPLIT_ITEMS_FROM)?;
     let head = std::str::from_utf8(&bytes[..=open]).ok()?;
@@ -830,12 +943,12 @@ fn ingest_json(
         line: Some(e.line()),
         message: e.to_string(),
     };
-    let items = match list_items(bytes) {
+    let (items, checked): (Vec<&[u8]>, bool) = match list_items(bytes) {
         Some((items, version)) => {
             if let Some(v) = version {
                 c.server_version = Some(v);
             }
-            items
+            (items, false)
         }
         None => {
             let text = std::str::from_utf8(bytes).map_err(|e| SourceError::Syntax {
@@ -866,16 +979,19 @@ fn ingest_json(
                 let raw: &RawValue = serde_json::from_str(doc.trim()).map_err(syntax)?;
                 items.push(raw);
             }
-            items
+            let items = items.into_iter().map(|r| r.get().as_bytes()).collect();
+            (items, true)
         }
     };
-    let offset = |raw: &RawValue| raw.get().as_ptr() as usize - bytes.as_ptr() as usize;
+    let offset = |item: &[u8]| item.as_ptr() as usize - bytes.as_ptr() as usize;
     let offsets: Vec<usize> = items.iter().map(|&r| offset(r)).collect();
     let in_order = offsets.is_sorted();
     // Each item's first line. In file order (a `List`) they are counted a
     // batch at a time, just before the batch parses, while the batch before
     // it converts (the bytes are given back only behind both); otherwise
     // all at once first.
+    // (Their columns only for items not yet checked, whose syntax errors
+    // are found in the item alone: always in file order.)
     let lines: Vec<AtomicUsize> = if in_order {
         offsets.iter().map(|_| AtomicUsize::new(0)).collect()
     } else {
@@ -884,22 +1000,38 @@ fn ingest_json(
             .map(AtomicUsize::new)
             .collect()
     };
-    let counted = std::sync::Mutex::new((0usize, 1usize));
+    let columns: Vec<AtomicUsize> = offsets.iter().map(|_| AtomicUsize::new(0)).collect();
+    // Where counting stopped: the offset, its line and its column.
+    let counted = std::sync::Mutex::new((0usize, 1usize, 0usize));
     let count_lines = |range: std::ops::Range<usize>| {
         if !in_order {
             return;
         }
         let mut counted = counted.lock().unwrap_or_else(|e| e.into_inner());
-        let (mut at, mut line) = *counted;
+        let (mut at, mut line, mut column) = *counted;
         for i in range {
-            line += newlines(&bytes[at..offsets[i]]);
+            let gap = &bytes[at..offsets[i]];
+            line += newlines(gap);
+            column = match memchr::memrchr(b'\n', gap) {
+                Some(newline) => gap.len() - newline - 1,
+                None => column + gap.len(),
+            };
             at = offsets[i];
             lines[i].store(line, Ordering::Relaxed);
+            columns[i].store(column, Ordering::Relaxed);
         }
-        *counted = (at, line);
+        *counted = (at, line, column);
     };
     c.timings.load += started.elapsed();
-    let items: Vec<JsonItem> = items.into_iter().map(JsonItem).collect();
+    let items: Vec<JsonItem> = items
+        .into_iter()
+        .zip(&offsets)
+        .map(|(bytes, &offset)| JsonItem {
+            bytes,
+            offset,
+            checked,
+        })
+        .collect();
     // The bytes before the next unparsed item, once no item there is still
     // to parse: only in file order (a `List`), and only bytes kplace read
     // itself.
@@ -919,7 +1051,10 @@ fn ingest_json(
         count_lines,
         |i| Origin {
             file,
-            position: Position::Line(lines[i].load(Ordering::Relaxed)),
+            position: Position::Line {
+                line: lines[i].load(Ordering::Relaxed),
+                column: columns[i].load(Ordering::Relaxed),
+            },
         },
         done_with,
     )
