@@ -97,12 +97,36 @@ fn a_byte_that_is_not_utf8_is_named_at_its_line_wherever_it_is() {
     }
 }
 
+/// The first 30 items that are not pods and the first 30 pods, in order.
+fn some_of_each(items: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let is_pod = |i: &&serde_json::Value| i["kind"] == "Pod";
+    let others = items.iter().filter(|i| !is_pod(i)).take(30);
+    let pods = items.iter().filter(is_pod).take(30);
+    others.chain(pods).cloned().collect()
+}
+
+/// A snapshot `List` as one serde_json parse of the whole file reads it:
+/// its items each a raw value (what kplace did before its items were
+/// found by structure alone).
+#[derive(serde::Deserialize)]
+#[allow(dead_code, reason = "only the parse's verdict is used")]
+struct WholeList<'a> {
+    kind: Option<String>,
+    #[serde(borrow)]
+    items: Option<Vec<&'a serde_json::value::RawValue>>,
+    metadata: Option<serde_json::Value>,
+}
+
+/// serde_json's verdict on the whole file read as one `List`.
+fn whole_file_verdict(bytes: &[u8]) -> Result<(), serde_json::Error> {
+    let text = std::str::from_utf8(bytes).expect("UTF-8");
+    serde_json::from_str::<WholeList>(text).map(|_| ())
+}
+
 /// `bad` loaded from memory and from a mapped file: both refuse it with
 /// the one error serde_json gives for the whole file, at its line.
 fn assert_refused_as_serde_json_refuses(bad: &[u8], what: &str) {
-    let whole = serde_json::from_slice::<serde::de::IgnoredAny>(bad)
-        .expect_err(what)
-        .to_string();
+    let whole = whole_file_verdict(bad).expect_err(what).to_string();
     let file = synthetic_file(bad);
     let name = file.path().display().to_string();
     // (Not `expect_err`: it would print the whole cluster.)
@@ -192,13 +216,14 @@ fn a_syntax_error_in_any_item_is_serde_jsons_error_for_the_whole_file() {
 /// One byte of a `List` replaced, at a thousand places chosen by a fixed
 /// seed, by each of JSON's structural characters: whenever serde_json
 /// refuses the whole file, loading refuses it with serde_json's error, at
-/// its line and column; whenever serde_json reads it, loading never calls
-/// it a syntax error.
+/// its line and column; whenever serde_json reads it, loading never gives
+/// a JSON syntax error.
 #[test]
 fn a_byte_changed_anywhere_gets_serde_jsons_verdict() {
     let compact = String::from_utf8(small_cluster_json()).expect("UTF-8");
     let mut value: serde_json::Value = serde_json::from_str(&compact).expect("JSON");
-    value["items"].as_array_mut().expect("items").truncate(60);
+    let items = value["items"].as_array_mut().expect("items");
+    *items = some_of_each(items);
     let layouts = [
         serde_json::to_string(&value).expect("JSON"),
         serde_json::to_string_pretty(&value).expect("JSON"),
@@ -218,7 +243,7 @@ fn a_byte_changed_anywhere_gets_serde_jsons_verdict() {
             let mut bad = json.clone().into_bytes();
             bad[at] = replacement;
             let loaded = load_snapshot_bytes(&bad, "f.json");
-            match serde_json::from_slice::<serde::de::IgnoredAny>(&bad) {
+            match whole_file_verdict(&bad) {
                 Err(whole) => {
                     refused += 1;
                     let line = whole.line();
@@ -231,7 +256,10 @@ fn a_byte_changed_anywhere_gets_serde_jsons_verdict() {
                     );
                 }
                 Ok(_) => {
-                    if let Err(e @ kplace::source::file::SourceError::Syntax { .. }) = loaded {
+                    // (A missing `kind` is a syntax error of kplace's own.)
+                    if let Err(e @ kplace::source::file::SourceError::Syntax { .. }) = &loaded
+                        && e.to_string().contains(" at line ")
+                    {
                         panic!("byte {at} set to {:?}: {e}", replacement as char);
                     }
                 }
@@ -239,4 +267,59 @@ fn a_byte_changed_anywhere_gets_serde_jsons_verdict() {
         }
     }
     assert!(refused > 300, "most changes break the JSON ({refused})");
+}
+
+/// A field of the wrong type is named with its object (even when the
+/// field is the object's own namespace) and placed at its line and column
+/// in the file, not in the item read alone: on one line with every other
+/// item, and pretty-printed, where it is on a later line of its item.
+#[test]
+fn a_field_of_the_wrong_type_is_placed_in_the_file() {
+    let compact = String::from_utf8(small_cluster_json()).expect("UTF-8");
+    let mut value: serde_json::Value = serde_json::from_str(&compact).expect("JSON");
+    let items = value["items"].as_array_mut().expect("items");
+    *items = some_of_each(items);
+    let pod = items
+        .iter_mut()
+        .rfind(|i| i["kind"] == "Pod")
+        .expect("a pod");
+    let name = pod["metadata"]["name"]
+        .as_str()
+        .expect("a name")
+        .to_string();
+    pod["metadata"]["namespace"] = serde_json::json!(5);
+    let layouts = [
+        ("one line", serde_json::to_string(&value).expect("JSON")),
+        (
+            "pretty",
+            serde_json::to_string_pretty(&value).expect("JSON"),
+        ),
+    ];
+    for (layout, json) in layouts {
+        let at = json
+            .find("\"namespace\":5")
+            .or_else(|| json.find("\"namespace\": 5"));
+        let at = at.expect("the bad namespace") + json[at.unwrap()..].find('5').unwrap();
+        let line = json[..at].matches('\n').count() + 1;
+        let column = at - json[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+        let item_line = {
+            let field = json[..at]
+                .rfind("\"apiVersion\"")
+                .expect("the item's start");
+            let item = json[..field].rfind('{').expect("the item's brace");
+            json[..item].matches('\n').count() + 1
+        };
+        let err = match load_snapshot_bytes(json.as_bytes(), "f.json") {
+            Ok(_) => panic!("{layout}: loaded"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(
+            err,
+            format!(
+                "f.json:{item_line}: Pod {name}: metadata.namespace: invalid type: integer `5`, \
+                 expected a string at line {line} column {column}"
+            ),
+            "{layout}"
+        );
+    }
 }

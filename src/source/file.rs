@@ -127,16 +127,14 @@ enum PlaceKey {
     Generated,
 }
 
+/// What names an object in errors. Any value is taken, so that an
+/// object whose name or namespace has the wrong type is still named.
 #[derive(Deserialize)]
 struct Peek {
-    kind: Option<String>,
-    metadata: Option<PeekMeta>,
-}
-
-#[derive(Deserialize)]
-struct PeekMeta {
-    name: Option<String>,
-    namespace: Option<String>,
+    #[serde(default)]
+    kind: Option<serde_json::Value>,
+    #[serde(default)]
+    metadata: Option<serde_json::Value>,
 }
 
 /// Kinds that live in a namespace (`default` when the manifest names none).
@@ -154,15 +152,21 @@ const NAMESPACED_KINDS: [&str; 10] = [
 ];
 
 impl Peek {
+    fn kind(&self) -> Option<&str> {
+        self.kind.as_ref()?.as_str()
+    }
+
     fn object(&self) -> String {
-        let meta = self.metadata.as_ref();
-        let kind = self.kind.as_deref().unwrap_or("object");
-        let default_ns = NAMESPACED_KINDS.contains(&kind).then_some("default");
-        object_name(
-            kind,
-            meta.and_then(|m| m.namespace.as_deref()).or(default_ns),
-            meta.and_then(|m| m.name.as_deref()).unwrap_or("<unnamed>"),
-        )
+        use serde_json::Value;
+        let kind = self.kind().unwrap_or("object");
+        let field = |f: &str| self.metadata.as_ref().and_then(|m| m.get(f));
+        let namespace = match field("namespace") {
+            None | Some(Value::Null) => NAMESPACED_KINDS.contains(&kind).then_some("default"),
+            // One of the wrong type (the error names it) is left out.
+            Some(other) => other.as_str(),
+        };
+        let name = field("name").and_then(Value::as_str).unwrap_or("<unnamed>");
+        object_name(kind, namespace, name)
     }
 }
 
@@ -359,7 +363,10 @@ impl<'a> ItemSource<'a> for JsonText<'a> {
         match scan::top_level_string(self.text.as_bytes(), b"kind") {
             scan::Found::Value(kind) => Some(kind),
             scan::Found::Absent => None,
-            scan::Found::Unsure => self.parse::<Peek>().ok().and_then(|p| p.kind),
+            scan::Found::Unsure => self
+                .parse::<Peek>()
+                .ok()
+                .and_then(|p| p.kind().map(str::to_string)),
         }
     }
 
@@ -382,27 +389,46 @@ impl<'a> ItemSource<'a> for JsonText<'a> {
 }
 
 /// serde_json's error in an item read alone, as a parse of the whole file
-/// reports it: at the file's line and column (the item's first line
-/// starts `column` bytes after the line's start).
+/// reports it: at the file's line and column.
 fn item_syntax_error(origin: &Origin, e: &serde_json::Error) -> SourceError {
-    let (start, column) = match origin.position {
-        Position::Line { line, column } => (line, column),
-        _ => (1, 0),
-    };
-    let line = start + e.line().saturating_sub(1);
-    let column = if e.line() <= 1 {
-        column + e.column()
-    } else {
-        e.column()
-    };
-    let text = e.to_string();
-    let what = text
-        .rsplit_once(" at line ")
-        .map_or(text.as_str(), |(what, _)| what);
+    let (line, _) = file_position(origin, e.line(), e.column());
     SourceError::Syntax {
         file: origin.file.to_string(),
         line: Some(line),
-        message: format!("{what} at line {line} column {column}"),
+        message: in_file(&e.to_string(), origin),
+    }
+}
+
+/// A line and column in a JSON item read alone, in the file (the item's
+/// first line starts `column` bytes after the line's start).
+fn file_position(origin: &Origin, line: usize, column: usize) -> (usize, usize) {
+    let (start, start_column) = match origin.position {
+        Position::Line { line, column } => (line, column),
+        _ => (1, 0),
+    };
+    let file_line = start + line.saturating_sub(1);
+    let file_column = if line <= 1 {
+        start_column + column
+    } else {
+        column
+    };
+    (file_line, file_column)
+}
+
+/// serde_json's message about an item read alone (`… at line L column
+/// C`), with the place in the file's lines and columns instead. Messages
+/// without a place, and items of other sources, are left as they are.
+fn in_file(message: &str, origin: &Origin) -> String {
+    let parsed = message.rsplit_once(" at line ").and_then(|(what, at)| {
+        let (line, column) = at.split_once(" column ")?;
+        Some((what, line.parse().ok()?, column.parse().ok()?))
+    });
+    match (parsed, &origin.position) {
+        (Some((what, line, column)), Position::Line { .. }) => {
+            let (line, column) = file_position(origin, line, column);
+            format!("{what} at line {line} column {column}")
+        }
+        _ => message.to_string(),
     }
 }
 
@@ -497,7 +523,7 @@ fn typed<'a, T: DeserializeOwned>(
                 .unwrap_or_else(|| SourceError::Invalid {
                     file: origin.file.to_string(),
                     line: origin.line(),
-                    source: InvalidObject::new(&object_of(item), field, message),
+                    source: InvalidObject::new(&object_of(item), field, in_file(&message, origin)),
                 })
         })
 }
@@ -990,17 +1016,19 @@ fn ingest_json(
     // batch at a time, just before the batch parses, while the batch before
     // it converts (the bytes are given back only behind both); otherwise
     // all at once first.
-    // (Their columns only for items not yet checked, whose syntax errors
-    // are found in the item alone: always in file order.)
-    let lines: Vec<AtomicUsize> = if in_order {
-        offsets.iter().map(|_| AtomicUsize::new(0)).collect()
+    // Their columns too: errors found in an item read alone are placed in
+    // the file's lines and columns.
+    let (lines, columns): (Vec<AtomicUsize>, Vec<AtomicUsize>) = if in_order {
+        offsets
+            .iter()
+            .map(|_| (AtomicUsize::new(0), AtomicUsize::new(0)))
+            .unzip()
     } else {
         item_lines(bytes, &offsets)
             .into_iter()
-            .map(AtomicUsize::new)
-            .collect()
+            .map(|(line, column)| (AtomicUsize::new(line), AtomicUsize::new(column)))
+            .unzip()
     };
-    let columns: Vec<AtomicUsize> = offsets.iter().map(|_| AtomicUsize::new(0)).collect();
     // Where counting stopped: the offset, its line and its column.
     let counted = std::sync::Mutex::new((0usize, 1usize, 0usize));
     let count_lines = |range: std::ops::Range<usize>| {
@@ -1068,29 +1096,35 @@ fn newlines(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
 }
 
-/// The line each item starts on: one pass over the file, in file order
-/// (single documents before a `List` come after its items in `offsets`),
-/// split over both cores.
-fn item_lines(bytes: &[u8], offsets: &[usize]) -> Vec<usize> {
+/// The line each item starts on, and its column (the bytes before it on
+/// that line): one pass over the file, in file order (single documents
+/// before a `List` come after its items in `offsets`), split over both
+/// cores.
+fn item_lines(bytes: &[u8], offsets: &[usize]) -> Vec<(usize, usize)> {
     let mut order: Vec<usize> = (0..offsets.len()).collect();
     if !offsets.is_sorted() {
         order.sort_by_key(|&i| offsets[i]);
     }
-    // Newlines between consecutive items, in parallel; then running sums.
-    let gaps: Vec<usize> = (0..order.len())
+    // Between consecutive items, in parallel: the newlines, and the bytes
+    // after the last one (`None`: no newline); then running sums.
+    let gaps: Vec<(usize, Option<usize>)> = (0..order.len())
         .into_par_iter()
         .map(|k| {
             let from = if k == 0 { 0 } else { offsets[order[k - 1]] };
-            newlines(&bytes[from..offsets[order[k]]])
+            let gap = &bytes[from..offsets[order[k]]];
+            let after_newline = memchr::memrchr(b'\n', gap).map(|at| gap.len() - at - 1);
+            (newlines(gap), after_newline)
         })
         .collect();
-    let mut lines = vec![0; offsets.len()];
-    let mut line = 1;
-    for (k, gap) in gaps.into_iter().enumerate() {
-        line += gap;
-        lines[order[k]] = line;
+    let mut places = vec![(0, 0); offsets.len()];
+    let (mut line, mut column) = (1, 0);
+    for (k, (newlines, after_newline)) in gaps.into_iter().enumerate() {
+        line += newlines;
+        let from = if k == 0 { 0 } else { offsets[order[k - 1]] };
+        column = after_newline.unwrap_or(column + offsets[order[k]] - from);
+        places[order[k]] = (line, column);
     }
-    lines
+    places
 }
 
 fn yaml_options() -> serde_saphyr::Options {
