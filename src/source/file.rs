@@ -111,6 +111,8 @@ struct Collector {
     seen: std::collections::HashMap<IdentityKey, Seen, std::hash::BuildHasherDefault<KnownHash>>,
     /// What the reader decided on its own (duplicates it let through).
     notes: Vec<String>,
+    /// Pods' requests by their resource fields' text.
+    requests_memo: convert::RequestsMemo,
 }
 
 struct Seen {
@@ -714,7 +716,8 @@ impl Collector {
                 let b = &mut self.builder;
                 let model = match parsed {
                     Parsed::LeanPod(pod, item) => {
-                        match convert::convert_pod(pod.as_ref(), &mut b.interner) {
+                        let memo = &mut self.requests_memo;
+                        match convert::convert_pod_memo(pod.as_ref(), &mut b.interner, memo) {
                             Ok(pod) => ModelObject::Pod(Box::new(pod)),
                             // Refused: parsed whole and converted again, for
                             // the error (or answer) the whole object gives.

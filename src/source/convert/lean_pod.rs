@@ -323,8 +323,28 @@ impl Seconds {
 /// 9998 and a valid day, hour, minute and second (never a leap second);
 /// `None` for anything else, even when valid (jiff then decides).
 fn utc_seconds(b: &[u8]) -> Option<i64> {
-    let &[y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1, b'T', h0, h1, b':', i0, i1, b':', s0, s1, b'Z'] =
-        b
+    let &[
+        y0,
+        y1,
+        y2,
+        y3,
+        b'-',
+        m0,
+        m1,
+        b'-',
+        d0,
+        d1,
+        b'T',
+        h0,
+        h1,
+        b':',
+        i0,
+        i1,
+        b':',
+        s0,
+        s1,
+        b'Z',
+    ] = b
     else {
         return None;
     };
@@ -547,7 +567,9 @@ mod tests {
     fn timestamps_read_directly_are_jiffs() {
         let mut checked = 0;
         let mut texts: Vec<String> = Vec::new();
-        for year in [1, 4, 100, 1600, 1899, 1900, 1969, 1970, 2000, 2023, 2024, 2100, 9998, 9999] {
+        for year in [
+            1, 4, 100, 1600, 1899, 1900, 1969, 1970, 2000, 2023, 2024, 2100, 9998, 9999,
+        ] {
             for month in 0..=13 {
                 for day in 0..=32 {
                     texts.push(format!("{year:04}-{month:02}-{day:02}T12:34:56Z"));
@@ -559,7 +581,14 @@ mod tests {
                 texts.push(format!("{year:04}-{month:02}-{day:02}T00:00:00Z"));
             }
         }
-        for (h, m, sec) in [(0, 0, 0), (23, 59, 59), (24, 0, 0), (12, 60, 0), (12, 0, 60), (9, 5, 7)] {
+        for (h, m, sec) in [
+            (0, 0, 0),
+            (23, 59, 59),
+            (24, 0, 0),
+            (12, 60, 0),
+            (12, 0, 60),
+            (9, 5, 7),
+        ] {
             texts.push(format!("2024-02-29T{h:02}:{m:02}:{sec:02}Z"));
         }
         texts.extend(

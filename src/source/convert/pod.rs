@@ -15,6 +15,7 @@ use crate::model::intern::{Interner, Sym};
 use crate::model::labels::{Labels, Requirement};
 use crate::model::node::TaintEffect;
 use crate::model::pod::*;
+use crate::model::resources::{CpuMem, Resources};
 
 /// The API server's default `terminationGracePeriodSeconds`.
 pub const DEFAULT_TERMINATION_GRACE_SECONDS: i64 = 30;
@@ -76,6 +77,16 @@ pub fn normalized_image(name: &str) -> std::borrow::Cow<'_, str> {
 
 /// Converts a pod, from either of its parsed forms ([`PodFields`]).
 pub fn convert_pod<P: PodFields>(p: &P, interner: &mut Interner) -> Result<Pod, InvalidObject> {
+    convert_pod_memo(p, interner, &mut RequestsMemo::default())
+}
+
+/// [`convert_pod`], taking the pod's requests from `memo` when a pod with
+/// the same resource fields was converted before (and keeping them there).
+pub fn convert_pod_memo<P: PodFields>(
+    p: &P,
+    interner: &mut Interner,
+    memo: &mut RequestsMemo,
+) -> Result<Pod, InvalidObject> {
     let (namespace, name, object) = identity(p)?;
     if !p.has_spec() {
         return Err(InvalidObject::new(&object, "spec", "Required value"));
@@ -93,10 +104,29 @@ pub fn convert_pod<P: PodFields>(p: &P, interner: &mut Interner) -> Result<Pod, 
     }
     let ns_sym = interner.intern(namespace);
     let labels = labels_of_pairs(p.labels(), interner);
-    let requests = PodRequestLists::of(p, &object)?;
+    let memoized = memo.find(p);
+    let lists = match memoized {
+        Some(_) => None,
+        None => Some(PodRequestLists::of(p, &object)?),
+    };
     let placement = Constraints::of(p, ns_sym, &labels, interner, &object)?;
     let termination = termination(p, &object)?;
     let preemption_policy = preemption_policy(p, &object)?;
+    // (Interned here, as before the memo: symbols keep their numbers.)
+    let requests = match (memoized, lists) {
+        (Some(found), _) => found,
+        (None, Some(lists)) => {
+            let worked_out = PodRequests {
+                requests: to_resources(&lists.exact, interner),
+                non_zero: existing_non_zero(&lists.regular, &lists.init, &lists.overhead),
+                incoming_non_zero: incoming_non_zero(&lists.defaulted),
+                pod_level: lists.pod_level(interner),
+            };
+            memo.keep(&worked_out);
+            worked_out
+        }
+        (None, None) => unreachable!("worked out when not found"),
+    };
 
     Ok(Pod {
         namespace: ns_sym,
@@ -117,10 +147,10 @@ pub fn convert_pod<P: PodFields>(p: &P, interner: &mut Interner) -> Result<Pod, 
             .filter(|s| !s.is_empty())
             .map(Into::into),
         preemption_policy,
-        requests: to_resources(&requests.exact, interner),
-        non_zero_requests: existing_non_zero(&requests.regular, &requests.init, &requests.overhead),
-        incoming_non_zero_requests: incoming_non_zero(&requests.defaulted),
-        pod_level: requests.pod_level(interner),
+        requests: requests.requests,
+        non_zero_requests: requests.non_zero,
+        incoming_non_zero_requests: requests.incoming_non_zero,
+        pod_level: requests.pod_level,
         host_ports: host_ports(p),
         node_selector: placement.node_selector,
         node_affinity: placement.node_affinity,
@@ -170,6 +200,75 @@ fn identity(p: &impl PodFields) -> Result<(&str, &str, String), InvalidObject> {
         ));
     }
     Ok((namespace, name, object))
+}
+
+/// What a pod's resource fields convert to.
+#[derive(Clone)]
+struct PodRequests {
+    requests: Resources,
+    non_zero: CpuMem,
+    incoming_non_zero: CpuMem,
+    pod_level: Option<Box<PodLevelRequests>>,
+}
+
+/// Pods' converted requests, kept by the text of every field they come
+/// from: a workload's replicas repeat them, and working them out (each
+/// quantity parsed, then summed and defaulted) was about a third of
+/// converting a pod (callgrind, the synthetic cluster). Pods that set
+/// pod-level resources are not kept. At most [`RequestsMemo::ENTRIES`]
+/// are kept, so memory stays bounded when every pod differs.
+#[derive(Default)]
+pub struct RequestsMemo {
+    kept: rustc_hash::FxHashMap<Box<[u8]>, PodRequests>,
+    /// The last pod's key, while it is worked out.
+    key: Vec<u8>,
+    /// Whether the last pod's key can be kept.
+    keyed: bool,
+}
+
+impl RequestsMemo {
+    pub const ENTRIES: usize = 8192;
+
+    /// The requests of a pod with the same resource fields, if kept.
+    fn find(&mut self, p: &impl PodFields) -> Option<PodRequests> {
+        self.keyed = p.pod_resources().is_none();
+        if !self.keyed {
+            return None;
+        }
+        let key = &mut self.key;
+        key.clear();
+        let mut push = |tag: u8, text: &str| {
+            key.push(tag);
+            key.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            key.extend_from_slice(text.as_bytes());
+        };
+        for (tag, containers) in [(b'c', p.containers()), (b'i', p.init_containers())] {
+            for c in containers {
+                push(tag, c.restart_policy().unwrap_or("\0"));
+                for (k, v) in c.limits() {
+                    push(b'l', k);
+                    push(b'=', v);
+                }
+                for (k, v) in c.requests() {
+                    push(b'r', k);
+                    push(b'=', v);
+                }
+            }
+        }
+        for (k, v) in p.overhead() {
+            push(b'o', k);
+            push(b'=', v);
+        }
+        self.kept.get(self.key.as_slice()).cloned()
+    }
+
+    /// Keeps what the last pod [`RequestsMemo::find`] did not find.
+    fn keep(&mut self, requests: &PodRequests) {
+        if self.keyed && self.kept.len() < Self::ENTRIES {
+            self.kept
+                .insert(self.key.as_slice().into(), requests.clone());
+        }
+    }
 }
 
 /// The resource lists the scheduler's request arithmetic starts from, after
@@ -804,7 +903,88 @@ fn convert_spread(
 
 #[cfg(test)]
 mod tests {
-    use super::normalized_image;
+    use super::*;
+    use crate::source::convert::lean_pod::LeanPod;
+
+    /// Pods whose resource fields differ in one way each from the first,
+    /// and repeat: converted in order with one memo, each is the pod
+    /// converted alone, with the same strings interned in the same order,
+    /// from both of its parsed forms.
+    #[test]
+    fn pods_converted_with_the_requests_memo_are_the_pods_converted_alone() {
+        let pod = |name: &str, spec: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}"}},"spec":{spec}}}"#
+            )
+        };
+        let c = |resources: &str| format!(r#"{{"name":"c","resources":{resources}}}"#);
+        let base = c(r#"{"requests":{"cpu":"100m","memory":"64Mi"}}"#);
+        let specs = [
+            format!(r#"{{"containers":[{base}]}}"#),
+            format!(
+                r#"{{"containers":[{}]}}"#,
+                c(r#"{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"1"}}"#)
+            ),
+            format!(
+                r#"{{"containers":[{}]}}"#,
+                c(r#"{"limits":{"cpu":"100m","memory":"64Mi"}}"#)
+            ),
+            format!(
+                r#"{{"containers":[{}]}}"#,
+                c(
+                    r#"{"requests":{"cpu":"100m","nvidia.com/gpu":"1"},"limits":{"nvidia.com/gpu":"1"}}"#
+                )
+            ),
+            format!(r#"{{"containers":[{base},{base}]}}"#),
+            format!(
+                r#"{{"containers":[{base}],"initContainers":[{}]}}"#,
+                c(r#"{"requests":{"cpu":"2"}}"#)
+            ),
+            format!(
+                r#"{{"containers":[{base}],"initContainers":[{{"name":"s","restartPolicy":"Always","resources":{{"requests":{{"cpu":"2"}}}}}}]}}"#
+            ),
+            format!(r#"{{"containers":[{base}],"overhead":{{"cpu":"250m"}}}}"#),
+            format!(r#"{{"containers":[{base}],"resources":{{"requests":{{"cpu":"3"}}}}}}"#),
+            format!(
+                r#"{{"containers":[{}]}}"#,
+                c(r#"{"requests":{"cpu":"100m","memory":"64Mi","ephemeral-storage":"1Gi"}}"#)
+            ),
+        ];
+        let mut memo = RequestsMemo::default();
+        let mut memo_whole = RequestsMemo::default();
+        let (mut with, mut with_whole, mut alone) = (
+            Interner::default(),
+            Interner::default(),
+            Interner::default(),
+        );
+        for round in 0..3 {
+            for (i, spec) in specs.iter().enumerate() {
+                let json = pod(&format!("p-{round}-{i}"), spec);
+                let lean = LeanPod::parse(&json).expect("lean parse");
+                let whole: core::Pod = serde_json::from_str(&json).expect("whole parse");
+                let expected = convert_pod(&whole, &mut alone).expect("converts");
+                let from_lean = convert_pod_memo(&lean, &mut with, &mut memo).expect("converts");
+                let from_whole =
+                    convert_pod_memo(&whole, &mut with_whole, &mut memo_whole).expect("converts");
+                assert_eq!(from_lean, expected, "round {round}, spec {i}");
+                assert_eq!(from_whole, expected, "round {round}, spec {i}");
+            }
+        }
+        assert!(with.strings().eq(alone.strings()));
+        assert!(with_whole.strings().eq(alone.strings()));
+        // One kept per spec, but the one with pod-level resources.
+        assert_eq!(memo.kept.len(), specs.len() - 1);
+        // A bad quantity is still refused with the memo in use.
+        let bad = pod(
+            "bad",
+            &format!(
+                r#"{{"containers":[{}]}}"#,
+                c(r#"{"requests":{"cpu":"100m","memory":"64Mi","pods":"-1"}}"#)
+            ),
+        );
+        let lean = LeanPod::parse(&bad).expect("lean parse");
+        assert!(convert_pod_memo(&lean, &mut with, &mut memo).is_err());
+    }
 
     #[test]
     fn image_normalization_only_appends_latest() {
