@@ -272,7 +272,8 @@ fn a_byte_changed_anywhere_gets_serde_jsons_verdict() {
 /// A field of the wrong type is named with its object (even when the
 /// field is the object's own namespace) and placed at its line and column
 /// in the file, not in the item read alone: on one line with every other
-/// item, and pretty-printed, where it is on a later line of its item.
+/// item, pretty-printed (where it is on a later line of its item), and in
+/// a `List` after another document on the same line.
 #[test]
 fn a_field_of_the_wrong_type_is_placed_in_the_file() {
     let compact = String::from_utf8(small_cluster_json()).expect("UTF-8");
@@ -288,12 +289,16 @@ fn a_field_of_the_wrong_type_is_placed_in_the_file() {
         .expect("a name")
         .to_string();
     pod["metadata"]["namespace"] = serde_json::json!(5);
+    // A document before the List: its items are read out of file order.
+    let node = r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"before"}}"#;
+    let one_line = serde_json::to_string(&value).expect("JSON");
     let layouts = [
-        ("one line", serde_json::to_string(&value).expect("JSON")),
+        ("one line", one_line.clone()),
         (
             "pretty",
             serde_json::to_string_pretty(&value).expect("JSON"),
         ),
+        ("after a document", format!("{node} {one_line}")),
     ];
     for (layout, json) in layouts {
         let at = json

@@ -783,9 +783,47 @@ fn config_command_switches_the_profiles_and_every_answer_follows() {
     assert!(line_with(&s, "#").contains("Balance"), "{s}");
 }
 
-/// Free CPU per zone on the nodes a plain pod of `class` could use, by the
-/// engine's own NodeUnschedulable and TaintToleration filters; and the free
-/// CPU of the nodes those filters keep it off.
+/// A plain pod of a priority class (no tolerations), for the Tiers tests:
+/// which nodes it could use, by the engine's own NodeUnschedulable and
+/// TaintToleration filters, and each node's zone.
+struct PlainPod<'a> {
+    cluster: &'a kplace::model::Cluster,
+    probe: kplace::model::Pod,
+    value: i32,
+    zone_key: kplace::model::intern::Sym,
+}
+
+impl<'a> PlainPod<'a> {
+    fn of(cluster: &'a kplace::model::Cluster, class: &str) -> Self {
+        let value = cluster.priority_class(class).unwrap().value;
+        let mut probe = kplace::model::Pod::blank(cluster.empty_sym());
+        probe.priority = Some(value);
+        let zone_key = cluster
+            .interner
+            .lookup("topology.kubernetes.io/zone")
+            .unwrap();
+        PlainPod {
+            cluster,
+            probe,
+            value,
+            zone_key,
+        }
+    }
+
+    fn can_use(&self, node: &kplace::model::Node) -> bool {
+        use kplace::engine::plugins::{node_unschedulable, taint_toleration};
+        node_unschedulable::filter(&self.probe, node).is_ok()
+            && taint_toleration::filter(&self.probe, node).is_ok()
+    }
+
+    fn zone(&self, node: &kplace::model::Node) -> String {
+        let zone = node.labels.get(self.zone_key).unwrap();
+        self.cluster.interner.resolve(zone).to_string()
+    }
+}
+
+/// Free CPU per zone on the nodes a plain pod of `class` could use; and
+/// the free CPU of the nodes the filters keep it off.
 fn free_cpu_by_filters(
     cluster: &kplace::model::Cluster,
     class: &str,
@@ -793,25 +831,16 @@ fn free_cpu_by_filters(
     std::collections::BTreeMap<String, i64>,
     std::collections::BTreeMap<String, i64>,
 ) {
-    use kplace::engine::plugins::{node_unschedulable, taint_toleration};
-    let value = cluster.priority_class(class).unwrap().value;
-    let mut probe = kplace::model::Pod::blank(cluster.empty_sym());
-    probe.priority = Some(value);
-    let zone_key = cluster
-        .interner
-        .lookup("topology.kubernetes.io/zone")
-        .unwrap();
+    let plain = PlainPod::of(cluster, class);
     let (mut usable, mut kept_off) = (Default::default(), Default::default());
     for (id, node) in cluster.nodes.iter().enumerate() {
-        let zone = cluster
-            .interner
-            .resolve(node.labels.get(zone_key).unwrap())
-            .to_string();
+        let zone = plain.zone(node);
         let free = (node.allocatable.milli_cpu - cluster.node_infos[id].requested.milli_cpu).max(0);
-        let ok = node_unschedulable::filter(&probe, node).is_ok()
-            && taint_toleration::filter(&probe, node).is_ok();
-        let map: &mut std::collections::BTreeMap<String, i64> =
-            if ok { &mut usable } else { &mut kept_off };
+        let map: &mut std::collections::BTreeMap<String, i64> = if plain.can_use(node) {
+            &mut usable
+        } else {
+            &mut kept_off
+        };
         *map.entry(zone).or_default() += free;
     }
     (usable, kept_off)
@@ -843,17 +872,8 @@ fn tiers_headroom_counts_only_nodes_a_plain_pod_of_the_class_could_use() {
             assert!(!line.contains(&with_tainted), "{line}");
         }
     }
-    let in_zone = |z: &str| {
-        let key = cluster
-            .interner
-            .lookup("topology.kubernetes.io/zone")
-            .unwrap();
-        cluster
-            .nodes
-            .iter()
-            .filter(|n| cluster.interner.resolve(n.labels.get(key).unwrap()) == z)
-            .count()
-    };
+    let plain = PlainPod::of(&cluster, "standard");
+    let in_zone = |z: &str| cluster.nodes.iter().filter(|n| plain.zone(n) == z).count();
     assert!(
         line_with(&s, "eu-west-1a       cpu").contains(&format!(
             "on {} of {} nodes",
@@ -876,21 +896,12 @@ fn lower_priority_cpu_by_records(
     cluster: &kplace::model::Cluster,
     class: &str,
 ) -> std::collections::BTreeMap<String, (i64, i64)> {
-    use kplace::engine::plugins::{node_unschedulable, taint_toleration};
-    let value = cluster.priority_class(class).unwrap().value;
-    let mut probe = kplace::model::Pod::blank(cluster.empty_sym());
-    probe.priority = Some(value);
-    let zone_key = cluster
-        .interner
-        .lookup("topology.kubernetes.io/zone")
-        .unwrap();
+    let plain = PlainPod::of(cluster, class);
     let mut held = std::collections::BTreeMap::<String, (i64, i64)>::new();
     for pod in cluster.pods.iter() {
         let Some(n) = pod.node else { continue };
         let node = &cluster.nodes[n as usize];
-        let usable = node_unschedulable::filter(&probe, node).is_ok()
-            && taint_toleration::filter(&probe, node).is_ok();
-        if !usable || pod.phase.is_terminal() || pod.priority_value() >= value {
+        if !plain.can_use(node) || pod.phase.is_terminal() || pod.priority_value() >= plain.value {
             continue;
         }
         let protected = cluster.pdbs.iter().any(|pdb| {
@@ -899,8 +910,7 @@ fn lower_priority_cpu_by_records(
                 && !pdb.selector.is_everything()
                 && pdb.selector.matches(&pod.labels)
         });
-        let zone = cluster.interner.resolve(node.labels.get(zone_key).unwrap());
-        let entry = held.entry(zone.to_string()).or_default();
+        let entry = held.entry(plain.zone(node)).or_default();
         if protected {
             entry.1 += pod.requests.milli_cpu;
         } else {

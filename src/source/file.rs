@@ -393,12 +393,21 @@ impl<'a> ItemSource<'a> for JsonText<'a> {
 /// serde_json's error in an item read alone, as a parse of the whole file
 /// reports it: at the file's line and column.
 fn item_syntax_error(origin: &Origin, e: &serde_json::Error) -> SourceError {
-    let (line, _) = file_position(origin, e.line(), e.column());
+    let text = e.to_string();
+    let what = split_place(&text).map_or(text.as_str(), |(what, _, _)| what);
+    let (line, column) = file_position(origin, e.line(), e.column());
     SourceError::Syntax {
         file: origin.file.to_string(),
         line: Some(line),
-        message: in_file(&e.to_string(), origin),
+        message: format!("{what} at line {line} column {column}"),
     }
+}
+
+/// serde_json's message split from its place (`… at line L column C`).
+fn split_place(message: &str) -> Option<(&str, usize, usize)> {
+    let (what, at) = message.rsplit_once(" at line ")?;
+    let (line, column) = at.split_once(" column ")?;
+    Some((what, line.parse().ok()?, column.parse().ok()?))
 }
 
 /// A line and column in a JSON item read alone, in the file (the item's
@@ -421,11 +430,7 @@ fn file_position(origin: &Origin, line: usize, column: usize) -> (usize, usize) 
 /// C`), with the place in the file's lines and columns instead. Messages
 /// without a place, and items of other sources, are left as they are.
 fn in_file(message: &str, origin: &Origin) -> String {
-    let parsed = message.rsplit_once(" at line ").and_then(|(what, at)| {
-        let (line, column) = at.split_once(" column ")?;
-        Some((what, line.parse().ok()?, column.parse().ok()?))
-    });
-    match (parsed, &origin.position) {
+    match (split_place(message), &origin.position) {
         (Some((what, line, column)), Position::Line { .. }) => {
             let (line, column) = file_position(origin, line, column);
             format!("{what} at line {line} column {column}")
@@ -1041,12 +1046,7 @@ fn ingest_json(
         let mut counted = counted.lock().unwrap_or_else(|e| e.into_inner());
         let (mut at, mut line, mut column) = *counted;
         for i in range {
-            let gap = &bytes[at..offsets[i]];
-            line += newlines(gap);
-            column = match memchr::memrchr(b'\n', gap) {
-                Some(newline) => gap.len() - newline - 1,
-                None => column + gap.len(),
-            };
+            (line, column) = Gap::of(&bytes[at..offsets[i]]).after(line, column);
             at = offsets[i];
             lines[i].store(line, Ordering::Relaxed);
             columns[i].store(column, Ordering::Relaxed);
@@ -1108,26 +1108,53 @@ fn item_lines(bytes: &[u8], offsets: &[usize]) -> Vec<(usize, usize)> {
     if !offsets.is_sorted() {
         order.sort_by_key(|&i| offsets[i]);
     }
-    // Between consecutive items, in parallel: the newlines, and the bytes
-    // after the last one (`None`: no newline); then running sums.
-    let gaps: Vec<(usize, Option<usize>)> = (0..order.len())
+    // The gaps between consecutive items, in parallel; then running sums.
+    let gaps: Vec<Gap> = (0..order.len())
         .into_par_iter()
         .map(|k| {
             let from = if k == 0 { 0 } else { offsets[order[k - 1]] };
-            let gap = &bytes[from..offsets[order[k]]];
-            let after_newline = memchr::memrchr(b'\n', gap).map(|at| gap.len() - at - 1);
-            (newlines(gap), after_newline)
+            Gap::of(&bytes[from..offsets[order[k]]])
         })
         .collect();
     let mut places = vec![(0, 0); offsets.len()];
     let (mut line, mut column) = (1, 0);
-    for (k, (newlines, after_newline)) in gaps.into_iter().enumerate() {
-        line += newlines;
-        let from = if k == 0 { 0 } else { offsets[order[k - 1]] };
-        column = after_newline.unwrap_or(column + offsets[order[k]] - from);
+    for (k, gap) in gaps.into_iter().enumerate() {
+        (line, column) = gap.after(line, column);
         places[order[k]] = (line, column);
     }
     places
+}
+
+/// What a run of bytes between two places in a file does to the line and
+/// column (bytes since the line's start) of the place after it.
+struct Gap {
+    newlines: usize,
+    /// The bytes after its last newline (`None`: it holds none).
+    after_last_newline: Option<usize>,
+    len: usize,
+}
+
+impl Gap {
+    fn of(gap: &[u8]) -> Gap {
+        let after_last_newline = memchr::memrchr(b'\n', gap).map(|at| gap.len() - at - 1);
+        Gap {
+            newlines: if after_last_newline.is_some() {
+                newlines(gap)
+            } else {
+                0
+            },
+            after_last_newline,
+            len: gap.len(),
+        }
+    }
+
+    /// The line and column after the gap, from those before it.
+    fn after(&self, line: usize, column: usize) -> (usize, usize) {
+        match self.after_last_newline {
+            Some(tail) => (line + self.newlines, tail),
+            None => (line, column + self.len),
+        }
+    }
 }
 
 fn yaml_options() -> serde_saphyr::Options {
