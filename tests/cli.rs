@@ -2481,3 +2481,23 @@ fn services_beside_a_pod_spread_it_as_the_same_services_in_the_snapshot() {
         "{from_file}"
     );
 }
+
+/// The interactive view without a terminal (a script, a pipe) says so and
+/// what answers without one, instead of the system's bare error.
+#[test]
+fn the_tui_without_a_terminal_says_it_needs_one() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kplace"))
+        .arg("--demo")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert!(
+        err.contains("the interactive view needs a terminal, and none is attached")
+            && err.contains("kplace place --snapshot FILE --pod POD"),
+        "{err}"
+    );
+}

@@ -64,7 +64,9 @@ impl TerminalGuard {
     pub fn enter() -> anyhow::Result<TerminalGuard> {
         install_panic_hook();
         arm_fault_restore();
-        enable_raw_mode()?;
+        // Without a terminal (output piped, run from a script) raw mode
+        // fails with the system's bare "No such device or address".
+        enable_raw_mode().map_err(|e| anyhow::anyhow!(no_terminal(&e)))?;
         let setup = execute!(stdout(), EnterAlternateScreen, EnableMouseCapture);
         let terminal = setup.map_err(anyhow::Error::from).and_then(|_| {
             Terminal::new(CrosstermBackend::new(stdout())).map_err(anyhow::Error::from)
@@ -227,6 +229,16 @@ impl Drop for SignalWatch {
     }
 }
 
+/// What to say when there is no terminal to draw on or read keys from (a
+/// script, a pipe, no controlling terminal): the system says only "No such
+/// device or address".
+fn no_terminal(e: &std::io::Error) -> String {
+    format!(
+        "the interactive view needs a terminal, and none is attached ({e}); \
+         `kplace place --snapshot FILE --pod POD` answers without one"
+    )
+}
+
 /// The terminal kplace reads keys from: stdin when it is a terminal, else
 /// `/dev/tty` (as crossterm chooses).
 pub struct Tty {
@@ -242,7 +254,8 @@ impl Tty {
                 _file: None,
             });
         }
-        let file = std::fs::File::open("/dev/tty")?;
+        let file = std::fs::File::open("/dev/tty")
+            .map_err(|e| std::io::Error::new(e.kind(), no_terminal(&e)))?;
         Ok(Tty {
             fd: file.as_raw_fd(),
             _file: Some(file),
