@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz/run.sh [SECONDS] [TARGET...]
 #
-# Builds the libFuzzer targets (snapshot, pod, timeline, quantity) on the
+# Builds the libFuzzer targets (snapshot, pod, timeline, quantity, lean_json) on the
 # stable toolchain and runs each for SECONDS (default 45), two at a time.
 # Exits non-zero if any target finds a crash, a timeout or an out-of-memory
 # input, and says where the input is and how to keep it as a regression test.
@@ -18,7 +18,7 @@ set -euo pipefail
 secs="${1:-45}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(snapshot pod timeline quantity)
+[ ${#targets[@]} -gt 0 ] || targets=(snapshot pod timeline quantity lean_json)
 case "$secs" in
   '' | *[!0-9]*) echo "usage: fuzz/run.sh [SECONDS] [TARGET...]" >&2; exit 2 ;;
 esac
@@ -116,7 +116,7 @@ bin="$target_dir/debug"
 # --- seed corpora, from the project's own inputs -------------------------
 seeds="$work/seeds"
 rm -rf "$seeds"
-for t in snapshot pod timeline quantity; do
+for t in snapshot pod timeline quantity lean_json; do
   mkdir -p "$seeds/$t"
   cp "$root/tests/data/fuzz/$t"/* "$seeds/$t/"
 done
@@ -151,7 +151,7 @@ max_len() {
   case "$1" in
     snapshot) echo 32768 ;;
     timeline) echo 16384 ;;
-    pod) echo 4096 ;;
+    pod | lean_json) echo 4096 ;;
     quantity) echo 64 ;;
   esac
 }

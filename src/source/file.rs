@@ -23,6 +23,7 @@ use crate::model::Cluster;
 use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
 use crate::model::pod::Pod;
+use crate::source::convert::lean_json;
 use crate::source::convert::lean_pod::LeanPod;
 use crate::source::convert::{self, object_name};
 
@@ -348,9 +349,13 @@ struct JsonText<'a> {
 }
 
 impl<'a> ItemSource<'a> for JsonText<'a> {
-    /// Parses without path tracking; only on failure parses again with
+    /// Parses with the lean JSON reader (serde_json where it gives up),
+    /// without path tracking; only on failure parses again with
     /// `serde_path_to_error` to name the field.
     fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)> {
+        if let Some(v) = lean_json::from_str(self.text) {
+            return Ok(v);
+        }
         if let Ok(v) = serde_json::from_str(self.text) {
             return Ok(v);
         }

@@ -1,6 +1,9 @@
 pub mod budget;
 pub mod build;
 pub(crate) mod convert;
+/// For the `lean_json` fuzz target and its regression replay.
+#[doc(hidden)]
+pub use convert::lean_json;
 pub mod file;
 pub mod live;
 pub mod mapped;

@@ -260,7 +260,9 @@ impl<'a> LeanPod<'a> {
     /// Parses one JSON item lean; `None` when it is not a pod this parse
     /// accepts as `k8s-openapi` would (the caller parses it whole).
     pub fn parse(json: &'a str) -> Option<LeanPod<'a>> {
-        let pod: LeanPod<'a> = serde_json::from_str(json).ok()?;
+        // serde_json where the lean reader gives up: its answer stands.
+        let pod: LeanPod<'a> =
+            super::lean_json::from_str(json).or_else(|| serde_json::from_str(json).ok())?;
         match opt(&pod.api_version) {
             None | Some("v1") => Some(pod),
             Some(_) => None,
@@ -743,6 +745,99 @@ mod tests {
                 "synthetic pod {i} was refused: {pod}"
             );
         }
+    }
+
+    /// The lean JSON reader reads `json` as serde_json reads it, or gives
+    /// up; `true` when it read it.
+    fn read_alike(json: &str) -> bool {
+        super::super::lean_json::agrees_on_pod(json)
+    }
+
+    #[test]
+    fn the_lean_reader_reads_every_corpus_and_synthetic_pod_as_serde_json_does() {
+        let cases =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+        let mut pods = Vec::new();
+        for case in std::fs::read_dir(&cases).expect("the corpus copy is in the repository") {
+            let path = case.unwrap().path().join("snapshot.yaml.gz");
+            if let Ok(bytes) = crate::source::file::read_bytes(&path) {
+                let docs = crate::source::file::manifest_docs(&bytes, &path.display().to_string())
+                    .expect("corpus files parse");
+                pods.extend(pods_of(docs));
+            }
+        }
+        let mut json = Vec::new();
+        crate::synth::write_cluster_json(&mut json, &crate::synth::SynthSpec::small())
+            .expect("write to memory");
+        let synthetic = pods_of(vec![
+            serde_json::from_slice(&json).expect("synth writes JSON"),
+        ]);
+        assert!(
+            synthetic.iter().all(|pod| read_alike(pod)),
+            "a synthetic pod was left to serde_json"
+        );
+        let read = pods.iter().filter(|pod| read_alike(pod)).count();
+        assert!(pods.len() > 2000, "only {} corpus pods", pods.len());
+        // Left to serde_json: YAML's unquoted quantities (numbers), and
+        // pods the lean parse itself refuses.
+        assert!(
+            read * 10 > pods.len() * 9,
+            "read only {read} of {} pods",
+            pods.len()
+        );
+    }
+
+    /// A byte changed, dropped or added anywhere in a pod: whatever the
+    /// lean reader still reads, serde_json reads the same.
+    #[test]
+    fn a_pod_changed_anywhere_is_read_as_serde_json_reads_it_or_left_to_it() {
+        let mut json = Vec::new();
+        crate::synth::write_cluster_json(&mut json, &crate::synth::SynthSpec::small())
+            .expect("write to memory");
+        let pods = pods_of(vec![
+            serde_json::from_slice(&json).expect("synth writes JSON"),
+        ]);
+        let mut escaped = pods[0].clone();
+        escaped.insert_str(
+            escaped.len() - 1,
+            r#","extra":{"note":"a\"b\u00e9\\","n":[1.5e-3,-0,true,null]}"#,
+        );
+        let texts = [
+            &pods[0],
+            &pods[pods.len() / 2],
+            &pods[pods.len() - 1],
+            &escaped,
+        ];
+        let swaps: &[u8] = b"\"\\,:{}[]0-9.eE ntfa\x01\t";
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let (mut tried, mut read) = (0, 0);
+        for _ in 0..6000 {
+            let text = texts[next(texts.len())];
+            let mut bytes = text.as_bytes().to_vec();
+            let at = next(bytes.len());
+            match next(3) {
+                0 => bytes[at] = swaps[next(swaps.len())],
+                1 => {
+                    bytes.remove(at);
+                }
+                _ => bytes.insert(at, swaps[next(swaps.len())]),
+            }
+            let Ok(changed) = String::from_utf8(bytes) else {
+                continue;
+            };
+            tried += 1;
+            read += read_alike(&changed) as usize;
+        }
+        assert!(tried > 5000);
+        // Most changes land in strings, which stay valid: the reader is
+        // exercised, not just giving up.
+        assert!(read * 4 > tried, "read only {read} of {tried}");
     }
 
     #[test]

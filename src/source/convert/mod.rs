@@ -1,6 +1,7 @@
 //! Conversion from `k8s-openapi` types into the engine model, done once per object.
 
 pub mod dra;
+pub mod lean_json;
 pub mod lean_pod;
 pub mod node;
 pub mod pod;
