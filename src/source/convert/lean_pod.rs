@@ -79,8 +79,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for StrMap<'a> {
                 while let Some(pair) = map.next_entry::<Str<'a>, Str<'a>>()? {
                     pairs.push(pair);
                 }
-                // Stable: of a key given twice, the later stays later.
+                // Stable: of a key given twice, the later stays later. (The
+                // API server writes keys sorted: then this only checks.)
                 pairs.sort_by(|a, b| a.0.get().cmp(b.0.get()));
+                if pairs.windows(2).all(|w| w[0].0.get() != w[1].0.get()) {
+                    return Ok(StrMap(pairs));
+                }
                 let mut unique: Vec<(Str<'a>, Str<'a>)> = Vec::with_capacity(pairs.len());
                 for (k, v) in pairs {
                     match unique.last_mut() {
