@@ -381,6 +381,10 @@ impl<'de> Reader<'de> {
             _ => self.give_up(),
         }
     }
+    /// A request serde_json reads its own way: left to it.
+    fn leave_to_serde_json<V: Visitor<'de>>(&mut self, _: V) -> Result<V::Value> {
+        self.give_up()
+    }
 }
 
 /// Where a string's text stops, from `at`: the first `"`, `\` or control
@@ -412,6 +416,17 @@ fn string_stop(bytes: &[u8], mut at: usize) -> Option<usize> {
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
         .map(|i| at + i)
+}
+
+/// Deserializer methods that all read one way: `self.$how(visitor)`.
+macro_rules! each_reads {
+    ($how:ident: $($method:ident)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+                self.$how(visitor)
+            }
+        )*
+    };
 }
 
 impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
@@ -462,45 +477,15 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         }
     }
 
-    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.number(visitor)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.number(visitor)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.number(visitor)
-    }
-    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.number(visitor)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.number(visitor)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.number(visitor)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.number(visitor)
-    }
-    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.number(visitor)
-    }
+    each_reads! { number:
+    deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+    deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 }
 
     // serde_json reads these its own ways (floats exactly, 128-bit integers
-    // past 64 bits): left to it.
-    fn deserialize_f32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.give_up()
-    }
-    fn deserialize_f64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.give_up()
-    }
-    fn deserialize_i128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.give_up()
-    }
-    fn deserialize_u128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.give_up()
-    }
+    // past 64 bits, bytes from strings or arrays): left to it.
+    each_reads! { leave_to_serde_json:
+    deserialize_f32 deserialize_f64 deserialize_i128 deserialize_u128
+    deserialize_bytes deserialize_byte_buf }
 
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.deserialize_str(visitor)
@@ -518,13 +503,6 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
 
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.deserialize_str(visitor)
-    }
-
-    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.give_up()
-    }
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.give_up()
     }
 
     #[inline]
@@ -681,6 +659,12 @@ impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
 /// enums and bytes, which it reads its own ways (left to it).
 struct Key<'r, 'de>(&'r mut Reader<'de>);
 
+impl<'de> Key<'_, 'de> {
+    fn leave_to_serde_json<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        self.0.give_up()
+    }
+}
+
 impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
     type Error = GaveUp;
 
@@ -691,48 +675,12 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
         visitor.visit_borrowed_str(s)
     }
 
-    fn deserialize_bool<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_i8<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_i64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_i128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_u64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_u128<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_f64<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_option<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
+    each_reads! { leave_to_serde_json:
+    deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+    deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+    deserialize_u128 deserialize_f32 deserialize_f64 deserialize_option
+    deserialize_bytes deserialize_byte_buf }
+
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _: &'static str,
@@ -746,12 +694,6 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
         _: &'static [&'static str],
         _: V,
     ) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
-        self.0.give_up()
-    }
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> Result<V::Value> {
         self.0.give_up()
     }
 
