@@ -129,14 +129,29 @@ impl<'de> Reader<'de> {
         }
     }
 
-    /// The rest of a literal whose first byte was just consumed.
-    fn literal(&mut self, rest: &[u8]) -> Result<()> {
-        if self.bytes()[self.at..].starts_with(rest) {
-            self.at += rest.len();
+    /// `null`, after any whitespace.
+    fn null(&mut self) -> Result<()> {
+        self.peek();
+        if self.bytes()[self.at..].starts_with(b"null") {
+            self.at += 4;
             Ok(())
         } else {
             self.give_up()
         }
+    }
+
+    /// `true` or `false`, after any whitespace.
+    fn boolean(&mut self) -> Result<bool> {
+        let (value, word): (bool, &[u8]) = match self.peek() {
+            Some(b't') => (true, b"true"),
+            Some(b'f') => (false, b"false"),
+            _ => return self.give_up(),
+        };
+        if !self.bytes()[self.at..].starts_with(word) {
+            return self.give_up();
+        }
+        self.at += word.len();
+        Ok(value)
     }
 
     /// A string without escapes, the reader just past its opening quote.
@@ -283,57 +298,51 @@ impl<'de> Reader<'de> {
                 self.skip_string()
             }
             Some(b'-' | b'0'..=b'9') => self.skip_number(),
-            Some(b'n') => {
-                self.at += 1;
-                self.literal(b"ull")
-            }
-            Some(b't') => {
-                self.at += 1;
-                self.literal(b"rue")
-            }
-            Some(b'f') => {
-                self.at += 1;
-                self.literal(b"alse")
-            }
+            Some(b'n') => self.null(),
+            Some(b't' | b'f') => self.boolean().map(drop),
             Some(open @ (b'[' | b'{')) => {
-                self.enter()?;
-                let mut first = true;
                 let close = if open == b'[' { b']' } else { b'}' };
-                loop {
-                    if !self.has_next(close, &mut first)? {
-                        break;
+                self.within(open, close, |reader| {
+                    let mut first = true;
+                    while reader.has_next(close, &mut first)? {
+                        if open == b'{' {
+                            reader.at += 1;
+                            reader.skip_string()?;
+                            reader.colon()?;
+                        }
+                        reader.skip_value()?;
                     }
-                    if open == b'{' {
-                        self.at += 1;
-                        self.skip_string()?;
-                        self.colon()?;
-                    }
-                    self.skip_value()?;
-                }
-                self.leave(close)
+                    Ok(())
+                })
             }
             _ => self.give_up(),
         }
     }
 
-    /// Consumes an opening bracket, counting the depth.
-    fn enter(&mut self) -> Result<()> {
+    /// Reads an array or object with `read`, between its `open` and
+    /// `close` brackets (whatever `read` leaves before `close` is refused),
+    /// counting the depth.
+    fn within<T>(
+        &mut self,
+        open: u8,
+        close: u8,
+        read: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        if self.peek() != Some(open) {
+            return self.give_up();
+        }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return self.give_up();
         }
         self.at += 1;
-        Ok(())
-    }
-
-    /// Consumes the closing bracket a visitor left for its container.
-    fn leave(&mut self, close: u8) -> Result<()> {
+        let value = read(self)?;
         if self.peek() != Some(close) {
             return self.give_up();
         }
         self.at += 1;
         self.depth -= 1;
-        Ok(())
+        Ok(value)
     }
 
     /// Whether another element or member follows, consuming the comma
@@ -441,20 +450,10 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
             }
             Some(b'-' | b'0'..=b'9') => self.number(visitor),
             Some(b'n') => {
-                self.at += 1;
-                self.literal(b"ull")?;
+                self.null()?;
                 visitor.visit_unit()
             }
-            Some(b't') => {
-                self.at += 1;
-                self.literal(b"rue")?;
-                visitor.visit_bool(true)
-            }
-            Some(b'f') => {
-                self.at += 1;
-                self.literal(b"alse")?;
-                visitor.visit_bool(false)
-            }
+            Some(b't' | b'f') => visitor.visit_bool(self.boolean()?),
             Some(b'[') => self.deserialize_seq(visitor),
             Some(b'{') => self.deserialize_map(visitor),
             _ => self.give_up(),
@@ -462,19 +461,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.peek() {
-            Some(b't') => {
-                self.at += 1;
-                self.literal(b"rue")?;
-                visitor.visit_bool(true)
-            }
-            Some(b'f') => {
-                self.at += 1;
-                self.literal(b"alse")?;
-                visitor.visit_bool(false)
-            }
-            _ => self.give_up(),
-        }
+        visitor.visit_bool(self.boolean()?)
     }
 
     each_reads! { number:
@@ -508,8 +495,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.peek() == Some(b'n') {
-            self.at += 1;
-            self.literal(b"ull")?;
+            self.null()?;
             visitor.visit_none()
         } else {
             visitor.visit_some(self)
@@ -517,11 +503,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.peek() != Some(b'n') {
-            return self.give_up();
-        }
-        self.at += 1;
-        self.literal(b"ull")?;
+        self.null()?;
         visitor.visit_unit()
     }
 
@@ -546,16 +528,12 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.peek() != Some(b'[') {
-            return self.give_up();
-        }
-        self.enter()?;
-        let value = visitor.visit_seq(Elements {
-            reader: &mut *self,
-            first: true,
-        })?;
-        self.leave(b']')?;
-        Ok(value)
+        self.within(b'[', b']', |reader| {
+            visitor.visit_seq(Elements {
+                reader,
+                first: true,
+            })
+        })
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
@@ -572,16 +550,12 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.peek() != Some(b'{') {
-            return self.give_up();
-        }
-        self.enter()?;
-        let value = visitor.visit_map(Members {
-            reader: &mut *self,
-            first: true,
-        })?;
-        self.leave(b'}')?;
-        Ok(value)
+        self.within(b'{', b'}', |reader| {
+            visitor.visit_map(Members {
+                reader,
+                first: true,
+            })
+        })
     }
 
     /// Objects only: serde_json also reads a struct from an array.
