@@ -677,6 +677,7 @@ impl Collector {
             // The batches before this one are converted.
             done_with(base);
             let started = Instant::now();
+            // (Dropping reads none of the file's bytes the pods borrow.)
             let dropping = std::mem::take(&mut spent);
             let (following, converted) = rayon::join(
                 // The batch converted last is dropped beside the parse,
