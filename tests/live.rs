@@ -1664,7 +1664,7 @@ mod in_place {
             unreachable!()
         };
         let ns = fork.interner.resolve(draft.namespace).to_string();
-        let id = fork.add_pod(*draft);
+        let id = fork.add_pod(kplace::model::Pod::clone(&draft));
         assert_eq!(fork.find_pod(&ns, "pod-9"), Some(id));
         assert_eq!(model.find_pod(&ns, "pod-9"), None);
         let snapshot = model.snapshot();

@@ -7,6 +7,7 @@
 //! item is parsed, converted into the model, and dropped.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -740,7 +741,7 @@ impl Collector {
                     Parsed::LeanPod(pod, item) => {
                         let memo = &mut self.requests_memo;
                         match convert::convert_pod_memo(pod.as_ref(), &mut b.interner, memo) {
-                            Ok(pod) => ModelObject::Pod(Box::new(pod)),
+                            Ok(pod) => ModelObject::Pod(Arc::new(pod)),
                             // Refused: parsed whole and converted again, for
                             // the error (or answer) the whole object gives.
                             Err(_) => {

@@ -182,7 +182,7 @@ impl ModelStore {
             Event::Apply(o) => {
                 let e = entry(o, &mut inner.interner);
                 let change = match &e {
-                    Entry::Model(ModelObject::Pod(p)) => Some(Change::Pod(p.clone())),
+                    Entry::Model(ModelObject::Pod(p)) => Some(Change::Pod(Box::new(Pod::clone(p)))),
                     Entry::Model(ModelObject::Node(n)) => Some(Change::Node(n.clone())),
                     _ => None,
                 };

@@ -430,6 +430,44 @@ impl AffinityGroups {
     }
 }
 
+/// What one range of a new cluster's pods adds to its indexes
+/// ([`Cluster::add_new_pods`]), in id order.
+#[derive(Default)]
+struct NewPods {
+    pods: Vec<Arc<Pod>>,
+    priorities: Vec<i32>,
+    pdbs: Vec<Box<[u32]>>,
+    labels: FxHashMap<(Sym, Sym), IdList>,
+    keys: FxHashMap<Sym, IdList>,
+    /// Scheduled pods with inter-pod affinity terms, and their nodes.
+    with_affinity: Vec<(PodId, NodeId)>,
+    nominated: Vec<PodId>,
+    /// The bound pods and their nodes: grouping pods by node from this
+    /// dense list instead of the records saves two passes over 150,000.
+    bound: Vec<(PodId, NodeId)>,
+}
+
+impl NewPods {
+    /// Records pod `id`, bound to its node already, as
+    /// [`Cluster::index_new_pod`] and [`Cluster::index_pod_pdbs`] do.
+    fn add(&mut self, cluster: &Cluster, id: PodId, pod: &Pod) {
+        self.priorities.push(pod.priority_value());
+        self.pdbs.push(cluster.pdbs_matching(pod));
+        if let Some(node) = pod.node {
+            self.bound.push((id, node));
+            if pod.pod_affinity.as_deref().is_some_and(|a| !a.is_empty()) {
+                self.with_affinity.push((id, node));
+            }
+            for (k, v) in pod.labels.iter() {
+                Arc::make_mut(self.labels.entry((k, v)).or_default()).push(id);
+                Arc::make_mut(self.keys.entry(k).or_default()).push(id);
+            }
+        } else if pod.nominated_node_name.is_some() {
+            self.nominated.push(id);
+        }
+    }
+}
+
 /// `ImageStateSummary`: size and how many nodes report the image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageSummary {
@@ -572,7 +610,7 @@ impl Cluster {
     pub fn new(
         mut interner: Interner,
         nodes: Vec<Node>,
-        pods: Vec<Vec<Pod>>,
+        pods: Vec<Vec<Arc<Pod>>>,
         mut priority_classes: Vec<PriorityClass>,
         pdbs: Vec<DisruptionBudget>,
         owners: Vec<SelectorOwner>,
@@ -607,13 +645,6 @@ impl Cluster {
             cluster.nodes.push(node);
         }
         cluster.rebuild_images();
-        for part in cluster.shared_pods(pods) {
-            for pod in part {
-                cluster.index_new_pod(pod);
-            }
-        }
-        cluster.fill_node_infos();
-        cluster.fill_missing_pdb_status();
         for (i, pdb) in cluster.pdbs.iter().enumerate() {
             cluster
                 .pdbs_by_namespace
@@ -621,21 +652,9 @@ impl Cluster {
                 .or_default()
                 .push(i);
         }
-        // Which PDBs select each pod: read-only, so worked out on both
-        // cores, then recorded in order (and copied into the briefs of the
-        // few pods any PDB selects; a fresh brief says none).
-        let pods = cluster.pods.len();
-        let matching = kplace_split::in_parts(pods, |range| {
-            range
-                .map(|id| cluster.matching_pdbs(id as PodId))
-                .collect::<Vec<_>>()
-        });
-        cluster.pod_pdbs = matching.into_iter().flatten().collect();
-        for id in 0..pods as PodId {
-            if !cluster.pdbs_of_pod(id).is_empty() {
-                cluster.flag_pdbs_on_node(id);
-            }
-        }
+        let bound = cluster.add_new_pods(pods);
+        cluster.fill_node_infos(&bound);
+        cluster.fill_missing_pdb_status();
         cluster
     }
 
@@ -658,7 +677,11 @@ impl Cluster {
     /// The PDBs (indexes into `pdbs`) whose non-empty selector matches the
     /// pod, worked out from the pod's labels and namespace.
     fn matching_pdbs(&self, id: PodId) -> Box<[u32]> {
-        let pod = &self.pods[id as usize];
+        self.pdbs_matching(&self.pods[id as usize])
+    }
+
+    /// [`Cluster::matching_pdbs`] for a pod record.
+    fn pdbs_matching(&self, pod: &Pod) -> Box<[u32]> {
         // An unlabelled pod matches no PDB (and one that lost its labels
         // in an update no longer matches the ones it did).
         if pod.labels.is_empty() {
@@ -863,7 +886,7 @@ impl Cluster {
                         p.phase = PodPhase::Pending;
                     }
                     p.node = None;
-                    p
+                    Arc::new(p)
                 })
                 .collect::<Vec<_>>()
         });
@@ -1114,36 +1137,89 @@ impl Cluster {
         id
     }
 
-    /// The pods of `chunks`, in order, each bound to the node the scheduler
-    /// counts it on and shared: on both cores, a chunk at a time (a
-    /// 150,000-pod snapshot spent a third of building its cluster here,
-    /// half of it moving each pod into its `Arc`).
-    fn shared_pods(&self, chunks: Vec<Vec<Pod>>) -> Vec<Vec<Arc<Pod>>> {
-        let slots: Vec<std::sync::Mutex<Option<Vec<Pod>>>> = chunks
-            .into_iter()
-            .map(|c| std::sync::Mutex::new(Some(c)))
-            .collect();
-        kplace_split::in_parts_from(1, slots.len(), |range| {
-            let mut shared = Vec::new();
-            for slot in &slots[range] {
-                let chunk = slot
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take()
-                    .unwrap_or_default();
-                shared.reserve(chunk.len());
-                for mut pod in chunk {
-                    pod.node = self.scheduler_node(&pod);
-                    shared.push(Arc::new(pod));
+    /// The pods of a new cluster (`chunks`, in order) recorded in every
+    /// index but their nodes' aggregates, each bound to the node the
+    /// scheduler counts it on, as [`Cluster::add_pod`] records one. Read
+    /// in one pass on both cores, a range of chunks each: a pass over
+    /// 150,000 pod records waits on memory, and building the synthetic
+    /// cluster spent half its time in four of them (binding, the label
+    /// indexes' dozen map updates per pod, the PDBs). Each range's
+    /// findings are merged in order, so every list is in id order as one
+    /// pass makes it. `pdbs_by_namespace` must be filled first.
+    fn add_new_pods(&mut self, chunks: Vec<Vec<Arc<Pod>>>) -> Vec<(PodId, NodeId)> {
+        let mut first_id = Vec::with_capacity(chunks.len());
+        let mut count = 0;
+        for chunk in &chunks {
+            first_id.push(count);
+            count += chunk.len();
+        }
+        let slots: Vec<std::sync::Mutex<Vec<Arc<Pod>>>> =
+            chunks.into_iter().map(std::sync::Mutex::new).collect();
+        let this = &*self;
+        let parts = kplace_split::in_parts_from(1, slots.len(), |range| {
+            let mut found = NewPods::default();
+            for c in range {
+                let mut slot = slots[c].lock().unwrap_or_else(|e| e.into_inner());
+                let mut chunk = std::mem::take(&mut *slot);
+                for (id, pod) in (first_id[c] as PodId..).zip(chunk.iter_mut()) {
+                    let node = this.scheduler_node(pod);
+                    if pod.node != node {
+                        // A loaded snapshot's pod is held by no one else:
+                        // written in place.
+                        Arc::make_mut(pod).node = node;
+                    }
+                    found.add(this, id, pod);
+                }
+                found.pods.append(&mut chunk);
+            }
+            found
+        });
+        self.pod_priorities.reserve(count);
+        let mut pdbs = Vec::with_capacity(count);
+        let mut labels = Vec::with_capacity(parts.len());
+        let mut keys = Vec::with_capacity(parts.len());
+        let mut bound = Vec::with_capacity(count);
+        for part in parts {
+            let first = self.pods.len();
+            for &(id, node) in &part.with_affinity {
+                let pod = &part.pods[id as usize - first];
+                self.affinity_groups.update(pod, node, true);
+            }
+            self.pod_priorities.extend(part.priorities);
+            pdbs.extend(part.pdbs);
+            self.nominated.extend(part.nominated);
+            self.num_scheduled += part.bound.len();
+            bound.extend(part.bound);
+            for pod in part.pods {
+                self.pods.push(pod);
+            }
+            labels.push(part.labels);
+            keys.push(part.keys);
+        }
+        /// Each later range's lists appended to the index's, key by key.
+        fn merge<K: Eq + std::hash::Hash>(
+            index: &mut FxHashMap<K, IdList>,
+            parts: Vec<FxHashMap<K, IdList>>,
+        ) {
+            for part in parts {
+                if index.is_empty() {
+                    *index = part;
+                    continue;
+                }
+                for (key, ids) in part {
+                    Arc::make_mut(index.entry(key).or_default()).extend_from_slice(&ids);
                 }
             }
-            shared
-        })
+        }
+        self.pod_pdbs = pdbs.into_iter().collect();
+        merge(&mut self.label_index, labels);
+        merge(&mut self.key_index, keys);
+        bound
     }
 
     /// Records a pod whose node is set already, in every index but its
-    /// node's aggregates ([`Cluster::fill_node_infos`] for a new cluster,
-    /// [`Cluster::add_pod_unindexed`] for one pod).
+    /// node's aggregates ([`Cluster::add_pod_unindexed`] adds those; a new
+    /// cluster records all its pods at once, [`Cluster::add_new_pods`]).
     fn index_new_pod(&mut self, pod: Arc<Pod>) {
         let id = self.pods.len() as PodId;
         self.pod_priorities.push(pod.priority_value());
@@ -1160,37 +1236,45 @@ impl Cluster {
         self.pods.push(pod);
     }
 
-    /// Every node's aggregates from its pods, added in id order as
-    /// [`Cluster::add_pod`] adds them; nodes are independent, so on both
-    /// cores.
-    fn fill_node_infos(&mut self) {
+    /// Every node's aggregates from its pods (`bound`: each bound pod and
+    /// its node, in id order), added in id order as [`Cluster::add_pod`]
+    /// adds them, each brief saying which PDBs select its pod (`pod_pdbs`,
+    /// worked out first); nodes are independent, so on both cores.
+    fn fill_node_infos(&mut self, bound: &[(PodId, NodeId)]) {
         let nodes = self.nodes.len();
         // Each node's pods, in id order: a counting sort by node.
         let mut starts = vec![0usize; nodes + 1];
-        for pod in &self.pods {
-            if let Some(n) = pod.node {
-                starts[n as usize + 1] += 1;
-            }
+        for &(_, n) in bound {
+            starts[n as usize + 1] += 1;
         }
         for n in 0..nodes {
             starts[n + 1] += starts[n];
         }
         let mut next = starts.clone();
         let mut ids = vec![0 as PodId; starts[nodes]];
-        for (id, pod) in self.pods.iter().enumerate() {
-            if let Some(n) = pod.node {
-                ids[next[n as usize]] = id as PodId;
-                next[n as usize] += 1;
-            }
+        for &(id, n) in bound {
+            ids[next[n as usize]] = id;
+            next[n as usize] += 1;
         }
         let pods = &self.pods;
+        let pod_pdbs = &self.pod_pdbs;
         let (infos, _) = kplace_split::build(
             nodes,
             |_| NodeInfo::default(),
             |offset, part| {
                 for (n, info) in (offset..).zip(part.iter_mut()) {
+                    // Sized once: each node's lists would otherwise grow
+                    // four or five times on the way to its thirty pods.
+                    let count = starts[n + 1] - starts[n];
+                    info.pods.reserve_exact(count);
+                    info.briefs.reserve_exact(count);
                     for &id in &ids[starts[n]..starts[n + 1]] {
-                        info.add_pod(id, &pods[id as usize]);
+                        let pod = &pods[id as usize];
+                        let mut brief = PodBrief::of(pod);
+                        if let Some(pdbs) = pod_pdbs.get(id as usize) {
+                            brief.set_pdbs(pdbs);
+                        }
+                        info.add_pod_brief(id, brief, || pod);
                     }
                 }
             },
