@@ -833,6 +833,11 @@ impl Collector {
             });
         }
         let started = Instant::now();
+        // The duplicate check's 170,000 keys are freed on an idle loading
+        // worker while the cluster is built: freed here, after it, they held
+        // the first answer for 10-13 ms on the synthetic cluster.
+        let seen = self.seen;
+        rayon::spawn(move || drop(seen));
         let mut cluster = self.builder.finish();
         cluster.skipped_kinds = self.skipped;
         cluster.recorded_server_version = self.server_version;
