@@ -553,7 +553,10 @@ struct IdentityKey {
 
 impl IdentityKey {
     fn new(kind: &'static str, ns: &str, name: &str) -> Self {
-        let mut key = String::with_capacity(ns.len() + name.len() + 8);
+        // Sized exactly: a key with room to spare was shrunk again (a
+        // reallocation per object) when boxed.
+        let digits = ns.len().checked_ilog10().unwrap_or(0) as usize + 1;
+        let mut key = String::with_capacity(digits + 1 + ns.len() + name.len());
         push_decimal(&mut key, ns.len());
         key.push(':');
         key.push_str(ns);
