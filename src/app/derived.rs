@@ -1184,7 +1184,7 @@ fn owner_of(keys: &OwnerKeys, pod: &crate::model::Pod) -> Option<usize> {
         "StatefulSet" => "StatefulSet",
         _ => return None,
     };
-    keys.get(&(pod.namespace, kind, controller.name.clone()))
+    keys.get(&(pod.namespace, kind, Box::from(&*controller.name)))
         .copied()
 }
 

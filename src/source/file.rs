@@ -114,7 +114,7 @@ struct Collector {
     /// What the reader decided on its own (duplicates it let through).
     notes: Vec<String>,
     /// Pods' requests by their resource fields' text.
-    requests_memo: convert::RequestsMemo,
+    pod_memo: convert::PodMemo,
 }
 
 struct Seen {
@@ -742,7 +742,7 @@ impl Collector {
                 let b = &mut self.builder;
                 let model = match parsed {
                     Parsed::LeanPod(pod, item) => {
-                        let memo = &mut self.requests_memo;
+                        let memo = &mut self.pod_memo;
                         match convert::convert_pod_memo(pod.as_ref(), &mut b.interner, memo) {
                             Ok(pod) => ModelObject::Pod(Arc::new(pod)),
                             // Refused: parsed whole and converted again, for

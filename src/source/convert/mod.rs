@@ -13,7 +13,7 @@ pub mod storage;
 pub mod validate;
 
 pub use node::convert_node;
-pub use pod::{RequestsMemo, convert_pod, convert_pod_memo, object_name};
+pub use pod::{PodMemo, convert_pod, convert_pod_memo, object_name};
 
 /// `2024-10-01T00:00:00Z` from Unix seconds: how the API server writes a
 /// timestamp (the inverse of reading one into the model).

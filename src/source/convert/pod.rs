@@ -77,7 +77,7 @@ pub fn normalized_image(name: &str) -> std::borrow::Cow<'_, str> {
 
 /// Converts a pod, from either of its parsed forms ([`PodFields`]).
 pub fn convert_pod<P: PodFields>(p: &P, interner: &mut Interner) -> Result<Pod, InvalidObject> {
-    convert_pod_memo(p, interner, &mut RequestsMemo::default())
+    convert_pod_memo(p, interner, &mut PodMemo::default())
 }
 
 /// [`convert_pod`], taking the pod's requests from `memo` when a pod with
@@ -85,7 +85,7 @@ pub fn convert_pod<P: PodFields>(p: &P, interner: &mut Interner) -> Result<Pod, 
 pub fn convert_pod_memo<P: PodFields>(
     p: &P,
     interner: &mut Interner,
-    memo: &mut RequestsMemo,
+    memo: &mut PodMemo,
 ) -> Result<Pod, InvalidObject> {
     let (namespace, name, object) = identity(p)?;
     if !p.has_spec() {
@@ -145,7 +145,7 @@ pub fn convert_pod_memo<P: PodFields>(
         priority_class_name: p
             .priority_class_name()
             .filter(|s| !s.is_empty())
-            .map(Into::into),
+            .map(|s| memo.strings.get(s)),
         preemption_policy,
         requests: requests.requests,
         non_zero_requests: requests.non_zero,
@@ -159,9 +159,9 @@ pub fn convert_pod_memo<P: PodFields>(
         spread_constraints: placement.spread,
         labels,
         controller: p.controller().map(|(api_version, kind, name)| OwnerRef {
-            api_version: api_version.into(),
-            kind: kind.into(),
-            name: name.into(),
+            api_version: memo.strings.get(api_version),
+            kind: memo.strings.get(kind),
+            name: memo.strings.get(name),
         }),
         images: images(p, interner),
         scheduling_gates: p.scheduling_gates().map(Into::into).collect(),
@@ -169,7 +169,9 @@ pub fn convert_pod_memo<P: PodFields>(
             .nominated_node_name()
             .filter(|n| !n.is_empty())
             .map(Into::into),
-        scheduler_name: p.scheduler_name().unwrap_or("default-scheduler").into(),
+        scheduler_name: memo
+            .strings
+            .get(p.scheduler_name().unwrap_or("default-scheduler")),
         termination,
         preempted_by_scheduler: p
             .conditions()
@@ -211,14 +213,21 @@ struct PodRequests {
     pod_level: Option<Box<PodLevelRequests>>,
 }
 
+/// What converting pods keeps from one pod to the next, because a
+/// workload's replicas repeat it.
+///
 /// Pods' converted requests, kept by the text of every field they come
-/// from: a workload's replicas repeat them, and working them out (each
-/// quantity parsed, then summed and defaulted) was about a third of
-/// converting a pod (callgrind, the synthetic cluster). Pods that set
-/// pod-level resources are not kept. At most [`RequestsMemo::ENTRIES`]
-/// are kept, so memory stays bounded when every pod differs.
+/// from: working them out (each quantity parsed, then summed and
+/// defaulted) was about a third of converting a pod (callgrind, the
+/// synthetic cluster). Pods that set pod-level resources are not kept. At
+/// most [`PodMemo::ENTRIES`] are kept, so memory stays bounded when every
+/// pod differs.
+///
+/// And the strings replicas repeat (their owner, scheduler and priority
+/// class), shared instead of copied for each pod ([`SharedStrs`]).
 #[derive(Default)]
-pub struct RequestsMemo {
+pub struct PodMemo {
+    strings: SharedStrs,
     kept: rustc_hash::FxHashMap<Box<[u8]>, PodRequests>,
     /// The last pod's key, while it is worked out.
     key: Vec<u8>,
@@ -226,7 +235,32 @@ pub struct RequestsMemo {
     keyed: bool,
 }
 
-impl RequestsMemo {
+/// Strings many pods repeat, each kept once and shared by `Arc`: on the
+/// synthetic cluster five per pod (owner API version, kind and name,
+/// scheduler, priority class) were 750,000 allocations on the serial
+/// conversion, and 20 MB. At most [`SharedStrs::ENTRIES`] are kept; past
+/// that a string is copied for its pod, as before.
+#[derive(Default)]
+struct SharedStrs {
+    kept: rustc_hash::FxHashSet<std::sync::Arc<str>>,
+}
+
+impl SharedStrs {
+    const ENTRIES: usize = 16_384;
+
+    fn get(&mut self, s: &str) -> std::sync::Arc<str> {
+        if let Some(kept) = self.kept.get(s) {
+            return kept.clone();
+        }
+        let shared: std::sync::Arc<str> = s.into();
+        if self.kept.len() < Self::ENTRIES {
+            self.kept.insert(shared.clone());
+        }
+        shared
+    }
+}
+
+impl PodMemo {
     pub const ENTRIES: usize = 8192;
 
     /// The requests of a pod with the same resource fields, if kept.
@@ -262,7 +296,7 @@ impl RequestsMemo {
         self.kept.get(self.key.as_slice()).cloned()
     }
 
-    /// Keeps what the last pod [`RequestsMemo::find`] did not find.
+    /// Keeps what the last pod [`PodMemo::find`] did not find.
     fn keep(&mut self, requests: &PodRequests) {
         if self.keyed && self.kept.len() < Self::ENTRIES {
             self.kept
@@ -950,8 +984,8 @@ mod tests {
                 c(r#"{"requests":{"cpu":"100m","memory":"64Mi","ephemeral-storage":"1Gi"}}"#)
             ),
         ];
-        let mut memo = RequestsMemo::default();
-        let mut memo_whole = RequestsMemo::default();
+        let mut memo = PodMemo::default();
+        let mut memo_whole = PodMemo::default();
         let (mut with, mut with_whole, mut alone) = (
             Interner::default(),
             Interner::default(),
@@ -984,6 +1018,59 @@ mod tests {
         );
         let lean = LeanPod::parse(&bad).expect("lean parse");
         assert!(convert_pod_memo(&lean, &mut with, &mut memo).is_err());
+    }
+
+    /// Replicas converted with one memo share their owner's, scheduler's
+    /// and priority class's strings, which read as each pod's own; past
+    /// the memo's bound a string is still right, only not shared.
+    #[test]
+    fn replicas_share_the_strings_they_repeat() {
+        use std::sync::Arc;
+        let pod = |name: &str, owner: &str, class: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","ownerReferences":[{{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"{owner}","uid":"u","controller":true}}]}},"spec":{{"containers":[{{"name":"c"}}],"priorityClassName":"{class}","schedulerName":"custom"}}}}"#
+            )
+        };
+        let mut interner = Interner::default();
+        let mut memo = PodMemo::default();
+        let mut convert = |json: &str| {
+            let lean = LeanPod::parse(json).expect("lean parse");
+            convert_pod_memo(&lean, &mut interner, &mut memo).expect("converts")
+        };
+        let a = convert(&pod("web-1", "web-abc", "high"));
+        let b = convert(&pod("web-2", "web-abc", "high"));
+        let other = convert(&pod("db-1", "db-xyz", "low"));
+        let (ca, cb) = (
+            a.controller.as_ref().unwrap(),
+            b.controller.as_ref().unwrap(),
+        );
+        assert_eq!(
+            (&*cb.api_version, &*cb.kind, &*cb.name),
+            ("apps/v1", "ReplicaSet", "web-abc")
+        );
+        assert!(Arc::ptr_eq(&ca.name, &cb.name));
+        assert!(Arc::ptr_eq(&ca.kind, &cb.kind));
+        assert!(Arc::ptr_eq(&ca.api_version, &cb.api_version));
+        assert!(Arc::ptr_eq(&a.scheduler_name, &b.scheduler_name));
+        assert_eq!(&*b.scheduler_name, "custom");
+        let (pa, pb) = (
+            a.priority_class_name.unwrap(),
+            b.priority_class_name.unwrap(),
+        );
+        assert!(Arc::ptr_eq(&pa, &pb));
+        assert_eq!(&*pb, "high");
+        assert_eq!(&*other.controller.as_ref().unwrap().name, "db-xyz");
+        assert_eq!(other.priority_class_name.as_deref(), Some("low"));
+        // A full memo keeps no more, and still gives the string.
+        let mut full = SharedStrs::default();
+        for i in 0..SharedStrs::ENTRIES {
+            full.get(&format!("s{i}"));
+        }
+        let late = full.get("late");
+        assert_eq!(&*late, "late");
+        assert_eq!(full.kept.len(), SharedStrs::ENTRIES);
+        assert!(!Arc::ptr_eq(&late, &full.get("late")));
+        assert!(Arc::ptr_eq(&full.get("s7"), &full.get("s7")));
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub fn controlling_set<'c>(
     cluster.owners.iter().find_map(|o| {
         (o.kind == SelectorOwnerKind::StatefulSet
             && o.namespace == pod.namespace
-            && o.name == c.name)
+            && *o.name == *c.name)
             .then_some(())
             .and_then(|()| o.stateful.as_deref().map(|s| (o, s)))
     })
@@ -55,7 +55,7 @@ fn taken_ordinals(cluster: &Cluster, set: &SelectorOwner) -> Vec<i64> {
         .iter()
         .filter(|p| {
             p.namespace == set.namespace
-                && p.controller.as_ref().is_some_and(|c| c.name == set.name)
+                && p.controller.as_ref().is_some_and(|c| *c.name == *set.name)
         })
         .filter_map(|p| ordinal_of(&set.name, &p.name))
         .collect()

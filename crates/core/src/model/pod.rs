@@ -1,6 +1,8 @@
 //! Pods as the engine sees them: only what filters, scores, preemption and
 //! the views read, converted once.
 
+use std::sync::Arc;
+
 use super::intern::Sym;
 use super::labels::{LabelSelector, Labels};
 use super::node::{NodeId, TaintEffect};
@@ -191,10 +193,13 @@ pub struct SpreadConstraint {
 
 /// The controller `ownerReference`, used for default spread and StatefulSet hints.
 #[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Shared (`Arc`): a workload's replicas name the same owner, so loading
+/// shares one string among them instead of copying it for every pod.
 pub struct OwnerRef {
-    pub api_version: Box<str>,
-    pub kind: Box<str>,
-    pub name: Box<str>,
+    pub api_version: Arc<str>,
+    pub kind: Arc<str>,
+    pub name: Arc<str>,
 }
 
 /// What the termination estimate needs to know about a pod.
@@ -227,7 +232,8 @@ pub struct Pod {
     pub start_time: Option<i64>,
     pub creation_timestamp: Option<i64>,
     pub priority: Option<i32>,
-    pub priority_class_name: Option<Box<str>>,
+    /// Shared, as [`OwnerRef`]'s strings are: a handful of classes.
+    pub priority_class_name: Option<Arc<str>>,
     pub preemption_policy: Option<PreemptionPolicy>,
     /// `PodRequests(pod)`: what the Filter and `NodeInfo.Requested` use.
     pub requests: Resources,
@@ -253,7 +259,8 @@ pub struct Pod {
     pub images: Box<[Sym]>,
     pub scheduling_gates: Box<[Box<str>]>,
     pub nominated_node_name: Option<Box<str>>,
-    pub scheduler_name: Box<str>,
+    /// Shared, as [`OwnerRef`]'s strings are: nearly always the default.
+    pub scheduler_name: Arc<str>,
     pub termination: TerminationInfo,
     /// First `DisruptionTarget` condition is True with reason `PreemptionByScheduler`.
     pub preempted_by_scheduler: bool,

@@ -94,7 +94,7 @@ pub fn default_selector(
         };
         let found = kind.and_then(|kind| {
             owners()
-                .find(|o| o.kind == kind && o.namespace == pod.namespace && o.name == owner.name)
+                .find(|o| o.kind == kind && o.namespace == pod.namespace && *o.name == *owner.name)
         });
         if let Some(o) = found {
             match o.kind {
