@@ -390,6 +390,7 @@ impl<'de> Reader<'de> {
             _ => self.give_up(),
         }
     }
+
     /// A request serde_json reads its own way: left to it.
     fn leave_to_serde_json<V: Visitor<'de>>(&mut self, _: V) -> Result<V::Value> {
         self.give_up()

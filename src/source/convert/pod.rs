@@ -255,7 +255,7 @@ pub struct PodMemo {
 /// Strings many pods repeat, each kept once and shared by `Arc`: on the
 /// synthetic cluster five per pod (owner API version, kind and name,
 /// scheduler, priority class) were 750,000 allocations on the serial
-/// conversion, and 20 MB. At most [`SharedStrs::ENTRIES`] are kept; past
+/// conversion. At most [`SharedStrs::ENTRIES`] are kept; past
 /// that a string is copied for its pod, as before.
 #[derive(Default)]
 struct SharedStrs {
