@@ -119,7 +119,7 @@ fn an_overflowing_cpu_request_is_never_scheduled() {
 fn lean_json_inputs_are_read_as_serde_json_reads_them_or_left_to_it() {
     replay("lean_json", |data| {
         if let Ok(text) = std::str::from_utf8(data) {
-            kplace::source::lean_json::agrees_on_pod(text);
+            kplace::source::lean_json::agrees_on_objects(text);
         }
     });
 }

@@ -25,6 +25,7 @@ use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
 use crate::model::pod::Pod;
 use crate::source::convert::lean_json;
+use crate::source::convert::lean_node::LeanNode;
 use crate::source::convert::lean_pod::LeanPod;
 use crate::source::convert::{self, object_name};
 
@@ -271,6 +272,8 @@ enum Parsed<'a> {
     /// A pod from JSON, parsed lean (borrowing the file's bytes), with its
     /// item, parsed whole again if conversion refuses it.
     LeanPod(Box<LeanPod<'a>>, JsonText<'a>),
+    /// A node from JSON, parsed lean, as a pod is.
+    LeanNode(Box<LeanNode<'a>>, JsonText<'a>),
     /// A kind kplace does not use.
     Skipped(String),
 }
@@ -280,9 +283,10 @@ trait ItemSource<'a>: Sync {
     fn parse<T: DeserializeOwned>(&self) -> Result<T, (String, String)>;
     /// The item's `kind`, found without parsing the whole item when possible.
     fn kind(&self) -> Option<String>;
-    /// A pod parsed lean, borrowing the item's bytes, and the item;
-    /// `None` when the item is not JSON or the lean parse refuses it.
-    fn lean_pod(&self) -> Option<(LeanPod<'a>, JsonText<'a>)> {
+    /// The item parsed lean by `parse` (a pod, a node), borrowing the
+    /// item's bytes, and the item; `None` when the item is not JSON or the
+    /// lean parse refuses it.
+    fn lean<T>(&self, _parse: impl FnOnce(&'a str) -> Option<T>) -> Option<(T, JsonText<'a>)> {
         None
     }
     /// The item's syntax error, when nothing has checked its syntax yet
@@ -378,13 +382,13 @@ impl<'a> ItemSource<'a> for JsonText<'a> {
         }
     }
 
-    fn lean_pod(&self) -> Option<(LeanPod<'a>, JsonText<'a>)> {
-        // A pod the lean parse read is well-formed JSON.
+    fn lean<T>(&self, parse: impl FnOnce(&'a str) -> Option<T>) -> Option<(T, JsonText<'a>)> {
+        // An item a lean parse read is well-formed JSON.
         let checked = JsonText {
             text: self.text,
             checked: true,
         };
-        LeanPod::parse(self.text).map(|pod| (pod, checked))
+        parse(self.text).map(|object| (object, checked))
     }
 
     fn syntax_error(&self, origin: &Origin) -> Option<SourceError> {
@@ -486,8 +490,11 @@ fn parse_item<'a>(item: &impl ItemSource<'a>, origin: &Origin) -> Result<Parsed<
         });
     };
     match kind.as_str() {
-        "Node" => typed(item, origin, AnyObject::Node),
-        "Pod" => match item.lean_pod() {
+        "Node" => match item.lean(LeanNode::parse) {
+            Some((node, item)) => Ok(Parsed::LeanNode(Box::new(node), item)),
+            None => typed(item, origin, AnyObject::Node),
+        },
+        "Pod" => match item.lean(LeanPod::parse) {
             Some((pod, item)) => Ok(Parsed::LeanPod(Box::new(pod), item)),
             None => typed(item, origin, AnyObject::Pod),
         },
@@ -732,23 +739,34 @@ impl Collector {
     /// Converts one typed object into the model.
     fn convert(&mut self, parsed: &Parsed, origin: &Origin) -> Result<(), SourceError> {
         match parsed {
-            Parsed::Object(_) | Parsed::LeanPod(..) => {
+            Parsed::Object(_) | Parsed::LeanPod(..) | Parsed::LeanNode(..) => {
                 let (kind, ns, name) = match parsed {
                     Parsed::LeanPod(pod, _) => pod.identity(),
+                    Parsed::LeanNode(node, _) => node.identity(),
                     Parsed::Object(o) => o.identity(),
                     Parsed::Skipped(_) => unreachable!("matched above"),
                 };
                 let key = IdentityKey::new(kind, ns, name);
                 let b = &mut self.builder;
+                // A lean object conversion refuses is parsed whole and
+                // converted again, for the error (or answer) the whole
+                // object gives.
                 let model = match parsed {
                     Parsed::LeanPod(pod, item) => {
                         let memo = &mut self.pod_memo;
                         match convert::convert_pod_memo(pod.as_ref(), &mut b.interner, memo) {
                             Ok(pod) => ModelObject::Pod(Arc::new(pod)),
-                            // Refused: parsed whole and converted again, for
-                            // the error (or answer) the whole object gives.
                             Err(_) => {
                                 let whole = typed(item, origin, AnyObject::Pod)?;
+                                return self.convert(&whole, origin);
+                            }
+                        }
+                    }
+                    Parsed::LeanNode(node, item) => {
+                        match convert::convert_node(node.as_ref(), &mut b.interner) {
+                            Ok(node) => ModelObject::Node(node),
+                            Err(_) => {
+                                let whole = typed(item, origin, AnyObject::Node)?;
                                 return self.convert(&whole, origin);
                             }
                         }

@@ -64,11 +64,12 @@ where
     ours.is_some()
 }
 
-/// [`agrees_with_serde_json`] on a pod as the loader reads it, and on any
-/// JSON value; `true` when this reader read the pod.
+/// [`agrees_with_serde_json`] on a pod and a node as the loader reads
+/// them, and on any JSON value; `true` when this reader read the pod.
 #[doc(hidden)]
-pub fn agrees_on_pod(text: &str) -> bool {
+pub fn agrees_on_objects(text: &str) -> bool {
     agrees_with_serde_json::<serde_json::Value>(text);
+    agrees_with_serde_json::<super::lean_node::LeanNode>(text);
     agrees_with_serde_json::<super::lean_pod::LeanPod>(text)
 }
 

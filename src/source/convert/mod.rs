@@ -2,8 +2,11 @@
 
 pub mod dra;
 pub mod lean_json;
+pub mod lean_node;
 pub mod lean_pod;
+pub mod lean_types;
 pub mod node;
+pub mod node_fields;
 pub mod pod;
 pub mod pod_fields;
 pub mod policy;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1 as core;
 
+use super::node_fields::TaintFields;
 use crate::model::error::InvalidObject;
 
 const QUALIFIED_NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
@@ -366,12 +367,15 @@ pub fn taint_effect(
 }
 
 /// `validateNodeTaints`.
-pub fn node_taints(taints: &[core::Taint], object: &str) -> Result<(), InvalidObject> {
+pub fn node_taints<'a>(
+    taints: impl Iterator<Item = TaintFields<'a>>,
+    object: &str,
+) -> Result<(), InvalidObject> {
     let mut seen = std::collections::HashSet::new();
-    for (i, t) in taints.iter().enumerate() {
+    for (i, t) in taints.enumerate() {
         let path = format!("spec.taints[{i}]");
-        label_name(&t.key, object, format_args!("{path}.key"))?;
-        let value = t.value.as_deref().unwrap_or("");
+        label_name(t.key, object, format_args!("{path}.key"))?;
+        let value = t.value.unwrap_or("");
         let errs = label_value_errors(value);
         if !errs.is_empty() {
             return Err(invalid(
@@ -381,8 +385,8 @@ pub fn node_taints(taints: &[core::Taint], object: &str) -> Result<(), InvalidOb
                 &errs.join(";"),
             ));
         }
-        taint_effect(&t.effect, false, object, &format!("{path}.effect"))?;
-        if !seen.insert((t.effect.as_str(), t.key.as_str())) {
+        taint_effect(t.effect, false, object, &format!("{path}.effect"))?;
+        if !seen.insert((t.effect, t.key)) {
             return Err(InvalidObject::new(
                 object,
                 path,
