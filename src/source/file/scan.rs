@@ -143,10 +143,31 @@ fn skip_json_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// A JSON array's elements and where it closes.
-pub struct ArrayItems<'a> {
+/// Elements found, in order, each with whether its bytes are all ASCII.
+#[derive(Default)]
+pub struct Elements<'a> {
     /// Each element's bytes, from its `{` to its matching `}`.
     pub items: Vec<&'a [u8]>,
+    /// Per element: every byte is ASCII (below 0x80), so the element is
+    /// UTF-8 without checking it again. `false` can also mean unknown.
+    pub ascii: Vec<bool>,
+}
+
+impl<'a> Elements<'a> {
+    fn push(&mut self, item: &'a [u8], ascii: bool) {
+        self.items.push(item);
+        self.ascii.push(ascii);
+    }
+
+    fn append(&mut self, other: &mut Elements<'a>) {
+        self.items.append(&mut other.items);
+        self.ascii.append(&mut other.ascii);
+    }
+}
+
+/// A JSON array's elements and where it closes.
+pub struct ArrayItems<'a> {
+    pub elements: Elements<'a>,
     /// The index of the closing `]`.
     pub close: usize,
     /// Read in two halves on both cores (the second half was kept).
@@ -175,7 +196,9 @@ pub struct ArrayItems<'a> {
 /// because up to the first byte that breaks the grammar this scan and
 /// serde_json see the same strings and brackets.
 ///
-/// Nor are the bytes checked as UTF-8: each element is, as it is read.
+/// Nor are the bytes checked as UTF-8: each element is, as it is read,
+/// unless this scan found every byte of it ASCII ([`Elements::ascii`],
+/// for almost nothing: one more mask per block).
 ///
 /// From `split_from` bytes on, the array is read on both cores: the
 /// second half starts at the first place after the middle that looks like
@@ -192,16 +215,16 @@ pub fn array_items(b: &[u8], open: usize, split_from: usize) -> Option<ArrayItem
     let first = skip_json_ws(b, open + 1);
     if b.get(first) == Some(&b']') {
         return Some(ArrayItems {
-            items: Vec::new(),
+            elements: Elements::default(),
             close: first,
             split: false,
         });
     }
     if b.len() - open < split_from {
-        return read_on(b, Vec::new(), first);
+        return read_on(b, Elements::default(), first);
     }
     // The first element alone, to learn what comes before an element.
-    let mut items = Vec::new();
+    let mut items = Elements::default();
     let after_first = elements_from(b, first, first + 1, &mut items)?;
     if b[after_first] == b']' {
         return read_on(b, items, after_first);
@@ -220,7 +243,7 @@ pub fn array_items(b: &[u8], open: usize, split_from: usize) -> Option<ArrayItem
     let Some(candidate) = candidate else {
         return read_on(b, items, after_first);
     };
-    let mut second = Vec::new();
+    let mut second = Elements::default();
     let (reached, rest) = rayon::join(
         || elements_from(b, after_first, candidate, &mut items),
         || elements_from(b, candidate, usize::MAX, &mut second),
@@ -230,7 +253,7 @@ pub fn array_items(b: &[u8], open: usize, split_from: usize) -> Option<ArrayItem
         Some(close) if reached == candidate => {
             items.append(&mut second);
             Some(ArrayItems {
-                items,
+                elements: items,
                 close,
                 split: true,
             })
@@ -243,13 +266,13 @@ pub fn array_items(b: &[u8], open: usize, split_from: usize) -> Option<ArrayItem
 
 /// `items` and the elements from `at` (an element's start, or the `]`)
 /// to the end of the array, read in one piece.
-fn read_on<'a>(b: &'a [u8], mut items: Vec<&'a [u8]>, at: usize) -> Option<ArrayItems<'a>> {
+fn read_on<'a>(b: &'a [u8], mut items: Elements<'a>, at: usize) -> Option<ArrayItems<'a>> {
     let close = match b.get(at) {
         Some(b']') => at,
         _ => elements_from(b, at, usize::MAX, &mut items)?,
     };
     Some(ArrayItems {
-        items,
+        elements: items,
         close,
         split: false,
     })
@@ -258,18 +281,32 @@ fn read_on<'a>(b: &'a [u8], mut items: Vec<&'a [u8]>, at: usize) -> Option<Array
 /// Elements from `at` (an element's start, outside any string), to the
 /// array's `]` (its index), or to the first element starting at or after
 /// `stop` (its index).
-fn elements_from<'a>(
+fn elements_from<'a>(b: &'a [u8], at: usize, stop: usize, out: &mut Elements<'a>) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: this processor has AVX-512BW (checked just above).
+            return unsafe { elements_from_avx512(b, at, stop, out) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: this processor has AVX2 (checked just above).
+            return unsafe { elements_from_avx2(b, at, stop, out) };
+        }
+    }
+    elements_with(b, at, stop, out, Classes::of)
+}
+
+/// [`elements_from`] with each block classified at once (AVX-512BW).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+fn elements_from_avx512<'a>(
     b: &'a [u8],
     at: usize,
     stop: usize,
-    out: &mut Vec<&'a [u8]>,
+    out: &mut Elements<'a>,
 ) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: this processor has AVX2 (checked just above).
-        return unsafe { elements_from_avx2(b, at, stop, out) };
-    }
-    elements_with(b, at, stop, out, Classes::of)
+    // (The closure runs with this function's AVX-512BW.)
+    elements_with(b, at, stop, out, |block| Classes::of_avx512(block))
 }
 
 /// [`elements_from`] with the blocks classified 32 bytes at a time: the
@@ -281,7 +318,7 @@ fn elements_from_avx2<'a>(
     b: &'a [u8],
     at: usize,
     stop: usize,
-    out: &mut Vec<&'a [u8]>,
+    out: &mut Elements<'a>,
 ) -> Option<usize> {
     // (The closure runs with this function's AVX2.)
     elements_with(b, at, stop, out, |block| Classes::of_avx2(block))
@@ -293,7 +330,7 @@ fn elements_with<'a>(
     b: &'a [u8],
     at: usize,
     stop: usize,
-    out: &mut Vec<&'a [u8]>,
+    out: &mut Elements<'a>,
     classes: impl Fn(&[u8; BLOCK]) -> Classes,
 ) -> Option<usize> {
     // An element must follow (`[1,]` is refused, as serde_json does).
@@ -306,6 +343,8 @@ fn elements_with<'a>(
     // is checked when that element starts.
     let mut after: Option<usize> = None;
     let mut strings = Strings::default();
+    // The blocks of the element being read so far hold only ASCII.
+    let mut ascii = true;
     let mut pos = at;
     let mut tail = [b' '; BLOCK];
     while pos < b.len() {
@@ -318,6 +357,8 @@ fn elements_with<'a>(
             }
         };
         let classes = classes(block);
+        let block_ascii = classes.high == 0;
+        ascii &= block_ascii;
         let outside = !strings.inside(&classes);
         let opens = classes.opens & outside;
         let mut brackets = (classes.opens | classes.closes) & outside;
@@ -336,6 +377,7 @@ fn elements_with<'a>(
                         return Some(p);
                     }
                     start = p;
+                    ascii = block_ascii;
                 }
                 depth += 1;
             } else if depth == 0 {
@@ -345,7 +387,7 @@ fn elements_with<'a>(
             } else {
                 depth -= 1;
                 if depth == 0 {
-                    out.push(&b[start..=p]);
+                    out.push(&b[start..=p], ascii);
                     after = Some(p + 1);
                 }
             }
@@ -378,6 +420,8 @@ struct Classes {
     backslashes: u64,
     opens: u64,
     closes: u64,
+    /// Bytes that are not ASCII (0x80 and above).
+    high: u64,
 }
 
 impl Classes {
@@ -393,6 +437,7 @@ impl Classes {
             backslashes: 0,
             opens: 0,
             closes: 0,
+            high: 0,
         };
         // SAFETY: SSE2 is part of every x86_64 processor, and each load
         // reads 16 bytes inside the 64-byte block.
@@ -410,6 +455,8 @@ impl Classes {
                 c.backslashes |= bits(_mm_cmpeq_epi8(v, backslash));
                 c.opens |= bits(_mm_cmpeq_epi8(folded, open));
                 c.closes |= bits(_mm_cmpeq_epi8(folded, close));
+                // The sign bit of each byte: 0x80 and above.
+                c.high |= bits(v);
             }
         }
         c
@@ -446,11 +493,36 @@ impl Classes {
             };
             mask(low) | mask(high) << 32
         };
+        // The sign bit of each byte: 0x80 and above.
+        let sign = |v: __m256i| u64::from(_mm256_movemask_epi8(v) as u32);
         Classes {
             quotes: bits(quote),
             backslashes: bits(backslash),
             opens: folded_bits(open),
             closes: folded_bits(close),
+            high: sign(low) | sign(high) << 32,
+        }
+    }
+
+    /// [`Classes::of`], the whole block at once.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    fn of_avx512(block: &[u8; BLOCK]) -> Self {
+        use std::arch::x86_64::{
+            __m512i, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_movepi8_mask,
+            _mm512_or_si512, _mm512_set1_epi8,
+        };
+        // SAFETY: the load reads the 64 bytes of the block.
+        let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast::<__m512i>()) };
+        let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+        let is = |v: __m512i, byte: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8));
+        Classes {
+            quotes: is(v, b'"'),
+            backslashes: is(v, b'\\'),
+            opens: is(folded, b'{'),
+            closes: is(folded, b'}'),
+            high: _mm512_movepi8_mask(v),
         }
     }
 
@@ -468,12 +540,14 @@ impl Classes {
             backslashes: 0,
             opens: 0,
             closes: 0,
+            high: 0,
         };
         for (i, &byte) in block.iter().enumerate() {
             c.quotes |= u64::from(byte == b'"') << i;
             c.backslashes |= u64::from(byte == b'\\') << i;
             c.opens |= u64::from(byte | 0x20 == b'{') << i;
             c.closes |= u64::from(byte | 0x20 == b'}') << i;
+            c.high |= u64::from(!byte.is_ascii()) << i;
         }
         c
     }
@@ -604,14 +678,15 @@ mod tests {
             match (&expected, &found) {
                 (Some(expected), Some(f)) => {
                     assert_eq!(
-                        &places(text, f.items.iter().copied()),
+                        &places(text, f.elements.items.iter().copied()),
                         expected,
                         "{context}"
                     )
                 }
                 (Some(_), None) => {}
                 (None, Some(f)) => assert!(
-                    f.items
+                    f.elements
+                        .items
                         .iter()
                         .any(|i| serde_json::from_slice::<IgnoredAny>(i).is_err()),
                     "{context}: every element reads, yet serde_json refuses the array"
@@ -620,6 +695,10 @@ mod tests {
             }
             if let Some(f) = found {
                 assert_eq!(text.as_bytes()[f.close], b']');
+                assert_eq!(f.elements.ascii.len(), f.elements.items.len());
+                for (item, &ascii) in f.elements.items.iter().zip(&f.elements.ascii) {
+                    assert!(!ascii || item.is_ascii(), "{context}: marked ASCII");
+                }
                 assert!(!f.split || split_from == 0, "only large arrays split");
                 split |= f.split;
             }
@@ -782,8 +861,43 @@ mod tests {
         bad[at] = 0xff;
         for split_from in [usize::MAX, 0] {
             let found = array_items(&bad, 0, split_from).expect("found");
-            assert_eq!(found.items.len(), expected.items.len());
-            assert!(std::str::from_utf8(found.items[39]).is_err());
+            assert_eq!(found.elements.items.len(), expected.elements.items.len());
+            assert!(std::str::from_utf8(found.elements.items[39]).is_err());
+            assert!(!found.elements.ascii[39]);
+        }
+    }
+
+    /// An element is marked ASCII only when every byte of it is: a byte of
+    /// 0x80 or above anywhere in an element (first byte to last, in blocks
+    /// of every alignment) clears its mark, and only elements sharing a
+    /// block with it may lose theirs.
+    #[test]
+    fn elements_are_marked_ascii_only_when_every_byte_is() {
+        let element = |i: usize| format!("{{\"n\":{i},\"s\":\"{}\"}}", "y".repeat(i % 90));
+        let good = format!("[\n{}\n]", joined(30, element, ",\n"));
+        let found = array_items(good.as_bytes(), 0, usize::MAX).expect("found");
+        assert!(found.elements.ascii.iter().all(|&a| a), "all ASCII");
+        let starts: Vec<usize> = found
+            .elements
+            .items
+            .iter()
+            .map(|i| i.as_ptr() as usize - good.as_ptr() as usize)
+            .collect();
+        for (k, item) in found.elements.items.iter().enumerate() {
+            for at in [0, 1, item.len() / 2, item.len() - 2] {
+                // A byte no ASCII text holds, anywhere in the element (at
+                // its brackets the array no longer reads: nothing found).
+                let mut text = good.clone().into_bytes();
+                text[starts[k] + at] = 0xc3;
+                for split_from in [usize::MAX, 0] {
+                    let Some(f) = array_items(&text, 0, split_from) else {
+                        continue;
+                    };
+                    for (item, &ascii) in f.elements.items.iter().zip(&f.elements.ascii) {
+                        assert!(!ascii || item.is_ascii(), "element {k}, byte {at}");
+                    }
+                }
+            }
         }
     }
 
@@ -804,10 +918,27 @@ mod tests {
                     // SAFETY: this processor has AVX2 (checked just above).
                     simd.push(("AVX2", unsafe { Classes::of_avx2(&block) }));
                 }
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx512bw") {
+                    // SAFETY: this processor has AVX-512BW (checked just above).
+                    simd.push(("AVX-512BW", unsafe { Classes::of_avx512(&block) }));
+                }
                 for (which, simd) in simd {
                     assert_eq!(
-                        (simd.quotes, simd.backslashes, simd.opens, simd.closes),
-                        (each.quotes, each.backslashes, each.opens, each.closes),
+                        (
+                            simd.quotes,
+                            simd.backslashes,
+                            simd.opens,
+                            simd.closes,
+                            simd.high
+                        ),
+                        (
+                            each.quotes,
+                            each.backslashes,
+                            each.opens,
+                            each.closes,
+                            each.high
+                        ),
                         "{which}: byte {value:#x} at {at}"
                     );
                 }
