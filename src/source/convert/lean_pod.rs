@@ -71,7 +71,8 @@ struct OwnerReference<'a> {
     #[serde(borrow)]
     name: Str<'a>,
     controller: Option<bool>,
-    /// Required, as `k8s-openapi` requires it; never read.
+    /// Never read. Required here, though `k8s-openapi` reads an absent
+    /// uid as empty: a pod without one is parsed whole, to the same model.
     #[serde(borrow)]
     #[allow(dead_code)]
     uid: Str<'a>,
