@@ -1033,57 +1033,78 @@ fn ingest_json(
         message: e.to_string(),
     };
     // Each item, whether serde_json read it whole when finding it, and
-    // whether the scan found it all ASCII.
-    let (items, checked, ascii): (Vec<&[u8]>, bool, Vec<bool>) = match list_items(bytes) {
-        Some((found, version)) => {
-            if let Some(v) = version {
-                c.server_version = Some(v);
-            }
-            (found.items, false, found.ascii)
-        }
-        None => {
-            let text = std::str::from_utf8(bytes).map_err(|e| SourceError::Syntax {
-                file: file.to_string(),
-                line: Some(line_of(bytes, e.valid_up_to())),
-                message: format!("not UTF-8: {e}"),
-            })?;
-            let mut stream = serde_json::Deserializer::from_str(text).into_iter::<JsonEnvelope>();
-            let mut items: Vec<&RawValue> = Vec::new();
-            let mut docs: Vec<&str> = Vec::new();
-            let mut doc_start = 0;
-            while let Some(env) = stream.next() {
-                let env = env.map_err(syntax)?;
-                let doc_end = stream.byte_offset();
-                match (env.kind.as_deref(), env.items) {
-                    (Some(k), Some(list)) if k.ends_with("List") => {
-                        if let Some(v) = recorded_version(env.metadata.as_ref()) {
-                            c.server_version = Some(v);
-                        }
-                        items.extend(list)
-                    }
-                    _ => docs.push(&text[doc_start..doc_end]),
+    // what the scan found: whether it is all ASCII, the newlines before it.
+    let (items, checked, ascii, scanned_lines): (Vec<&[u8]>, bool, Vec<bool>, Vec<scan::Lines>) =
+        match list_items(bytes) {
+            Some((found, version)) => {
+                if let Some(v) = version {
+                    c.server_version = Some(v);
                 }
-                doc_start = doc_end;
+                (found.items, false, found.ascii, found.lines)
             }
-            // Single objects: parse each document again as one item.
-            for doc in docs {
-                let raw: &RawValue = serde_json::from_str(doc.trim()).map_err(syntax)?;
-                items.push(raw);
+            None => {
+                let text = std::str::from_utf8(bytes).map_err(|e| SourceError::Syntax {
+                    file: file.to_string(),
+                    line: Some(line_of(bytes, e.valid_up_to())),
+                    message: format!("not UTF-8: {e}"),
+                })?;
+                let mut stream =
+                    serde_json::Deserializer::from_str(text).into_iter::<JsonEnvelope>();
+                let mut items: Vec<&RawValue> = Vec::new();
+                let mut docs: Vec<&str> = Vec::new();
+                let mut doc_start = 0;
+                while let Some(env) = stream.next() {
+                    let env = env.map_err(syntax)?;
+                    let doc_end = stream.byte_offset();
+                    match (env.kind.as_deref(), env.items) {
+                        (Some(k), Some(list)) if k.ends_with("List") => {
+                            if let Some(v) = recorded_version(env.metadata.as_ref()) {
+                                c.server_version = Some(v);
+                            }
+                            items.extend(list)
+                        }
+                        _ => docs.push(&text[doc_start..doc_end]),
+                    }
+                    doc_start = doc_end;
+                }
+                // Single objects: parse each document again as one item.
+                for doc in docs {
+                    let raw: &RawValue = serde_json::from_str(doc.trim()).map_err(syntax)?;
+                    items.push(raw);
+                }
+                let items = items.into_iter().map(|r| r.get().as_bytes()).collect();
+                (items, true, Vec::new(), Vec::new())
             }
-            let items = items.into_iter().map(|r| r.get().as_bytes()).collect();
-            (items, true, Vec::new())
-        }
-    };
+        };
     let offset = |item: &[u8]| item.as_ptr() as usize - bytes.as_ptr() as usize;
     let offsets: Vec<usize> = items.iter().map(|&r| offset(r)).collect();
     let in_order = offsets.is_sorted();
-    // Each item's first line. In file order (a `List`) they are counted a
-    // batch at a time, just before the batch parses, while the batch before
-    // it converts (the bytes are given back only behind both); otherwise
-    // all at once first.
+    // Each item's first line. A `List`'s items the scan found come with
+    // the newlines before them; others in file order are counted a batch
+    // at a time, just before the batch parses, while the batch before it
+    // converts (the bytes are given back only behind both); otherwise all
+    // at once first.
     // Their columns too: errors found in an item read alone are placed in
     // the file's lines and columns.
-    let (lines, columns): (Vec<AtomicUsize>, Vec<AtomicUsize>) = if in_order {
+    let from_scan = !offsets.is_empty() && scanned_lines.len() == offsets.len();
+    let (lines, columns): (Vec<AtomicUsize>, Vec<AtomicUsize>) = if from_scan {
+        let first = offsets[0];
+        let (first_line, first_column) = Gap::of(&bytes[..first]).after(1, 0);
+        offsets
+            .iter()
+            .zip(&scanned_lines)
+            .map(|(&at, scanned)| {
+                let column = match scanned.line_start {
+                    0 => first_column + (at - first),
+                    line_start => at - line_start,
+                };
+                (
+                    AtomicUsize::new(first_line + scanned.newlines),
+                    AtomicUsize::new(column),
+                )
+            })
+            .unzip()
+    } else if in_order {
         offsets
             .iter()
             .map(|_| (AtomicUsize::new(0), AtomicUsize::new(0)))
@@ -1097,7 +1118,7 @@ fn ingest_json(
     // Where counting stopped: the offset, its line and its column.
     let counted = std::sync::Mutex::new((0usize, 1usize, 0usize));
     let count_lines = |range: std::ops::Range<usize>| {
-        if !in_order {
+        if !in_order || from_scan {
             return;
         }
         let mut counted = counted.lock().unwrap_or_else(|e| e.into_inner());
