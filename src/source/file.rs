@@ -1090,9 +1090,10 @@ fn ingest_json(
     let (lines, columns): (Vec<AtomicUsize>, Vec<AtomicUsize>) = if from_scan {
         let first = offsets[0];
         let (first_line, first_column) = Gap::of(&bytes[..first]).after(1, 0);
+        // (Consumed: the scan's counts are not kept through the load.)
         offsets
             .iter()
-            .zip(&scanned_lines)
+            .zip(scanned_lines)
             .map(|(&at, scanned)| {
                 let column = match scanned.line_start {
                     0 => first_column + (at - first),
