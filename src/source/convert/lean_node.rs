@@ -16,7 +16,7 @@
 
 use serde::Deserialize;
 
-use super::lean_types::{Seconds, Str, StrMap, opt, pairs, seconds};
+use super::lean_types::{Seconds, Str, StrMap, opt, pairs, read_v1, seconds};
 use super::node_fields::{NodeFields, TaintFields};
 
 #[derive(Debug, Deserialize)]
@@ -104,13 +104,7 @@ impl<'a> LeanNode<'a> {
     /// Parses one JSON item lean; `None` when it is not a node this parse
     /// accepts as `k8s-openapi` would (the caller parses it whole).
     pub fn parse(json: &'a str) -> Option<LeanNode<'a>> {
-        // serde_json where the lean reader gives up: its answer stands.
-        let node: LeanNode<'a> =
-            super::lean_json::from_str(json).or_else(|| serde_json::from_str(json).ok())?;
-        match opt(&node.api_version) {
-            None | Some("v1") => Some(node),
-            Some(_) => None,
-        }
+        read_v1(json, |node: &LeanNode| opt(&node.api_version))
     }
 
     /// Kind, namespace (none) and name, as the loader's duplicate check
@@ -168,80 +162,55 @@ impl NodeFields for LeanNode<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::lean_types::testing::{
+        converts_alike, corpus_docs, items_of, synthetic_docs,
+    };
     use super::*;
     use crate::model::intern::Interner;
     use crate::source::convert::convert_node;
     use k8s_openapi::api::core::v1 as core;
 
-    /// Converts one node's JSON both ways, each with a fresh interner, and
-    /// checks they agree: the same node (or the same error), the same
-    /// strings interned in the same order. `false` when the lean parse
-    /// refused the node (the loader then parses it whole).
+    /// Converts one node's JSON both ways and checks they agree
+    /// ([`converts_alike`]); `false` when the lean parse refused it.
     fn agrees(json: &str, what: &str) -> bool {
-        let Some(lean) = LeanNode::parse(json) else {
-            return false;
-        };
-        let whole: core::Node = serde_json::from_str(json).unwrap_or_else(|e| {
-            panic!("{what}: the lean parse took a node k8s-openapi refuses: {e}")
-        });
-        let (mut a, mut b) = (Interner::default(), Interner::default());
-        let from_lean = convert_node(&lean, &mut a);
-        let from_whole = convert_node(&whole, &mut b);
-        assert_eq!(from_lean, from_whole, "{what}: the two conversions differ");
-        assert!(
-            a.strings().eq(b.strings()),
-            "{what}: strings interned differently"
-        );
-        true
+        converts_alike::<_, core::Node, _>(
+            json,
+            what,
+            LeanNode::parse(json),
+            convert_node,
+            convert_node,
+        )
     }
 
-    /// Every Node among a file's documents (in Lists too), as JSON text.
+    /// Every Node among a file's documents (in Lists too), as JSON text,
+    /// with YAML's unquoted quantities (`pods: 110`) as the API server
+    /// writes them, strings: numbers the lean parse leaves to the whole
+    /// one.
     fn nodes_of(docs: Vec<serde_json::Value>) -> Vec<String> {
         let mut out = Vec::new();
-        for doc in docs {
-            let items = match doc.get("items").and_then(|i| i.as_array()) {
-                Some(items) => items.clone(),
-                None => vec![doc],
-            };
-            for mut item in items {
-                if item.get("kind").and_then(|k| k.as_str()) != Some("Node") {
-                    continue;
-                }
-                // YAML's unquoted quantities (`pods: 110`) as the API server
-                // writes them, strings: numbers the lean parse leaves to the
-                // whole one.
-                for list in ["allocatable", "capacity"] {
-                    let quantities = item
-                        .pointer_mut(&format!("/status/{list}"))
-                        .and_then(|q| q.as_object_mut());
-                    for q in quantities.into_iter().flat_map(|q| q.values_mut()) {
-                        if q.is_number() {
-                            *q = q.to_string().into();
-                        }
+        for mut node in items_of(docs, "Node") {
+            for list in ["allocatable", "capacity"] {
+                let quantities = node
+                    .pointer_mut(&format!("/status/{list}"))
+                    .and_then(|q| q.as_object_mut());
+                for q in quantities.into_iter().flat_map(|q| q.values_mut()) {
+                    if q.is_number() {
+                        *q = q.to_string().into();
                     }
                 }
-                out.push(serde_json::to_string(&item).expect("a value serializes"));
             }
+            out.push(serde_json::to_string(&node).expect("a value serializes"));
         }
         out
     }
 
     #[test]
     fn lean_and_whole_conversions_agree_on_every_corpus_node() {
-        let cases =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
         let (mut seen, mut lean) = (0, 0);
-        for case in std::fs::read_dir(&cases).expect("the corpus copy is in the repository") {
-            let path = case.unwrap().path().join("snapshot.yaml.gz");
-            if !path.exists() {
-                continue;
-            }
-            let bytes = crate::source::file::read_bytes(&path).expect("corpus files read");
-            let docs = crate::source::file::manifest_docs(&bytes, &path.display().to_string())
-                .expect("corpus files parse");
+        for (path, docs) in corpus_docs("snapshot.yaml.gz") {
             for json in nodes_of(docs) {
                 seen += 1;
-                lean += agrees(&json, &path.display().to_string()) as usize;
+                lean += agrees(&json, &path) as usize;
                 // Whatever the lean JSON reader reads, serde_json reads alike.
                 crate::source::lean_json::agrees_with_serde_json::<LeanNode>(&json);
             }
@@ -255,12 +224,7 @@ mod tests {
 
     #[test]
     fn lean_and_whole_conversions_agree_on_a_synthetic_cluster() {
-        let mut json = Vec::new();
-        crate::synth::write_cluster_json(&mut json, &crate::synth::SynthSpec::small())
-            .expect("write to memory");
-        let nodes = nodes_of(vec![
-            serde_json::from_slice(&json).expect("synth writes JSON"),
-        ]);
+        let nodes = nodes_of(synthetic_docs());
         assert!(nodes.len() >= 100, "only {} nodes", nodes.len());
         for (i, node) in nodes.iter().enumerate() {
             assert!(

@@ -21,7 +21,7 @@ use k8s_openapi::api::core::v1 as core;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::lean_types::{Seconds, Str, StrMap, opt, pairs, seconds};
+use super::lean_types::{Seconds, Str, StrMap, opt, pairs, read_v1, seconds};
 use super::pod_fields::{ContainerFields, PodFields, PortFields, list_of};
 
 #[derive(Debug, Deserialize)]
@@ -184,13 +184,7 @@ impl<'a> LeanPod<'a> {
     /// Parses one JSON item lean; `None` when it is not a pod this parse
     /// accepts as `k8s-openapi` would (the caller parses it whole).
     pub fn parse(json: &'a str) -> Option<LeanPod<'a>> {
-        // serde_json where the lean reader gives up: its answer stands.
-        let pod: LeanPod<'a> =
-            super::lean_json::from_str(json).or_else(|| serde_json::from_str(json).ok())?;
-        match opt(&pod.api_version) {
-            None | Some("v1") => Some(pod),
-            Some(_) => None,
-        }
+        read_v1(json, |pod: &LeanPod| opt(&pod.api_version))
     }
 
     /// Kind, namespace (defaulted) and name, as the loader's duplicate
@@ -358,67 +352,40 @@ impl<'a> PodFields for LeanPod<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::lean_types::testing::{
+        converts_alike, corpus_docs, items_of, synthetic_docs,
+    };
     use super::*;
-    use crate::model::intern::Interner;
     use crate::source::convert::convert_pod;
 
-    /// Converts one pod's JSON both ways, each with a fresh interner, and
-    /// checks they agree: the same pod, the same strings interned in the
-    /// same order. `false` when the lean parse refused the pod (the loader
-    /// then parses it whole).
+    /// Converts one pod's JSON both ways and checks they agree
+    /// ([`converts_alike`]); `false` when the lean parse refused it.
     fn agrees(json: &str, what: &str) -> bool {
-        let Some(lean) = LeanPod::parse(json) else {
-            return false;
-        };
-        let whole: core::Pod = serde_json::from_str(json).unwrap_or_else(|e| {
-            panic!("{what}: the lean parse took a pod k8s-openapi refuses: {e}")
-        });
-        let (mut a, mut b) = (Interner::default(), Interner::default());
-        let from_lean = convert_pod(&lean, &mut a);
-        let from_whole = convert_pod(&whole, &mut b);
-        assert_eq!(from_lean, from_whole, "{what}: the two conversions differ");
-        assert!(
-            a.strings().eq(b.strings()),
-            "{what}: strings interned differently"
-        );
-        true
+        converts_alike::<_, core::Pod, _>(
+            json,
+            what,
+            LeanPod::parse(json),
+            convert_pod,
+            convert_pod,
+        )
     }
 
     /// Every Pod among a file's documents (in Lists too), as JSON text.
     fn pods_of(docs: Vec<serde_json::Value>) -> Vec<String> {
-        let mut out = Vec::new();
-        for doc in docs {
-            let items = match doc.get("items").and_then(|i| i.as_array()) {
-                Some(items) => items.clone(),
-                None => vec![doc],
-            };
-            for item in items {
-                if item.get("kind").and_then(|k| k.as_str()) == Some("Pod") {
-                    out.push(serde_json::to_string(&item).expect("a value serializes"));
-                }
-            }
-        }
-        out
+        items_of(docs, "Pod")
+            .iter()
+            .map(|pod| serde_json::to_string(pod).expect("a value serializes"))
+            .collect()
     }
 
     #[test]
     fn lean_and_whole_conversions_agree_on_every_corpus_pod() {
-        let cases =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
         let (mut seen, mut lean) = (0, 0);
-        for case in std::fs::read_dir(&cases).expect("the corpus copy is in the repository") {
-            let case = case.unwrap().path();
-            for file in ["snapshot.yaml.gz", "snapshot.yaml", "pod.yaml"] {
-                let path = case.join(file);
-                if !path.exists() {
-                    continue;
-                }
-                let bytes = crate::source::file::read_bytes(&path).expect("corpus files read");
-                let docs = crate::source::file::manifest_docs(&bytes, &path.display().to_string())
-                    .expect("corpus files parse");
+        for file in ["snapshot.yaml.gz", "snapshot.yaml", "pod.yaml"] {
+            for (path, docs) in corpus_docs(file) {
                 for json in pods_of(docs) {
                     seen += 1;
-                    lean += agrees(&json, &path.display().to_string()) as usize;
+                    lean += agrees(&json, &path) as usize;
                 }
             }
         }
@@ -484,11 +451,7 @@ mod tests {
 
     #[test]
     fn lean_and_whole_conversions_agree_on_a_synthetic_cluster() {
-        let mut json = Vec::new();
-        crate::synth::write_cluster_json(&mut json, &crate::synth::SynthSpec::small())
-            .expect("write to memory");
-        let docs = vec![serde_json::from_slice(&json).expect("synth writes JSON")];
-        let pods = pods_of(docs);
+        let pods = pods_of(synthetic_docs());
         assert!(pods.len() >= 6000);
         for (i, pod) in pods.iter().enumerate() {
             assert!(
@@ -506,23 +469,11 @@ mod tests {
 
     #[test]
     fn the_lean_reader_reads_every_corpus_and_synthetic_pod_as_serde_json_does() {
-        let cases =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
         let mut pods = Vec::new();
-        for case in std::fs::read_dir(&cases).expect("the corpus copy is in the repository") {
-            let path = case.unwrap().path().join("snapshot.yaml.gz");
-            if let Ok(bytes) = crate::source::file::read_bytes(&path) {
-                let docs = crate::source::file::manifest_docs(&bytes, &path.display().to_string())
-                    .expect("corpus files parse");
-                pods.extend(pods_of(docs));
-            }
+        for (_, docs) in corpus_docs("snapshot.yaml.gz") {
+            pods.extend(pods_of(docs));
         }
-        let mut json = Vec::new();
-        crate::synth::write_cluster_json(&mut json, &crate::synth::SynthSpec::small())
-            .expect("write to memory");
-        let synthetic = pods_of(vec![
-            serde_json::from_slice(&json).expect("synth writes JSON"),
-        ]);
+        let synthetic = pods_of(synthetic_docs());
         assert!(
             synthetic.iter().all(|pod| read_alike(pod)),
             "a synthetic pod was left to serde_json"
@@ -542,12 +493,7 @@ mod tests {
     /// lean reader still reads, serde_json reads the same.
     #[test]
     fn a_pod_changed_anywhere_is_read_as_serde_json_reads_it_or_left_to_it() {
-        let mut json = Vec::new();
-        crate::synth::write_cluster_json(&mut json, &crate::synth::SynthSpec::small())
-            .expect("write to memory");
-        let pods = pods_of(vec![
-            serde_json::from_slice(&json).expect("synth writes JSON"),
-        ]);
+        let pods = pods_of(synthetic_docs());
         let mut escaped = pods[0].clone();
         escaped.insert_str(
             escaped.len() - 1,

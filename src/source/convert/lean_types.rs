@@ -43,6 +43,21 @@ pub fn opt<'s>(s: &'s Option<Str<'_>>) -> Option<&'s str> {
     s.as_ref().map(Str::get)
 }
 
+/// One JSON item read lean as `T` (serde_json where the lean reader gives
+/// up: its answer stands); `None` when neither reads it, or its
+/// `apiVersion` is one `k8s-openapi` refuses for a core object (not
+/// `v1`): the caller then parses it whole.
+pub fn read_v1<'a, T: Deserialize<'a>>(
+    json: &'a str,
+    api_version: impl Fn(&T) -> Option<&str>,
+) -> Option<T> {
+    let object: T = super::lean_json::from_str(json).or_else(|| serde_json::from_str(json).ok())?;
+    match api_version(&object) {
+        None | Some("v1") => Some(object),
+        Some(_) => None,
+    }
+}
+
 /// A map of strings walked as a `BTreeMap` walks it: in key order, a key
 /// given twice keeping its last value.
 #[derive(Debug, Default)]
@@ -276,5 +291,86 @@ mod tests {
         assert!(checked > 2_000, "most are read directly ({checked})");
         // Not a string: refused, as jiff refuses it.
         assert!(serde_json::from_str::<Seconds>("1726680750").is_err());
+    }
+}
+
+/// What the lean parses' tests share: the objects they read, and the check
+/// that both forms of an object convert alike.
+#[cfg(test)]
+pub(super) mod testing {
+    use crate::model::intern::Interner;
+
+    /// Every item of `kind` among a file's documents (in Lists too).
+    pub fn items_of(docs: Vec<serde_json::Value>, kind: &str) -> Vec<serde_json::Value> {
+        let mut out = Vec::new();
+        for doc in docs {
+            let items = match doc.get("items").and_then(|i| i.as_array()) {
+                Some(items) => items.clone(),
+                None => vec![doc],
+            };
+            out.extend(
+                items
+                    .into_iter()
+                    .filter(|item| item.get("kind").and_then(|k| k.as_str()) == Some(kind)),
+            );
+        }
+        out
+    }
+
+    /// The documents of each of the corpus case files named `file`, with
+    /// the file's path.
+    pub fn corpus_docs(file: &str) -> Vec<(String, Vec<serde_json::Value>)> {
+        let cases =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+        let mut out = Vec::new();
+        for case in std::fs::read_dir(&cases).expect("the corpus copy is in the repository") {
+            let path = case.unwrap().path().join(file);
+            if !path.exists() {
+                continue;
+            }
+            let name = path.display().to_string();
+            let bytes = crate::source::file::read_bytes(&path).expect("corpus files read");
+            let docs =
+                crate::source::file::manifest_docs(&bytes, &name).expect("corpus files parse");
+            out.push((name, docs));
+        }
+        out
+    }
+
+    /// The small synthetic cluster's `List`, as one document.
+    pub fn synthetic_docs() -> Vec<serde_json::Value> {
+        let mut json = Vec::new();
+        crate::synth::write_cluster_json(&mut json, &crate::synth::SynthSpec::small())
+            .expect("write to memory");
+        vec![serde_json::from_slice(&json).expect("synth writes JSON")]
+    }
+
+    /// Converts one object's JSON both ways, each with a fresh interner, and
+    /// checks they agree: the same model (or the same error), the same
+    /// strings interned in the same order. `false` when the lean parse
+    /// refused the object (`lean` is `None`; the loader then parses it
+    /// whole).
+    pub fn converts_alike<L, W: serde::de::DeserializeOwned, M: PartialEq + std::fmt::Debug>(
+        json: &str,
+        what: &str,
+        lean: Option<L>,
+        convert_lean: impl Fn(&L, &mut Interner) -> M,
+        convert_whole: impl Fn(&W, &mut Interner) -> M,
+    ) -> bool {
+        let Some(lean) = lean else {
+            return false;
+        };
+        let whole: W = serde_json::from_str(json).unwrap_or_else(|e| {
+            panic!("{what}: the lean parse took an object k8s-openapi refuses: {e}")
+        });
+        let (mut a, mut b) = (Interner::default(), Interner::default());
+        let from_lean = convert_lean(&lean, &mut a);
+        let from_whole = convert_whole(&whole, &mut b);
+        assert_eq!(from_lean, from_whole, "{what}: the two conversions differ");
+        assert!(
+            a.strings().eq(b.strings()),
+            "{what}: strings interned differently"
+        );
+        true
     }
 }
