@@ -988,9 +988,9 @@ const SPLIT_ITEMS_FROM: usize = 4 << 20;
 /// accepted here is exactly a file that read accepts, with the same items.
 ///
 /// The items are not checked as UTF-8 here either: each is as it is read
-/// (on both cores), unless the scan found it all ASCII. The rest of the document is; when it is not UTF-8 the
-/// answer is `None`, and the one-pass read's check names the first bad
-/// byte.
+/// (on both cores), unless the scan found it all ASCII. The rest of the
+/// document is; when it is not UTF-8 the answer is `None`, and the
+/// one-pass read's check names the first bad byte.
 fn list_items(bytes: &[u8]) -> Option<(scan::Elements<'_>, Option<String>)> {
     let open = scan::top_level_value(bytes, b"items")?;
     let found = scan::array_items(bytes, open, SPLIT_ITEMS_FROM)?;

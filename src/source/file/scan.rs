@@ -977,6 +977,13 @@ mod tests {
                     };
                     for (item, &ascii) in f.elements.items.iter().zip(&f.elements.ascii) {
                         assert!(!ascii || item.is_ascii(), "element {k}, byte {at}");
+                        // No block of 64 bytes holds both this element and
+                        // the changed byte: its mark stays.
+                        let from = item.as_ptr() as usize - text.as_ptr() as usize;
+                        let place = starts[k] + at;
+                        if from > place + 64 || from + item.len() + 64 < place {
+                            assert!(ascii, "element at {from} lost its mark for byte {place}");
+                        }
                     }
                 }
             }
