@@ -255,7 +255,9 @@ impl std::fmt::Debug for KeptLookups {
 
 /// Each ReplicaSet's and StatefulSet's index in `Cluster::owners`, by what
 /// a pod's controller reference names: namespace, kind and name.
-type OwnerKeys = FxHashMap<(Sym, &'static str, Box<str>), usize>;
+/// Workload owners by namespace, kind and name. The name is an `Arc` so a
+/// pod's lookup shares its controller's name instead of copying it.
+type OwnerKeys = FxHashMap<(Sym, &'static str, Arc<str>), usize>;
 
 /// The Tiers view's rows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -1169,7 +1171,7 @@ fn owner_keys(cluster: &Cluster) -> OwnerKeys {
     for (i, owner) in cluster.owners.iter().enumerate() {
         if let Some(kind) = workload_kind(owner.kind) {
             // The first of a name, as a pod's reference finds it.
-            keys.entry((owner.namespace, kind, owner.name.clone()))
+            keys.entry((owner.namespace, kind, Arc::from(&*owner.name)))
                 .or_insert(i);
         }
     }
@@ -1184,7 +1186,7 @@ fn owner_of(keys: &OwnerKeys, pod: &crate::model::Pod) -> Option<usize> {
         "StatefulSet" => "StatefulSet",
         _ => return None,
     };
-    keys.get(&(pod.namespace, kind, Box::from(&*controller.name)))
+    keys.get(&(pod.namespace, kind, Arc::clone(&controller.name)))
         .copied()
 }
 
