@@ -1025,6 +1025,44 @@ fn tiers_count_pods_under_an_empty_pdb_selector_as_preemptible() {
     );
 }
 
+/// A pod a PodDisruptionBudget already lists in `disruptedPods` uses none
+/// of its disruptions when evicted (upstream's
+/// `filterPodsWithPDBViolation`), so Tiers counts it as preemptible even
+/// under a PDB with none left, as the engine's preemption would evict it;
+/// the PDB's other pods stay protected.
+#[test]
+fn tiers_count_a_pod_its_pdb_lists_as_disrupted_as_preemptible() {
+    let pod = |name: &str, cpu: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"}},
+            "spec": {"nodeName": "n1", "priority": 0,
+                     "containers": [{"name": "c", "image": "nginx",
+                         "resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"phase": "Running"}})
+    };
+    let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "high"}, "value": 1000, "globalDefault": true},
+        {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": "n1", "labels": {"topology.kubernetes.io/zone": "z1"}},
+         "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}},
+        pod("db-0", "2"),
+        pod("db-1", "500m"),
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+         "metadata": {"name": "db", "namespace": "default"},
+         "spec": {"selector": {"matchLabels": {"app": "db"}}, "maxUnavailable": 0},
+         "status": {"disruptionsAllowed": 0, "currentHealthy": 2, "desiredHealthy": 2,
+                    "expectedPods": 2,
+                    "disruptedPods": {"db-0": "2024-01-01T00:00:00Z"}}},
+    ]});
+    let s = tiers_screen_of(&snapshot, 200);
+    let line = line_with(&s, "z1               cpu");
+    assert!(
+        line.contains(" free 5.5  preemptible 2  PDB-protected 500m  "),
+        "{line}"
+    );
+}
+
 /// A pod counts under its own class while the class has the pod's
 /// priority; otherwise (the class's value changed since, or no class) under
 /// one class-less row per value, highest value first.

@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
+use crate::engine::preemption::{PdbTable, eviction_alone_breaks_a_pdb};
 use crate::model::pod::PreemptionPolicy;
 use crate::model::policy::SelectorOwnerKind;
 use crate::model::{Cluster, NodeId, PodId, Sym};
@@ -1258,35 +1259,21 @@ fn topology_keys_of(cluster: &Cluster) -> Vec<Sym> {
     }
 }
 
-/// Which pods a PDB with no disruptions left covers (eviction would break
-/// it), as the engine's preemption matches PDBs to pods.
+/// Which scheduled pods a PDB protects from preemption: evicting the pod
+/// alone would break one, as the engine's preemption counts it
+/// ([`eviction_alone_breaks_a_pdb`]).
 pub fn protected_pods(cluster: &Cluster) -> Vec<bool> {
+    let table = PdbTable::of(cluster);
     let mut protected = vec![false; cluster.pods.len()];
     for info in &cluster.node_infos {
         for &id in &info.pods {
-            protected[id as usize] = blocked_by_a_pdb(cluster, id);
+            protected[id as usize] = eviction_alone_breaks_a_pdb(cluster, &table, id);
         }
     }
     protected
 }
 
-/// [`protected_pods`] for one pod: scheduled and selected by a PDB of its
-/// namespace with no disruptions left.
-fn protected_pod(cluster: &Cluster, id: PodId) -> bool {
-    cluster.pod(id).node.is_some() && blocked_by_a_pdb(cluster, id)
-}
-
-/// Whether a PDB that selects the pod, as the engine's preemption matches
-/// PDBs to pods (its namespace, a non-empty selector: upstream skips an
-/// empty one), has no disruptions left.
-fn blocked_by_a_pdb(cluster: &Cluster, id: PodId) -> bool {
-    cluster
-        .pdbs_of_pod(id)
-        .iter()
-        .any(|&i| blocks(&cluster.pdbs[i as usize]))
-}
-
-/// A PDB with no disruptions left: evicting a pod it covers breaks it.
-fn blocks(pdb: &crate::model::policy::DisruptionBudget) -> bool {
-    pdb.disruptions_allowed.unwrap_or(0) <= 0
+/// [`protected_pods`] for one pod, with the cluster's PDB table.
+fn protected_pod(cluster: &Cluster, table: &PdbTable, id: PodId) -> bool {
+    cluster.pod(id).node.is_some() && eviction_alone_breaks_a_pdb(cluster, table, id)
 }

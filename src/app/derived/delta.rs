@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use crate::engine::preemption::PdbTable;
 use crate::model::{Cluster, PodId};
 use crate::source::live::Touched;
 
@@ -157,8 +158,9 @@ impl TierTable {
             }
         }
         table.protected.resize(after.pods.len(), false);
+        let pdbs = PdbTable::of(after);
         for &id in &pods.after {
-            table.protected[id as usize] = super::protected_pod(after, id);
+            table.protected[id as usize] = super::protected_pod(after, &pdbs, id);
         }
         for &id in &pods.after {
             if let Some(share) = TierShare::of(after, id, &table.protected, node_zone) {
@@ -221,8 +223,9 @@ impl TierRow {
     }
 }
 
-/// Whether every PDB blocks evictions in both clusters exactly when it
-/// does in the other, for the same pods (its namespace and selector).
+/// Whether every PDB is the same in both clusters in all that the
+/// engine's protection reads ([`super::protected_pods`]): its namespace,
+/// selector, disruptions allowed and the pods it lists as disrupted.
 fn same_blocking(before: &Cluster, after: &Cluster) -> bool {
     if Arc::ptr_eq(&before.pdbs, &after.pdbs) {
         return true;
@@ -231,7 +234,8 @@ fn same_blocking(before: &Cluster, after: &Cluster) -> bool {
         && before.pdbs.iter().zip(after.pdbs.iter()).all(|(a, b)| {
             a.namespace == b.namespace
                 && a.selector == b.selector
-                && super::blocks(a) == super::blocks(b)
+                && a.disruptions_allowed.unwrap_or(0) == b.disruptions_allowed.unwrap_or(0)
+                && a.disrupted_pods == b.disrupted_pods
         })
 }
 

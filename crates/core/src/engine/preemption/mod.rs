@@ -10,6 +10,7 @@ mod pdb;
 mod select_node;
 mod victims;
 
+pub use pdb::{PdbTable, eviction_alone_breaks_a_pdb};
 pub use select_node::Criterion;
 
 use super::answer::NodeFailure;

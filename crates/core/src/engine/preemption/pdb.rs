@@ -105,6 +105,17 @@ pub fn violated_pdbs(
         .collect()
 }
 
+/// Whether evicting the pod alone would break a PodDisruptionBudget, as
+/// the split counts it: a PDB that selects the pod has no disruption
+/// left, and does not already list the pod as disrupted. The Tiers view's
+/// "PDB-protected" share is this answer.
+pub fn eviction_alone_breaks_a_pdb(cluster: &Cluster, table: &PdbTable, id: PodId) -> bool {
+    cluster.pdbs_of_pod(id).iter().any(|&i| {
+        // A fresh budget per PDB: the pod's eviction is the only one.
+        uses_up(cluster, table, id, i as usize, &mut Budgets::default())
+    })
+}
+
 /// Evicting the pod uses up one disruption of `pdb`: whether that breaks
 /// it (none left). A pod the PDB already lists as disrupted uses none.
 fn uses_up(
