@@ -137,3 +137,53 @@ fn a_cancelled_step_is_left_out() {
     assert!(stacked.steps.is_empty());
     assert!(stacked.cluster.is_none());
 }
+
+/// A step that would only repeat an earlier one is named with the step
+/// that did it; steps that do something new are not.
+#[test]
+fn a_step_repeating_an_earlier_one_is_named() {
+    use kplace::engine::scenario::repeated_step;
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    let lost = "eu-west-1a";
+    let node_in_lost = (0..cluster.nodes.len() as u32)
+        .map(|n| cluster.node(n).name.to_string())
+        .find(|n| zone_of(&cluster, n).as_deref() == Some(lost))
+        .expect("a node in the zone");
+    let other = busiest_node_in_other_zone(&cluster, lost);
+    let earlier = [
+        Step::CordonZone("eu-west-1b".into()),
+        Step::LoseZone(lost.into()),
+        Step::Drain(vec![other.clone()]),
+    ];
+    let said = |next: Step| repeated_step(&cluster, &earlier, &next);
+
+    assert_eq!(
+        said(Step::LoseZone(lost.into())).as_deref(),
+        Some("zone eu-west-1a is already lost (step 2: Lose zone eu-west-1a)")
+    );
+    assert_eq!(
+        said(Step::CordonZone(lost.into())).as_deref(),
+        Some(
+            "zone eu-west-1a is already lost (step 2: Lose zone eu-west-1a): it has no nodes left to cordon"
+        )
+    );
+    assert_eq!(
+        said(Step::CordonZone("eu-west-1b".into())).as_deref(),
+        Some("zone eu-west-1b is already cordoned (step 1: Cordon zone eu-west-1b)")
+    );
+    assert_eq!(
+        said(Step::Drain(vec![node_in_lost.clone()])),
+        Some(format!(
+            "node {node_in_lost} was lost with zone eu-west-1a (step 2: Lose zone eu-west-1a)"
+        ))
+    );
+    assert_eq!(
+        said(Step::Drain(vec!["x".into(), other.clone()])),
+        Some(format!(
+            "node {other} is already drained (step 3: Drain {other})"
+        ))
+    );
+    // New work: losing a cordoned zone, a zone not touched yet.
+    assert_eq!(said(Step::LoseZone("eu-west-1b".into())), None);
+    assert_eq!(said(Step::CordonZone("eu-west-1c".into())), None);
+}

@@ -983,6 +983,43 @@ fn cancelling_the_only_step_of_a_zone_loss_goes_back_to_the_answer() {
     );
     assert_eq!(whatif(&app).panel, kplace::app::whatif::Panel::Answer);
     assert!(s.contains("No draft yet."), "{s}");
+    // The next frame's turn of the event loop (no key): the status line
+    // no longer says it is cancelling, it says the run ended.
+    assert!(app.frame_due());
+    let s = screen(&app);
+    assert!(!s.contains("cancelling the disruption what-if"), "{s}");
+    assert!(
+        s.contains("disruption what-if cancelled (esc): no scenario"),
+        "{s}"
+    );
+}
+
+/// A step that would only repeat one in the scenario is refused, naming
+/// that step, instead of a step that moves nothing; a bare `:lose` says it
+/// needs a zone instead of losing the first one listed.
+#[test]
+fn a_step_repeating_the_scenario_or_missing_its_zone_is_refused() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "lose");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(s.contains("lose needs a zone: lose ZONE"), "{s}");
+    assert!(whatif(&app).scenario.is_empty());
+
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "lose eu-west-1a");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.wait_until_idle(SETTLE));
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "then lose eu-west-1a");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&app);
+    assert!(
+        s.contains("zone eu-west-1a is already lost (step 1: Lose zone eu-west-1a); not added"),
+        "{s}"
+    );
+    assert_eq!(whatif(&app).scenario.len(), 1);
 }
 
 /// `/` in a zone plan finds a pod's row below the first screen and scrolls

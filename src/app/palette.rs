@@ -114,9 +114,17 @@ impl Palette {
             .matches
             .get(self.highlighted)
             .filter(|m| typed.split_whitespace().all(|w| m.contains(w)));
-        match m {
-            Some(m) => parse(m).ok_or_else(|| format!("unknown command {m:?}")),
-            None => Err(unknown(typed)),
+        // A disruption never runs on a zone or node the operator did not
+        // type: `lose` + enter would otherwise lose the first zone listed.
+        let needs = |m: &str| super::whatif::usage(m).map(str::to_string);
+        match m.map(|m| (m, parse(m))) {
+            Some((m, Some(Command::WhatIf(super::whatif::Cmd::Disrupt { .. })) | None)) => {
+                Err(needs(typed)
+                    .or_else(|| needs(m))
+                    .unwrap_or_else(|| unknown(typed)))
+            }
+            Some((_, Some(c))) => Ok(c),
+            None => Err(needs(typed).unwrap_or_else(|| unknown(typed))),
         }
     }
 }
@@ -220,6 +228,39 @@ mod tests {
             p.type_char(c);
         }
         assert_eq!(p.accept(), Ok(Command::Version("1.31".into())));
+    }
+
+    /// A disruption runs only on what was typed: `lose` + enter, or a
+    /// fuzzy `los`, says what it needs instead of losing the first zone.
+    #[test]
+    fn a_disruption_never_runs_on_a_zone_or_node_not_typed() {
+        let extra = crate::app::whatif::palette_commands(&["eu-1a".into(), "eu-1b".into()]);
+        let accept = |typed: &str| {
+            let mut p = Palette::open_with(&[], &extra);
+            for c in typed.chars() {
+                p.type_char(c);
+            }
+            p.accept()
+        };
+        for typed in ["lose", "los", "then lose", "cordon", "cord"] {
+            let said = accept(typed).unwrap_err();
+            assert!(said.contains("needs a zone"), "{typed}: {said}");
+        }
+        for typed in ["drain", "drain "] {
+            let said = accept(typed).unwrap_err();
+            assert!(
+                said.starts_with("drain needs one or more nodes"),
+                "{typed}: {said}"
+            );
+        }
+        assert!(accept("then").unwrap_err().starts_with("then needs a step"));
+        assert!(accept("load").unwrap_err().starts_with("load needs a file"));
+        // Typed in full, they run; views still complete.
+        assert!(matches!(
+            accept("lose eu-1b"),
+            Ok(Command::WhatIf(crate::app::whatif::Cmd::Disrupt { .. }))
+        ));
+        assert_eq!(accept("tie"), Ok(Command::Show(View::Tiers)));
     }
 
     #[test]

@@ -907,6 +907,10 @@ impl App {
         changed |= self.pump_feed();
         changed |= self.feed.as_mut().is_some_and(Feed::take_repaint);
         changed |= self.session_mut().is_some_and(|s| s.pump());
+        if let Some(note) = self.session_mut().and_then(|s| s.whatif.take_status_note()) {
+            self.set_info(note);
+            changed = true;
+        }
         self.take_version_note();
         changed
     }

@@ -120,6 +120,15 @@ impl WhatIf {
                     if self.disrupt_seq.accept(seq) {
                         // Cancelled steps are not part of the scenario.
                         let asked = self.scenario.len();
+                        if completed < asked {
+                            self.status_note = Some(match completed {
+                                0 => "disruption what-if cancelled (esc): no scenario".to_string(),
+                                n => format!(
+                                    "disruption what-if cancelled (esc): {} step(s) not run, the scenario keeps the first {n}",
+                                    asked - n
+                                ),
+                            });
+                        }
                         self.scenario.truncate(completed);
                         self.disruption = (!self.scenario.is_empty()).then_some(table);
                         self.plan_search = Default::default();

@@ -64,6 +64,34 @@ pub fn parse_command(s: &str) -> Option<Cmd> {
     })
 }
 
+/// What a what-if command needs, when `typed` names one without its
+/// argument (`lose`, `then`, `drain `, `load`): the palette says so
+/// instead of running the first zone it would complete to.
+pub fn usage(typed: &str) -> Option<&'static str> {
+    let mut words = typed.split_whitespace();
+    let mut head = words.next()?;
+    let then = head == "then";
+    if then {
+        let Some(next) = words.next() else {
+            return Some(
+                "then needs a step: then cordon ZONE, then lose ZONE or then drain NODE[,NODE…] (tab completes the zones)",
+            );
+        };
+        head = next;
+    }
+    Some(match head {
+        "cordon" => "cordon needs a zone: cordon ZONE (tab completes the zones)",
+        "lose" => "lose needs a zone: lose ZONE (tab completes the zones)",
+        "drain" => "drain needs one or more nodes: drain NODE[,NODE…] (Nodes, 4, lists them)",
+        "load" if !then => "load needs a file: load PATH (a draft saved with :save)",
+        "save!" | "w!" if !then => "save! needs a file: save! PATH (overwrites it)",
+        _ if then => {
+            "then needs a step: then cordon ZONE, then lose ZONE or then drain NODE[,NODE…] (tab completes the zones)"
+        }
+        _ => return None,
+    })
+}
+
 /// The palette entries of the what-if family (zones for completion).
 pub fn palette_commands(zones: &[String]) -> Vec<String> {
     let mut c = vec![
@@ -112,5 +140,27 @@ mod tests {
         assert_eq!(parse_command("then"), None);
         assert_eq!(parse_command("drain"), None);
         assert_eq!(parse_command("scenario clear"), Some(Cmd::ClearScenario));
+    }
+
+    #[test]
+    fn a_disruption_without_its_zone_or_nodes_says_what_it_needs() {
+        assert!(usage("lose").unwrap().starts_with("lose needs a zone"));
+        assert!(
+            usage(" cordon ")
+                .unwrap()
+                .starts_with("cordon needs a zone")
+        );
+        assert!(
+            usage("drain ")
+                .unwrap()
+                .starts_with("drain needs one or more nodes")
+        );
+        assert!(usage("then").unwrap().starts_with("then needs a step"));
+        assert!(usage("then save").unwrap().starts_with("then needs a step"));
+        assert!(usage("then lose").unwrap().starts_with("lose needs a zone"));
+        assert!(usage("load").unwrap().starts_with("load needs a file"));
+        assert!(usage("then load").unwrap().starts_with("then needs a step"));
+        assert_eq!(usage("tiers"), None);
+        assert_eq!(usage(""), None);
     }
 }

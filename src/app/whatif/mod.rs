@@ -22,7 +22,7 @@ use crate::model::{Cluster, Interner, PodId};
 
 use super::report::{Line, PlacementReport};
 use answers::RequestCount;
-pub use command::{Cmd, palette_commands, parse_command};
+pub use command::{Cmd, palette_commands, parse_command, usage};
 use draft::Draft;
 use editor::TextArea;
 use form::{Row, Target};
@@ -102,6 +102,9 @@ pub struct WhatIf {
     /// A remedy opened from Placement that changes the cluster: made (in
     /// the worker's copy) for every answer of this draft.
     pub cluster_edit: Option<(crate::engine::remedies::ClusterEdit, String)>,
+    /// What the status line should say once a background answer arrives
+    /// (a cancelled disruption: the "cancelling…" said on esc is over).
+    status_note: Option<String>,
 }
 
 /// A priority class the chooser offers: `(name, value, policy, default)`.
@@ -126,6 +129,11 @@ pub fn class_choices(cluster: &Cluster) -> Vec<ClassChoice> {
 }
 
 impl WhatIf {
+    /// The status line's note from the last answers taken, once.
+    pub fn take_status_note(&mut self) -> Option<String> {
+        self.status_note.take()
+    }
+
     /// Whether the answer shown is for an older, valid draft.
     pub fn stale(&self) -> bool {
         self.draft.as_ref().is_some_and(|d| !d.valid) && self.answer.is_some()

@@ -485,7 +485,8 @@ pub const DRAIN_COLUMNS: [&str; 4] = ["POD", "FROM", "→ TO", "VICTIMS / WHY NO
 
 /// `cluster` names what the plan's symbols stand for: the plan's own fork,
 /// or any cluster forked from the same snapshot (they share the strings).
-pub fn disruption_table(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -> DisruptionTable {
+pub fn disruption_table(cluster: &Cluster, step: &Step, plan: &DisruptionPlan) -> DisruptionTable {
+    let title = step.title();
     let mut head = vec![Line {
         tone: Tone::Heading,
         text: format!(
@@ -495,9 +496,13 @@ pub fn disruption_table(cluster: &Cluster, title: &str, plan: &DisruptionPlan) -
         ),
     }];
     if plan.displaced.is_empty() {
+        let why = match step {
+            Step::LoseZone(_) => "these nodes ran no pods",
+            Step::CordonZone(_) | Step::Drain(_) => "these nodes only stop taking new pods",
+        };
         head.push(Line {
             tone: Tone::Muted,
-            text: "  nothing moves: these nodes only stop taking new pods (a draft, and any step after this one, is answered without them)".into(),
+            text: format!("  nothing moves: {why} (a draft, and any step after this one, is answered without them)"),
         });
     } else {
         head.push(Line {
@@ -656,7 +661,7 @@ pub fn scenario_table(cluster: &Cluster, run: &ScenarioRun, asked: &[Step]) -> D
         .steps
         .iter()
         .map(|s| {
-            let mut t = disruption_table(cluster, &s.step.title(), &s.plan);
+            let mut t = disruption_table(cluster, &s.step, &s.plan);
             if !s.missing_nodes.is_empty() {
                 t.head.insert(
                     1,

@@ -161,6 +161,13 @@ impl App {
                     self.set_error(e);
                     return;
                 }
+                if then
+                    && let Some(e) =
+                        crate::engine::scenario::repeated_step(&cluster, &s.whatif.scenario, &step)
+                {
+                    self.set_error(format!("{e}; not added"));
+                    return;
+                }
                 let starts = then && s.whatif.scenario.is_empty();
                 s.whatif.disrupt(&cluster, step, then);
                 if starts {

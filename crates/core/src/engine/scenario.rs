@@ -8,7 +8,7 @@
 //! stay, so a later step finds its nodes by name in the cluster it runs on.
 
 use super::Scheduler;
-use super::disruption::{Disruption, DisruptionPlan, Progress, simulate_with};
+use super::disruption::{Disruption, DisruptionPlan, Progress, ZONE_LABEL, simulate_with};
 use crate::model::Cluster;
 
 /// One step of a scenario.
@@ -47,6 +47,43 @@ impl Step {
             Step::LoseZone(z) => (Disruption::LoseZone(z.clone()), Vec::new()),
         }
     }
+}
+
+/// Why `next` would only repeat what one of `earlier` did, on `base`
+/// (the cluster before the first step): the same zone lost or cordoned
+/// again, a zone cordoned after it was lost, a node drained again or
+/// drained after its zone was lost. Such a step would move nothing and
+/// read as if nothing happened; it is refused, naming the step (1-based)
+/// that did it.
+pub fn repeated_step(base: &Cluster, earlier: &[Step], next: &Step) -> Option<String> {
+    let zone_of = |node: &str| -> Option<&str> {
+        let key = base.interner.lookup(ZONE_LABEL)?;
+        let value = base.node(base.node_id(node)?).labels.get(key)?;
+        Some(base.interner.resolve(value))
+    };
+    earlier.iter().enumerate().find_map(|(i, done)| {
+        let at = format!("step {}: {}", i + 1, done.title());
+        match (done, next) {
+            (Step::LoseZone(a), Step::LoseZone(b)) if a == b => {
+                Some(format!("zone {b} is already lost ({at})"))
+            }
+            (Step::LoseZone(a), Step::CordonZone(b)) if a == b => Some(format!(
+                "zone {b} is already lost ({at}): it has no nodes left to cordon"
+            )),
+            (Step::CordonZone(a), Step::CordonZone(b)) if a == b => {
+                Some(format!("zone {b} is already cordoned ({at})"))
+            }
+            (Step::Drain(a), Step::Drain(b)) => b
+                .iter()
+                .find(|n| a.contains(n))
+                .map(|n| format!("node {n} is already drained ({at})")),
+            (Step::LoseZone(z), Step::Drain(b)) => b
+                .iter()
+                .find(|n| zone_of(n) == Some(z.as_str()))
+                .map(|n| format!("node {n} was lost with zone {z} ({at})")),
+            _ => None,
+        }
+    })
 }
 
 /// What one step did. Its plan's `cluster` is emptied: only the fork
