@@ -75,8 +75,17 @@ fn skew_view_shows_what_pod_topology_spread_prefilter_counts() {
     let mut checked = 0;
     let mut constraints_checked = 0;
     let mut domains_checked = 0;
+    // The cases whose pod declares spread constraints, counted from the
+    // text alone: every one must be checked, none skipped quietly.
+    let mut declaring = 0;
     for name in names {
         let dir = cases.join(&name);
+        if std::fs::read_to_string(dir.join("pod.yaml"))
+            .unwrap()
+            .contains("topologySpreadConstraints:")
+        {
+            declaring += 1;
+        }
         let Ok((mut cluster, _)) = load_snapshot(&dir.join("snapshot.yaml.gz")) else {
             continue;
         };
@@ -200,6 +209,10 @@ fn skew_view_shows_what_pod_topology_spread_prefilter_counts() {
     assert!(
         checked >= 60,
         "only {checked} cases with spread constraints"
+    );
+    assert_eq!(
+        checked, declaring,
+        "cases whose pod declares spread constraints were skipped"
     );
     assert!(constraints_checked >= checked);
     assert!(domains_checked >= constraints_checked);
