@@ -641,6 +641,18 @@ fn every_what_if_key_in_help_does_what_it_says() {
                     hit(&mut app, ev);
                     assert!(w(&app).scroll < before, "{what}");
                 }
+                Action::End => {
+                    hit(&mut app, ev);
+                    let end = w(&app).scroll;
+                    assert!(end > 0, "{what}");
+                    key(&mut app, KeyCode::PageDown);
+                    assert_eq!(w(&app).scroll, end, "{what}: not at the end");
+                }
+                Action::Home => {
+                    key(&mut app, KeyCode::PageDown);
+                    hit(&mut app, ev);
+                    assert_eq!(w(&app).scroll, 0, "{what}");
+                }
                 Action::SaveDraft => {
                     // Without a draft (a drain plan alone) the key says so;
                     // with one it writes a file, which this test does not.

@@ -1022,6 +1022,48 @@ fn a_step_repeating_the_scenario_or_missing_its_zone_is_refused() {
     assert_eq!(whatif(&app).scenario.len(), 1);
 }
 
+/// `G` (or end) shows the end of a zone plan in one key, its last row and
+/// the notes under it; `g` (or home) goes back to its heading.
+#[test]
+fn end_and_home_jump_through_a_zone_plan() {
+    use kplace::engine::Scheduler;
+    use kplace::engine::disruption::{Disruption, simulate};
+    let cluster = kplace::app::demo::load_demo().unwrap();
+    let plan = simulate(
+        &cluster,
+        &Disruption::LoseZone("eu-west-1a".into()),
+        &Scheduler::default(),
+    );
+    let last = plan.displaced.last().expect("displaced pods").pod.clone();
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "lose eu-west-1a");
+    key(&mut app, KeyCode::Enter);
+    let row = |s: &str| {
+        s.lines()
+            .any(|l| l.contains('│') && l.contains(last.as_str()))
+    };
+    let heading = "Lose zone eu-west-1a:";
+    let s = screen(&app);
+    assert!(s.contains(heading) && !row(&s), "{s}");
+    for end in [KeyCode::Char('G'), KeyCode::End] {
+        key(&mut app, end);
+        let s = screen(&app);
+        assert!(row(&s), "{end:?}: {last} not shown:\n{s}");
+        assert!(!s.contains(heading), "{end:?}: still at the top:\n{s}");
+        key(
+            &mut app,
+            if end == KeyCode::End {
+                KeyCode::Home
+            } else {
+                KeyCode::Char('g')
+            },
+        );
+        let s = screen(&app);
+        assert!(s.contains(heading) && !row(&s), "back to the top:\n{s}");
+    }
+}
+
 /// `/` in a zone plan finds a pod's row below the first screen and scrolls
 /// to it; `n` steps to the next match; esc clears the search and keeps
 /// the plan; the plan's letters are the query while it is typed.

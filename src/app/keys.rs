@@ -531,6 +531,20 @@ pub const BINDINGS: &[Binding] = &[
     ),
     act(
         Scope::WhatIf,
+        "home / g",
+        "to the top of the answer, replicas or drain plan",
+        &[K::Code(Home), K::Ch('g')],
+        Action::Home,
+    ),
+    act(
+        Scope::WhatIf,
+        "end / G",
+        "to the end of the answer, replicas or drain plan",
+        &[K::Code(End), K::Ch('G')],
+        Action::End,
+    ),
+    act(
+        Scope::WhatIf,
         "n",
         "next match of the / search in a drain or zone plan",
         &[K::Ch('n')],

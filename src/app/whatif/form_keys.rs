@@ -196,6 +196,9 @@ impl WhatIf {
             Action::PageDown => {
                 self.scroll = (self.scroll + 10).min(self.scroll_lines().saturating_sub(1))
             }
+            Action::Home => self.scroll = 0,
+            // The last line at the top: a 30,000-row plan's end in one key.
+            Action::End => self.scroll = self.scroll_lines().saturating_sub(1),
             Action::EditField => {
                 let Some(r) = self.rows.get(self.cursor).cloned() else {
                     return KeyResult::Done;
