@@ -588,7 +588,7 @@ fn help_scrolls_on_a_short_terminal() {
     key(&mut app, KeyCode::Char('?'));
     assert!(screen(&app, 100, 30).contains("General"));
     // Tall enough: no scrolling hint.
-    assert!(!screen(&app, 200, 60).contains("↑↓ pgup pgdn scroll"));
+    assert!(!screen(&app, 200, 62).contains("↑↓ pgup pgdn scroll"));
 }
 
 #[test]

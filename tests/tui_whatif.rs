@@ -554,6 +554,10 @@ fn an_unedited_draft_of_a_bound_pod_answers_like_its_placement() {
         s.contains("Answering as: shop/frontend-6b8f7c5d4-2lh2t rescheduled: taken off"),
         "{s}"
     );
+    // The line wraps in the draft's pane: its way back (`c`) and the key
+    // hint's last words are on screen, not cut at the pane's edge.
+    assert!(s.contains("copy)"), "{s}");
+    assert!(s.contains("w save"), "{s}");
     let want = format!(
         "SCHEDULED → {node} ({} feasible node(s)",
         placement.feasible.len()

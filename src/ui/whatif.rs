@@ -99,12 +99,18 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
 fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
     let t = &app.theme;
     let Some(d) = &w.draft else { return };
-    let mut out: Vec<Line> = vec![Line::from(Span::styled(FIELDS_NOTE, t.fg(t.muted)))];
+    // The notes wrap to the pane (inside its borders), as the answer does:
+    // cut, "Answering as" lost the way back (`c`) at any width.
+    let inner = (area.width as usize).saturating_sub(2);
+    let wrapped = |text: &str, style: Style| -> Vec<Line<'static>> {
+        super::text::wrap(text, inner)
+            .into_iter()
+            .map(|row| Line::from(Span::styled(row, style)))
+            .collect()
+    };
+    let mut out: Vec<Line> = wrapped(FIELDS_NOTE, t.fg(t.muted));
     if let Some(meaning) = app.session().and_then(|s| w.meaning(&s.loaded.cluster)) {
-        out.push(Line::from(Span::styled(
-            format!("Answering as: {meaning}"),
-            t.fg(t.accent),
-        )));
+        out.extend(wrapped(&format!("Answering as: {meaning}"), t.fg(t.accent)));
     }
     let mut cursor_line = 0;
     if let (Some(e), None) = (&d.error, &w.error_at) {
@@ -169,7 +175,7 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
     } else {
         "↑↓ field · enter edit/toggle · x remove · c copy/rescheduled · y YAML · E $EDITOR · r replicas · w save"
     };
-    out.push(Line::from(Span::styled(hint, t.fg(t.muted))));
+    out.extend(wrapped(hint, t.fg(t.muted)));
     let height = area.height.saturating_sub(2) as usize;
     let top = cursor_line.saturating_sub(height.saturating_sub(3));
     let state = if d.valid { "valid" } else { "INVALID" };
