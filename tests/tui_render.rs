@@ -980,6 +980,17 @@ fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
     assert!(high.contains("      0 "), "{high}");
 }
 
+/// A running pod of priority 0 on node `n1`, labelled `app=APP`, asking
+/// for `cpu`.
+fn running_pod_on_n1(name: &str, app: &str, cpu: &str) -> serde_json::Value {
+    serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
+        "spec": {"nodeName": "n1", "priority": 0,
+                 "containers": [{"name": "c", "image": "nginx",
+                     "resources": {"requests": {"cpu": cpu}}}]},
+        "status": {"phase": "Running"}})
+}
+
 /// A PodDisruptionBudget with an empty selector protects no pod from
 /// preemption (upstream's `filterPodsWithPDBViolation` skips an empty
 /// selector), so Tiers counts the pods of its namespace as preemptible, as
@@ -994,14 +1005,7 @@ fn tiers_count_pods_under_an_empty_pdb_selector_as_preemptible() {
             "status": {"disruptionsAllowed": 0, "currentHealthy": 1,
                        "desiredHealthy": 1, "expectedPods": 1}})
     };
-    let pod = |name: &str, app: &str, cpu: &str| {
-        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
-            "spec": {"nodeName": "n1", "priority": 0,
-                     "containers": [{"name": "c", "image": "nginx",
-                         "resources": {"requests": {"cpu": cpu}}}]},
-            "status": {"phase": "Running"}})
-    };
+    let pod = running_pod_on_n1;
     let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
          "metadata": {"name": "high"}, "value": 1000, "globalDefault": true},
@@ -1032,14 +1036,7 @@ fn tiers_count_pods_under_an_empty_pdb_selector_as_preemptible() {
 /// the PDB's other pods stay protected.
 #[test]
 fn tiers_count_a_pod_its_pdb_lists_as_disrupted_as_preemptible() {
-    let pod = |name: &str, cpu: &str| {
-        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"}},
-            "spec": {"nodeName": "n1", "priority": 0,
-                     "containers": [{"name": "c", "image": "nginx",
-                         "resources": {"requests": {"cpu": cpu}}}]},
-            "status": {"phase": "Running"}})
-    };
+    let pod = |name: &str, cpu: &str| running_pod_on_n1(name, "db", cpu);
     let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
          "metadata": {"name": "high"}, "value": 1000, "globalDefault": true},

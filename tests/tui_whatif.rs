@@ -1026,10 +1026,9 @@ fn a_step_repeating_the_scenario_or_missing_its_zone_is_refused() {
     assert_eq!(whatif(&app).scenario.len(), 1);
 }
 
-/// `G` (or end) shows the end of a zone plan in one key, its last row and
-/// the notes under it; `g` (or home) goes back to its heading.
-#[test]
-fn end_and_home_jump_through_a_zone_plan() {
+/// The demo with `:lose eu-west-1a` shown, the engine's plan for it, and
+/// the plan's last displaced pod (below the first screen).
+fn demo_zone_plan_shown() -> (App, kplace::engine::disruption::DisruptionPlan, String) {
     use kplace::engine::Scheduler;
     use kplace::engine::disruption::{Disruption, simulate};
     let cluster = kplace::app::demo::load_demo().unwrap();
@@ -1043,10 +1042,21 @@ fn end_and_home_jump_through_a_zone_plan() {
     key(&mut app, KeyCode::Char(':'));
     keys(&mut app, "lose eu-west-1a");
     key(&mut app, KeyCode::Enter);
-    let row = |s: &str| {
-        s.lines()
-            .any(|l| l.contains('│') && l.contains(last.as_str()))
-    };
+    (app, plan, last)
+}
+
+/// Whether a row of the plan's panel names `pod` (the status line may
+/// name it too, as a search's query).
+fn plan_row_shows(screen: &str, pod: &str) -> bool {
+    screen.lines().any(|l| l.contains('│') && l.contains(pod))
+}
+
+/// `G` (or end) shows the end of a zone plan in one key, its last row and
+/// the notes under it; `g` (or home) goes back to its heading.
+#[test]
+fn end_and_home_jump_through_a_zone_plan() {
+    let (mut app, _, last) = demo_zone_plan_shown();
+    let row = |s: &str| plan_row_shows(s, &last);
     let heading = "Lose zone eu-west-1a:";
     let s = screen(&app);
     assert!(s.contains(heading) && !row(&s), "{s}");
@@ -1073,24 +1083,8 @@ fn end_and_home_jump_through_a_zone_plan() {
 /// the plan; the plan's letters are the query while it is typed.
 #[test]
 fn searching_a_zone_plan_scrolls_to_the_pod() {
-    use kplace::engine::Scheduler;
-    use kplace::engine::disruption::{Disruption, simulate};
-    let cluster = kplace::app::demo::load_demo().unwrap();
-    let plan = simulate(
-        &cluster,
-        &Disruption::LoseZone("eu-west-1a".into()),
-        &Scheduler::default(),
-    );
-    let last = plan.displaced.last().expect("displaced pods").pod.clone();
-    let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "lose eu-west-1a");
-    key(&mut app, KeyCode::Enter);
-    // A row of the plan's panel (the status line also names the query).
-    let row = |s: &str| {
-        s.lines()
-            .any(|l| l.contains('│') && l.contains(last.as_str()))
-    };
+    let (mut app, plan, last) = demo_zone_plan_shown();
+    let row = |s: &str| plan_row_shows(s, &last);
     assert!(!row(&screen(&app)), "{last} already on the first screen");
 
     key(&mut app, KeyCode::Char('/'));
