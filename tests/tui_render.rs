@@ -891,7 +891,8 @@ fn tiers_headroom_counts_only_nodes_a_plain_pod_of_the_class_could_use() {
 /// CPU per zone held by pods below `class`'s priority on the nodes a plain
 /// pod of `class` could use, read from the pods' own records: (preemptible,
 /// protected by a PodDisruptionBudget with no disruptions left, matched as
-/// upstream's preemption matches them: same namespace, non-empty selector).
+/// upstream's preemption matches them: same namespace, non-empty selector,
+/// the pod not already listed as disrupted).
 fn lower_priority_cpu_by_records(
     cluster: &kplace::model::Cluster,
     class: &str,
@@ -909,6 +910,7 @@ fn lower_priority_cpu_by_records(
                 && pdb.disruptions_allowed.unwrap_or(0) <= 0
                 && !pdb.selector.is_everything()
                 && pdb.selector.matches(&pod.labels)
+                && !pdb.disrupted_pods.iter().any(|d| **d == *pod.name)
         });
         let entry = held.entry(plain.zone(node)).or_default();
         if protected {
