@@ -982,6 +982,20 @@ fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
     assert!(high.contains("      0 "), "{high}");
 }
 
+/// A List of a globalDefault class `high` (1000), a node `n1` in zone
+/// `z1` with 8 CPUs, and `items`.
+fn high_class_and_node_n1(items: Vec<serde_json::Value>) -> serde_json::Value {
+    let mut all = vec![
+        serde_json::json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "high"}, "value": 1000, "globalDefault": true}),
+        serde_json::json!({"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": "n1", "labels": {"topology.kubernetes.io/zone": "z1"}},
+         "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}}),
+    ];
+    all.extend(items);
+    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": all})
+}
+
 /// A running pod of priority 0 on node `n1`, labelled `app=APP`, asking
 /// for `cpu`.
 fn running_pod_on_n1(name: &str, app: &str, cpu: &str) -> serde_json::Value {
@@ -1008,17 +1022,12 @@ fn tiers_count_pods_under_an_empty_pdb_selector_as_preemptible() {
                        "desiredHealthy": 1, "expectedPods": 1}})
     };
     let pod = running_pod_on_n1;
-    let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-         "metadata": {"name": "high"}, "value": 1000, "globalDefault": true},
-        {"apiVersion": "v1", "kind": "Node",
-         "metadata": {"name": "n1", "labels": {"topology.kubernetes.io/zone": "z1"}},
-         "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}},
+    let snapshot = high_class_and_node_n1(vec![
         pod("web", "web", "1"),
         pod("db", "db", "2"),
         pdb("everything", serde_json::json!({})),
         pdb("db", serde_json::json!({"matchLabels": {"app": "db"}})),
-    ]});
+    ]);
     let s = tiers_screen_of(&snapshot, 200);
     assert!(
         s.contains("Headroom per zone for a pod at high (1000)"),
@@ -1039,21 +1048,16 @@ fn tiers_count_pods_under_an_empty_pdb_selector_as_preemptible() {
 #[test]
 fn tiers_count_a_pod_its_pdb_lists_as_disrupted_as_preemptible() {
     let pod = |name: &str, cpu: &str| running_pod_on_n1(name, "db", cpu);
-    let snapshot = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-         "metadata": {"name": "high"}, "value": 1000, "globalDefault": true},
-        {"apiVersion": "v1", "kind": "Node",
-         "metadata": {"name": "n1", "labels": {"topology.kubernetes.io/zone": "z1"}},
-         "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}},
+    let snapshot = high_class_and_node_n1(vec![
         pod("db-0", "2"),
         pod("db-1", "500m"),
-        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        serde_json::json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
          "metadata": {"name": "db", "namespace": "default"},
          "spec": {"selector": {"matchLabels": {"app": "db"}}, "maxUnavailable": 0},
          "status": {"disruptionsAllowed": 0, "currentHealthy": 2, "desiredHealthy": 2,
                     "expectedPods": 2,
-                    "disruptedPods": {"db-0": "2024-01-01T00:00:00Z"}}},
-    ]});
+                    "disruptedPods": {"db-0": "2024-01-01T00:00:00Z"}}}),
+    ]);
     let s = tiers_screen_of(&snapshot, 200);
     let line = line_with(&s, "z1               cpu");
     assert!(

@@ -66,26 +66,14 @@ fn rows(screen: &str) -> Rows {
 
 #[test]
 fn skew_view_shows_what_pod_topology_spread_prefilter_counts() {
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
-    let mut names: Vec<String> = std::fs::read_dir(&cases)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let cases = common::spread_cases();
     let mut checked = 0;
     let mut constraints_checked = 0;
     let mut domains_checked = 0;
-    // The cases whose pod declares spread constraints, counted from the
-    // text alone: every one must be checked, none skipped quietly.
-    let mut declaring = 0;
-    for name in names {
-        let dir = cases.join(&name);
-        if std::fs::read_to_string(dir.join("pod.yaml"))
-            .unwrap()
-            .contains("topologySpreadConstraints:")
-        {
-            declaring += 1;
-        }
+    // Every case whose pod declares spread constraints must be checked,
+    // none skipped quietly.
+    let declaring = cases.len();
+    for (name, dir) in cases {
         let Ok((mut cluster, _)) = load_snapshot(&dir.join("snapshot.yaml.gz")) else {
             continue;
         };

@@ -8,7 +8,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -54,24 +53,12 @@ fn free_cpu_for_a_plain_pod(cluster: &Cluster, value: i32) -> BTreeMap<String, (
 
 #[test]
 fn tiers_headroom_is_what_the_engines_filters_leave_free() {
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
-    let mut names: Vec<String> = std::fs::read_dir(&cases)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let (mut checked, mut zones_checked, mut declaring) = (0, 0, 0);
+    let cases = common::spread_cases();
+    let declaring = cases.len();
+    let (mut checked, mut zones_checked) = (0, 0);
     // Zones where counting every node would show more free CPU.
     let mut zones_kept_off = 0;
-    for name in names {
-        let dir = cases.join(&name);
-        if !std::fs::read_to_string(dir.join("pod.yaml"))
-            .unwrap()
-            .contains("topologySpreadConstraints:")
-        {
-            continue;
-        }
-        declaring += 1;
+    for (name, dir) in cases {
         let (cluster, _) =
             load_snapshot(&dir.join("snapshot.yaml.gz")).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut app = App::with_cluster(cluster, &name, Options::default());

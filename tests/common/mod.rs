@@ -157,3 +157,24 @@ pub fn keys(app: &mut App, text: &str) {
         key(app, crossterm::event::KeyCode::Char(c));
     }
 }
+
+/// The conformance cases whose incoming pod declares spread constraints
+/// (read from the pod file's text alone), by name, in name order, with
+/// their directories: the views' corpus cross-checks run on these.
+pub fn spread_cases() -> Vec<(String, std::path::PathBuf)> {
+    let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+    let mut found: Vec<(String, std::path::PathBuf)> = std::fs::read_dir(&cases)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name().to_string_lossy().into_owned(), e.path())
+        })
+        .filter(|(_, dir)| {
+            std::fs::read_to_string(dir.join("pod.yaml"))
+                .unwrap()
+                .contains("topologySpreadConstraints:")
+        })
+        .collect();
+    found.sort();
+    found
+}

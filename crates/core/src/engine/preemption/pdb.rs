@@ -110,10 +110,13 @@ pub fn violated_pdbs(
 /// left, and does not already list the pod as disrupted. The Tiers view's
 /// "PDB-protected" share is this answer.
 pub fn eviction_alone_breaks_a_pdb(cluster: &Cluster, table: &PdbTable, id: PodId) -> bool {
-    cluster.pdbs_of_pod(id).iter().any(|&i| {
-        // A fresh budget per PDB: the pod's eviction is the only one.
-        uses_up(cluster, table, id, i as usize, &mut Budgets::default())
-    })
+    // The pod's eviction is the only one: each PDB's budget is taken once
+    // (the budgets are kept per PDB).
+    let mut budgets = Budgets::default();
+    cluster
+        .pdbs_of_pod(id)
+        .iter()
+        .any(|&i| uses_up(cluster, table, id, i as usize, &mut budgets))
 }
 
 /// Evicting the pod uses up one disruption of `pdb`: whether that breaks
