@@ -575,3 +575,69 @@ fn a_fork_without_nodes_equals_the_cluster_built_anew_without_them() {
     }
     assert!(checked > 100, "only {checked} snapshots checked");
 }
+
+/// Nodes at the edge of NodeResourcesFit: one pod slot left, exactly one
+/// displaced pod's cpu left, a byte of memory short, and a node whose pod
+/// sets pod-level requests above its containers' (v1.34 counts those).
+/// The drained node's pods land there in turn, so a node's dense sums
+/// ([`kplace::model::NodeLoad`]) must follow every bind exactly: the
+/// memoized run reads them, the exhaustive one the node's aggregates.
+const AT_THE_EDGE: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: src}, status: {allocatable: {cpu: "64", memory: 64Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: slots}, status: {allocatable: {cpu: "64", memory: 64Gi, pods: "2"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: cpu}, status: {allocatable: {cpu: "2", memory: 64Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: mem}, status: {allocatable: {cpu: "64", memory: "2147483647", pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: podlevel}, status: {allocatable: {cpu: "3", memory: 64Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: s0, namespace: d}, spec: {nodeName: slots, containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: c0, namespace: d}, spec: {nodeName: cpu, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: m0, namespace: d}, spec: {nodeName: mem, containers: [{name: c, image: i, resources: {requests: {memory: "1073741824"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p0, namespace: d}, spec: {nodeName: podlevel, resources: {requests: {cpu: "2"}}, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w0, namespace: d, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: "1073741824"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w1, namespace: d, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: "1073741824"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w2, namespace: d, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: "1073741824"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w3, namespace: d, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: "1073741824"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w4, namespace: d, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: "1073741824"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w5, namespace: d, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: "1073741824"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w6, namespace: d, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: "1073741824"}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w7, namespace: d, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: "1073741824"}}}]}, status: {phase: Running}}
+"#;
+
+#[test]
+fn memoized_disruptions_follow_each_node_to_the_edge_of_its_resources() {
+    use kplace::engine::{Scheduler, Version, VersionChoice};
+    let c = load_snapshot_bytes(AT_THE_EDGE.as_bytes(), "test")
+        .unwrap()
+        .0;
+    let src = c.node_id("src").unwrap();
+    for version in Version::ALL {
+        let scheduler = Scheduler::new(VersionChoice::flag(version));
+        let drain = Disruption::Drain(vec![src]);
+        let memoized = simulate(&c, &drain, &scheduler);
+        let exhaustive = simulate_exhaustive(&c, &drain, &scheduler);
+        assert_eq!(landings(&memoized), landings(&exhaustive), "{version:?}");
+        // Each edge is reached: one pod on `slots`, one on `cpu`, none on
+        // `mem`, and on `podlevel` (3 cpus) one from v1.34, which counts
+        // its pod's 2 pod-level cpus, two before it, which count 1.
+        let on = |node: &str| {
+            memoized
+                .displaced
+                .iter()
+                .filter(|d| d.landing.as_ref().and_then(|l| l.node.as_deref()) == Some(node))
+                .count()
+        };
+        let podlevel = if version >= Version::V1_34 { 1 } else { 2 };
+        assert_eq!(
+            (on("slots"), on("cpu"), on("mem"), on("podlevel")),
+            (1, 1, 0, podlevel),
+            "{version:?}"
+        );
+        assert_eq!(
+            memoized.cluster.stale_loads(),
+            Vec::<u32>::new(),
+            "{version:?}"
+        );
+    }
+}

@@ -51,6 +51,10 @@ pub struct Cycle<'a> {
     /// The same for the plugins after the static prefix: a node the memo
     /// passed is then decided by its resource verdict alone.
     fit_alone_after_prefix: bool,
+    /// With `fit_alone_after_prefix`, the pod's cpu and memory request when
+    /// it requests nothing else: the verdict then reads the node's dense
+    /// sums ([`fit::fits_load`]).
+    fit_by_load: Option<crate::model::resources::CpuMem>,
     /// The Filter plugins, in profile order, that have something to check
     /// for this pod ([`Cycle::checks`]): a placement runs only these on
     /// each of thousands of nodes.
@@ -158,6 +162,10 @@ impl<'a> Cycle<'a> {
         cycle.fit_alone_after_prefix = cycle.checked[cycle.checked_after_prefix..]
             == [Plugin::NodeResourcesFit]
             && cycle.nominated.is_empty();
+        cycle.fit_by_load = cycle
+            .fit_alone_after_prefix
+            .then(|| fit::cpu_mem_request_alone(cycle.pod, cycle.version))
+            .flatten();
         cycle
     }
 
@@ -189,6 +197,7 @@ impl<'a> Cycle<'a> {
             reading_pods: Vec::new(),
             fit_alone_reads_pods: false,
             fit_alone_after_prefix: false,
+            fit_by_load: None,
             checked: Vec::new(),
             checked_after_prefix: 0,
             binding: None,
@@ -564,8 +573,12 @@ impl<'a> Cycle<'a> {
     /// Whether [`Cycle::run_after_memo`] passes the node, without building
     /// the reasons of a failure: a disruption's placements ask this of
     /// every node and need the reasons only when no node fits.
-    pub fn passes_after_memo(&self, state: &FilterState, node_id: NodeId, info: &NodeInfo) -> bool {
+    pub fn passes_after_memo(&self, state: &FilterState, node_id: NodeId) -> bool {
         debug_assert!(self.memo.is_some(), "only a memo passes the static prefix");
+        if let Some(request) = self.fit_by_load {
+            return fit::fits_load(request, self.cluster.node_load(node_id), self.version);
+        }
+        let info = self.cluster.node_info(node_id);
         if self.fit_alone_after_prefix {
             return self.fit_check(self.cluster.node(node_id), info).fits();
         }
@@ -966,15 +979,15 @@ impl<'a> Scorer<'a> {
                 each(rows, offset, p, |_, id| scorer.score(node(id), info(id)))
             }
             Scorer::Fit(scorer, Some(kept)) => each(rows, offset, p, |_, id| {
-                let info = info(id);
-                kept.score(id, scorer.sums(info), || scorer.score(node(id), info))
+                let sums = scorer.sums(cluster.node_load(id));
+                kept.score(id, sums, || scorer.score(node(id), info(id)))
             }),
             Scorer::Balanced(scorer, None) => {
                 each(rows, offset, p, |_, id| scorer.score(node(id), info(id)))
             }
             Scorer::Balanced(scorer, Some(kept)) => each(rows, offset, p, |_, id| {
-                let info = info(id);
-                kept.score(id, scorer.sums(info), || scorer.score(node(id), info))
+                let sums = scorer.sums(cluster.node_load(id));
+                kept.score(id, sums, || scorer.score(node(id), info(id)))
             }),
             Scorer::ImageLocality(scorer) => each(rows, offset, p, |_, id| scorer.score(node(id))),
             Scorer::KnownImage(scores) => {

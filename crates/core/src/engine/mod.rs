@@ -499,10 +499,7 @@ fn filter_range_noting(
     range: std::ops::Range<usize>,
     part: &mut FilterPart,
 ) {
-    let (cluster, memo) = (
-        cycle.cluster,
-        cycle.memo().expect("a cycle answering from a memo"),
-    );
+    let memo = cycle.memo().expect("a cycle answering from a memo");
     debug_assert!(
         cycle.prefilter_rejection.is_none(),
         "memos serve cycles past PreFilter"
@@ -516,7 +513,7 @@ fn filter_range_noting(
             });
         } else if let Some(i) = memo.rejection_of(id) {
             part.noted.push((id, i));
-        } else if cycle.passes_after_memo(state, id, cluster.node_info(id)) {
+        } else if cycle.passes_after_memo(state, id) {
             part.feasible.push(id);
         } else {
             part.failed.push(id);

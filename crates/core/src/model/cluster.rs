@@ -15,6 +15,20 @@ use super::resources::{CpuMem, Resources};
 use super::shared_vec::SharedVec;
 
 mod incremental;
+mod load;
+
+pub use load::NodeLoad;
+
+/// Which of [`NodeInfo::non_zero_requested`] a release's scoring reads
+/// (`CalculateResource` changed in v1.32 and v1.34).
+fn era(version: crate::engine::Version) -> usize {
+    use crate::engine::Version;
+    match version {
+        Version::V1_30 | Version::V1_31 => 0,
+        Version::V1_32 | Version::V1_33 => 1,
+        Version::V1_34 => 2,
+    }
+}
 
 /// Per-node aggregates over the pods the scheduler sees on the node
 /// (upstream `framework.NodeInfo`).
@@ -200,13 +214,7 @@ impl NodeInfo {
 
     /// Σ non-zero cpu/memory as the given release's scoring sees it.
     pub fn non_zero_requested_in(&self, version: crate::engine::Version) -> CpuMem {
-        use crate::engine::Version;
-        let era = match version {
-            Version::V1_30 | Version::V1_31 => 0,
-            Version::V1_32 | Version::V1_33 => 1,
-            Version::V1_34 => 2,
-        };
-        self.non_zero_requested[era]
+        self.non_zero_requested[era(version)]
     }
 
     /// Σ requested cpu/memory as the given release's Filter sees it.
@@ -531,6 +539,9 @@ const NODE_CHUNK_BITS: u32 = 4;
 /// update (3.1 ms → 1.2 ms for 100 events). A fork copies 5,000 pointers
 /// instead of 313; placement and preemption read no slower (measured).
 const NODE_INFO_CHUNK_BITS: u32 = 0;
+/// 64 nodes' sums per shared chunk (8 KB): dense enough to stream, small
+/// enough that a fork's first write to a node copies little.
+const LOAD_CHUNK_BITS: u32 = 6;
 /// 32 pods per shared chunk: a fork of 150,000 pods is still under 5,000
 /// pointers.
 const POD_CHUNK_BITS: u32 = 5;
@@ -545,6 +556,9 @@ pub struct Cluster {
     /// views hold the cluster before: each write copies its chunk.
     pub nodes: SharedVec<Node, NODE_CHUNK_BITS>,
     pub node_infos: SharedVec<NodeInfo, NODE_INFO_CHUNK_BITS>,
+    /// Each node's sums from `nodes` and `node_infos`, dense (see
+    /// [`NodeLoad`]); every write to either refreshes its node's.
+    node_loads: SharedVec<NodeLoad, LOAD_CHUNK_BITS>,
     /// Every pod of the snapshot, scheduled or not.
     pub pods: SharedVec<Arc<Pod>, POD_CHUNK_BITS>,
     pub priority_classes: Vec<PriorityClass>,
@@ -756,6 +770,7 @@ impl Cluster {
         let mut new_id = vec![NodeId::MAX; self.nodes.len()];
         let mut nodes = SharedVec::new();
         let mut node_infos = SharedVec::new();
+        let mut node_loads = SharedVec::new();
         let mut node_by_name = FxHashMap::default();
         for (n, node) in self.nodes.iter().enumerate() {
             if is_gone[n] {
@@ -766,6 +781,7 @@ impl Cluster {
             nodes.push(node.clone());
             // A kept node holds the same pods, under the same ids.
             node_infos.push(self.node_infos[n].clone());
+            node_loads.push(self.node_loads[n]);
         }
         // The pods of the lost nodes become pending, unbound; every other
         // bound pod past the first lost node gets its node's new id.
@@ -834,6 +850,7 @@ impl Cluster {
             interner: self.interner.clone(),
             nodes,
             node_infos,
+            node_loads,
             pods,
             priority_classes: self.priority_classes.clone(),
             // Pod labels are unchanged, so are the budgets they match.
@@ -956,6 +973,7 @@ impl Cluster {
             };
         }
         compare!(nodes);
+        compare!(node_loads);
         for (n, (a, b)) in self
             .node_infos
             .iter()
@@ -1042,6 +1060,8 @@ impl Cluster {
         let id = self.nodes.len() as NodeId;
         Arc::make_mut(&mut self.node_by_name).insert(node.name.clone(), id);
         self.count_images(&node, 1);
+        self.node_loads
+            .push(NodeLoad::of(&node, &NodeInfo::default()));
         self.nodes.push(node);
         self.node_infos.push(NodeInfo::default());
         Some(id)
@@ -1054,6 +1074,7 @@ impl Cluster {
             let Some(node) = self.nodes.pop() else { break };
             debug_assert!(self.node_infos.last().is_some_and(|i| i.pods.is_empty()));
             self.node_infos.pop();
+            self.node_loads.pop();
             Arc::make_mut(&mut self.node_by_name).remove(&node.name);
             self.count_images(&node, -1);
         }
@@ -1280,6 +1301,40 @@ impl Cluster {
             },
         );
         self.node_infos = infos.into();
+        self.node_loads = self
+            .nodes
+            .iter()
+            .zip(self.node_infos.iter())
+            .map(|(node, info)| NodeLoad::of(node, info))
+            .collect::<Vec<_>>()
+            .into();
+    }
+
+    /// A node's sums, dense ([`NodeLoad`]): what placements read of every node.
+    pub fn node_load(&self, id: NodeId) -> &NodeLoad {
+        &self.node_loads[id as usize]
+    }
+
+    /// The nodes whose [`NodeLoad`] differs from their node and aggregates
+    /// (none, unless a write forgot to refresh it): a check for tests.
+    #[doc(hidden)]
+    pub fn stale_loads(&self) -> Vec<NodeId> {
+        (0..self.nodes.len().max(self.node_loads.len()))
+            .filter(|&n| {
+                let expected = (self.nodes.get(n))
+                    .zip(self.node_infos.get(n))
+                    .map(|(node, info)| NodeLoad::of(node, info));
+                self.node_loads.get(n).copied() != expected
+            })
+            .map(|n| n as NodeId)
+            .collect()
+    }
+
+    /// Refreshes a node's [`NodeLoad`] after a write to the node or its
+    /// aggregates.
+    fn sync_load(&mut self, n: NodeId) {
+        let load = NodeLoad::of(&self.nodes[n as usize], &self.node_infos[n as usize]);
+        self.node_loads[n as usize] = load;
     }
 
     /// [`Cluster::add_pod`] but for the PDBs selecting the pod, which
@@ -1292,6 +1347,7 @@ impl Cluster {
         }
         if let Some(node) = pod.node {
             self.node_infos[node as usize].add_pod(id, &pod);
+            self.sync_load(node);
         }
         self.index_new_pod(pod);
         id
@@ -1312,6 +1368,8 @@ impl Cluster {
         self.nominated.retain(|&p| p != id);
         let pod = &self.pods[id as usize];
         self.node_infos[node as usize].add_pod(id, pod);
+        self.sync_load(node);
+        let pod = &self.pods[id as usize];
         self.affinity_groups.update(pod, node, true);
         for (k, v) in pod.labels.iter() {
             Arc::make_mut(self.label_index.entry((k, v)).or_default()).push(id);
@@ -1330,6 +1388,8 @@ impl Cluster {
         if self.node_infos[node as usize].remove_pod(id, pod) {
             self.affinity_groups.update(pod, node, false);
         }
+        self.sync_load(node);
+        let pod = &self.pods[id as usize];
         for (k, v) in pod.labels.iter() {
             if let Some(list) = self.label_index.get_mut(&(k, v)) {
                 remove_id(Arc::make_mut(list), id);

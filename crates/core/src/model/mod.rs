@@ -15,7 +15,7 @@ pub mod resources;
 pub mod shared_vec;
 pub mod storage;
 
-pub use cluster::{BriefPdbs, Cluster, NodeInfo, PodBrief};
+pub use cluster::{BriefPdbs, Cluster, NodeInfo, NodeLoad, PodBrief};
 pub use error::InvalidObject;
 pub use intern::{Interner, Sym};
 pub use labels::{LabelSelector, Labels};

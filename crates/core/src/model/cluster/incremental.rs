@@ -119,6 +119,8 @@ impl Cluster {
                 self.recount_ports(from);
             }
             self.node_infos[to as usize].add_pod(id, &pod);
+            self.sync_load(from);
+            self.sync_load(to);
             self.affinity_groups.update(&pod, to, true);
             self.pod_priorities[id as usize] = pod.priority_value();
             self.pods[id as usize] = Arc::new(pod);
@@ -238,6 +240,7 @@ impl Cluster {
     pub fn upsert_node(&mut self, node: Node) -> NodeId {
         if let Some(id) = self.node_id(&node.name) {
             let old = std::mem::replace(&mut self.nodes[id as usize], node.clone());
+            self.sync_load(id);
             self.count_images(&old, -1);
             self.count_images(&node, 1);
             return id;
@@ -289,9 +292,11 @@ impl Cluster {
         }
         let mut node = self.nodes.pop().expect("a node to remove");
         let mut info = self.node_infos.pop().expect("its aggregates");
+        self.node_loads.pop();
         if id != last {
             std::mem::swap(&mut node, &mut self.nodes[id as usize]);
             std::mem::swap(&mut info, &mut self.node_infos[id as usize]);
+            self.sync_load(id);
         }
         self.count_images(&node, -1);
         true

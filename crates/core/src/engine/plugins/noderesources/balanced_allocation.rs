@@ -42,8 +42,8 @@ impl BalancedScorer {
 
     /// The node's request sums the score reads (when it reads only cpu
     /// and memory, [`resource_allocation::reads_only_cpu_mem`]).
-    pub fn sums(&self, info: &NodeInfo) -> crate::model::resources::CpuMem {
-        resource_allocation::cpu_mem_sums(info, Requests::Actual, self.version)
+    pub fn sums(&self, load: &crate::model::NodeLoad) -> crate::model::resources::CpuMem {
+        resource_allocation::cpu_mem_sums_of_load(load, Requests::Actual, self.version)
     }
 
     /// `balancedResourceScorer`: (1 − the standard deviation of the

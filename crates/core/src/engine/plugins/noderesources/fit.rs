@@ -9,7 +9,8 @@ use std::ops::ControlFlow;
 use crate::engine::status::{Code, FilterResult, Plugin, Reason, Reasons, Rejection};
 use crate::engine::version::Version;
 use crate::model::intern::Interner;
-use crate::model::{Node, NodeInfo, Pod};
+use crate::model::resources::CpuMem;
+use crate::model::{Node, NodeInfo, NodeLoad, Pod};
 
 /// One pod against one node: NodeResourcesFit's Filter ([`FitCheck::filter`])
 /// or its verdict alone ([`FitCheck::fits`]).
@@ -20,6 +21,28 @@ pub struct FitCheck<'a> {
     pub interner: &'a Interner,
     pub args: &'a FitArgs,
     pub version: Version,
+}
+
+/// [`FitCheck::fits`] for a pod that requests cpu and memory alone
+/// (`request`), from the node's dense sums: what a placement asks of every
+/// node that passed the memo's prefix when this is the only filter left.
+pub fn fits_load(request: CpuMem, load: &NodeLoad, version: Version) -> bool {
+    let used = load.requested_cpu_mem(version);
+    let alloc = load.allocatable();
+    (load.pods() as i64) < load.allowed_pods()
+        && !(request.milli_cpu > 0
+            && request.milli_cpu > alloc.milli_cpu.wrapping_sub(used.milli_cpu))
+        && !(request.memory > 0 && request.memory > alloc.memory.wrapping_sub(used.memory))
+}
+
+/// The pod's cpu and memory request when it requests nothing else (no
+/// ephemeral storage, no extended resources): [`fits_load`] decides then.
+pub fn cpu_mem_request_alone(pod: &Pod, version: Version) -> Option<CpuMem> {
+    let r = pod.requests_in(version);
+    (r.ephemeral_storage == 0 && r.scalars.is_empty()).then_some(CpuMem {
+        milli_cpu: r.milli_cpu,
+        memory: r.memory,
+    })
 }
 
 impl FitCheck<'_> {
@@ -160,8 +183,8 @@ impl FitScorer<'_> {
 
     /// The node's request sums the score reads (when it reads only cpu
     /// and memory, [`resource_allocation::reads_only_cpu_mem`]).
-    pub fn sums(&self, info: &NodeInfo) -> crate::model::resources::CpuMem {
-        resource_allocation::cpu_mem_sums(info, Requests::NonZeroForFit, self.version)
+    pub fn sums(&self, load: &crate::model::NodeLoad) -> crate::model::resources::CpuMem {
+        resource_allocation::cpu_mem_sums_of_load(load, Requests::NonZeroForFit, self.version)
     }
 
     /// The strategy's weighted average over the resources a node has.

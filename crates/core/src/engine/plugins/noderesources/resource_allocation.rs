@@ -106,6 +106,18 @@ pub fn cpu_mem_sums(info: &NodeInfo, requests: Requests, version: Version) -> Cp
     }
 }
 
+/// [`cpu_mem_sums`] from the node's dense sums.
+pub fn cpu_mem_sums_of_load(
+    load: &crate::model::NodeLoad,
+    requests: Requests,
+    version: Version,
+) -> CpuMem {
+    match requests {
+        Requests::NonZeroForFit => load.non_zero_requested_in(version),
+        Requests::Actual => load.requested_cpu_mem(version),
+    }
+}
+
 /// `calculateResourceAllocatableRequest`: (allocatable, requested with the
 /// pod) on the node; (0, 0) leaves the resource out of the score. The sum
 /// wraps past 2^63 as Go's int64 does.
