@@ -607,10 +607,30 @@ items:
 
 #[test]
 fn memoized_disruptions_follow_each_node_to_the_edge_of_its_resources() {
+    // As they are, NodeResourcesFit is the only filter left after the
+    // memo's; with a spread constraint that never binds, PodTopologySpread
+    // runs after it.
+    let spread = AT_THE_EDGE
+        .replace(
+            "spec: {nodeName: src,",
+            "spec: {topologySpreadConstraints: [{maxSkew: 100, topologyKey: kplace/any, \
+             whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: w}}}], \
+             nodeName: src,",
+        )
+        .replace("metadata: {name: w", "metadata: {labels: {app: w}, name: w")
+        .replace(
+            "kind: Node, metadata: {name: ",
+            "kind: Node, metadata: {labels: {kplace/any: x}, name: ",
+        );
+    assert_eq!(spread.matches("kplace/any").count(), 8 + 5);
+    for snapshot in [AT_THE_EDGE, &spread] {
+        at_the_edge(snapshot);
+    }
+}
+
+fn at_the_edge(snapshot: &str) {
     use kplace::engine::{Scheduler, Version, VersionChoice};
-    let c = load_snapshot_bytes(AT_THE_EDGE.as_bytes(), "test")
-        .unwrap()
-        .0;
+    let c = load_snapshot_bytes(snapshot.as_bytes(), "test").unwrap().0;
     let src = c.node_id("src").unwrap();
     for version in Version::ALL {
         let scheduler = Scheduler::new(VersionChoice::flag(version));

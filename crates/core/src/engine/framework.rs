@@ -51,9 +51,10 @@ pub struct Cycle<'a> {
     /// The same for the plugins after the static prefix: a node the memo
     /// passed is then decided by its resource verdict alone.
     fit_alone_after_prefix: bool,
-    /// With `fit_alone_after_prefix`, the pod's cpu and memory request when
-    /// it requests nothing else: the verdict then reads the node's dense
-    /// sums ([`fit::fits_load`]).
+    /// The pod's cpu and memory request when it requests nothing else,
+    /// NodeResourcesFit runs after the static prefix and no pod is
+    /// nominated: its verdict then reads the node's dense sums
+    /// ([`fit::fits_load`]), not the node's aggregates.
     fit_by_load: Option<crate::model::resources::CpuMem>,
     /// The Filter plugins, in profile order, that have something to check
     /// for this pod ([`Cycle::checks`]): a placement runs only these on
@@ -95,6 +96,9 @@ enum Filters {
     /// `AfterStaticPrefix` for the verdict alone: NodeResourcesFit builds
     /// no reasons.
     AfterStaticPrefixVerdict,
+    /// `AfterStaticPrefixVerdict` once NodeResourcesFit passed the node
+    /// from its dense sums ([`fit::fits_load`]): the others decide.
+    AfterStaticPrefixVerdictPastFit,
 }
 
 /// The mutable part of the cycle state that AddPod/RemovePod change;
@@ -162,10 +166,11 @@ impl<'a> Cycle<'a> {
         cycle.fit_alone_after_prefix = cycle.checked[cycle.checked_after_prefix..]
             == [Plugin::NodeResourcesFit]
             && cycle.nominated.is_empty();
-        cycle.fit_by_load = cycle
-            .fit_alone_after_prefix
-            .then(|| fit::cpu_mem_request_alone(cycle.pod, cycle.version))
-            .flatten();
+        cycle.fit_by_load = (cycle.checked[cycle.checked_after_prefix..]
+            .contains(&Plugin::NodeResourcesFit)
+            && cycle.nominated.is_empty())
+        .then(|| fit::cpu_mem_request_alone(cycle.pod, cycle.version))
+        .flatten();
         cycle
     }
 
@@ -420,7 +425,9 @@ impl<'a> Cycle<'a> {
             Filters::All => &self.checked[..],
             Filters::ReadingPods => &self.reading_pods[..],
             Filters::StaticPrefix => &self.profile.filter[..self.static_prefix],
-            Filters::AfterStaticPrefix | Filters::AfterStaticPrefixVerdict => {
+            Filters::AfterStaticPrefix
+            | Filters::AfterStaticPrefixVerdict
+            | Filters::AfterStaticPrefixVerdictPastFit => {
                 &self.checked[self.checked_after_prefix..]
             }
         };
@@ -450,6 +457,7 @@ impl<'a> Cycle<'a> {
                             ));
                         }
                         Filters::ReadingPods | Filters::AfterStaticPrefixVerdict => {}
+                        Filters::AfterStaticPrefixVerdictPastFit => {}
                     }
                 }
                 Plugin::VolumeRestrictions => {
@@ -576,7 +584,16 @@ impl<'a> Cycle<'a> {
     pub fn passes_after_memo(&self, state: &FilterState, node_id: NodeId) -> bool {
         debug_assert!(self.memo.is_some(), "only a memo passes the static prefix");
         if let Some(request) = self.fit_by_load {
-            return fit::fits_load(request, self.cluster.node_load(node_id), self.version);
+            if !fit::fits_load(request, self.cluster.node_load(node_id), self.version) {
+                return false;
+            }
+            if self.fit_alone_after_prefix {
+                return true;
+            }
+            let (node, info) = (self.cluster.node(node_id), self.cluster.node_info(node_id));
+            return self
+                .run_filter_plugins(state, node, info, Filters::AfterStaticPrefixVerdictPastFit)
+                .is_ok();
         }
         let info = self.cluster.node_info(node_id);
         if self.fit_alone_after_prefix {
