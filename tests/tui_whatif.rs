@@ -1169,3 +1169,53 @@ fn paging_past_the_end_of_a_plan_comes_back_promptly() {
         .expect("pgup moved the plan within 10 presses");
     assert!(presses <= 6, "{presses} presses");
 }
+
+/// A plan's FROM and TO columns give way down to a node's host label, the
+/// part that tells EC2-style names apart, never to a cut that keeps only
+/// the domain every node shares (`ip-10…al`).
+#[test]
+fn a_narrow_plan_keeps_each_node_names_host_label() {
+    let mut items = vec![
+        r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"ip-10-0-1-11.ec2.internal"},"status":{"allocatable":{"cpu":"8","memory":"16Gi","pods":"110"}}}"#.to_string(),
+        r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"ip-10-0-2-22.ec2.internal"},"status":{"allocatable":{"cpu":"8","memory":"16Gi","pods":"110"}}}"#.to_string(),
+    ];
+    for i in 0..3 {
+        items.push(format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"checkout-service-7f9c6d5b4-abcd{i}","namespace":"payments","ownerReferences":[{{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"checkout-service-7f9c6d5b4","uid":"u","controller":true}}]}},"spec":{{"nodeName":"ip-10-0-1-11.ec2.internal","containers":[{{"name":"c","image":"i","resources":{{"requests":{{"cpu":"1"}}}}}}]}},"status":{{"phase":"Running"}}}}"#
+        ));
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cluster.json");
+    std::fs::write(
+        &path,
+        format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+            items.join(",")
+        ),
+    )
+    .expect("write");
+    let mut app = App::new(Options {
+        snapshot: Some(path),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "did not load");
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "drain ip-10-0-1-11.ec2.internal");
+    key(&mut app, KeyCode::Enter);
+    let wide = screen(&app);
+    let row = |s: &str| -> String {
+        s.lines()
+            .find(|l| l.contains("abcd0"))
+            .unwrap_or_else(|| panic!("no row for the first pod:\n{s}"))
+            .to_string()
+    };
+    assert!(
+        row(&wide).contains("ip-10-0-1-11.ec2.internal → ip-10-0-2-22.ec2.internal"),
+        "{wide}"
+    );
+    let narrow = common::render(&app, 80, 30);
+    let row = row(&narrow);
+    assert!(row.contains(" ip-10-0-1-11… "), "{narrow}");
+    assert!(row.contains("→ ip-10-0-2-22"), "{narrow}");
+    assert!(!row.contains("…al"), "{narrow}");
+}

@@ -112,6 +112,20 @@ pub fn cut_middle(s: &str, max: usize) -> String {
     format!("{head}{tail}")
 }
 
+/// A node name cut to `max` columns: a DNS name
+/// (`ip-10-0-3-44.ec2.internal`) keeps its first label, which tells the
+/// nodes apart, and drops the domain they share (`ip-10-0-3-44…`); any
+/// other name is cut as [`cut_middle`] cuts it.
+pub fn cut_node_name(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    match s.split_once('.') {
+        Some((host, _)) if !host.is_empty() && width(host) < max => format!("{host}…"),
+        _ => cut_middle(s, max),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +145,18 @@ mod tests {
             bullet[1].starts_with("    a") || bullet[1].starts_with("    "),
             "{bullet:?}"
         );
+    }
+
+    #[test]
+    fn node_names_keep_their_host_label() {
+        let ec2 = "ip-10-0-3-44.ec2.internal";
+        assert_eq!(cut_node_name(ec2, 30), ec2);
+        assert_eq!(cut_node_name(ec2, 20), "ip-10-0-3-44…");
+        assert_eq!(cut_node_name(ec2, 13), "ip-10-0-3-44…");
+        // Too narrow for the host label: cut in the middle, as names are.
+        assert_eq!(cut_node_name(ec2, 12), cut_middle(ec2, 12));
+        let gke = "gke-prod-pool-2-b7c9d1e0-7afe63";
+        assert_eq!(cut_node_name(gke, 19), cut_middle(gke, 19));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::app::{App, Session};
 
 use super::placement::style;
 use super::tables::{Fit, widths_at_least};
-use super::text::{cut_end, cut_middle};
+use super::text::{cut_end, cut_middle, cut_node_name};
 use super::{centered, panel};
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -417,19 +417,20 @@ fn disruption(
         .zip([Fit::Name, Fit::Name, Fit::Name, Fit::Text])
         .map(|(h, f)| (h.to_string(), f))
         .collect();
-    // Victims and reasons give way first, then where it came from, then
-    // the pod; where it goes last.
-    let widths = widths_at_least(&headers, &[2, 1, 3, 0], &[12, 8, 6, 4], &cells, inner);
+    // Victims and reasons give way first, then where it came from (down
+    // to a node's host label), then the pod; where it goes last.
+    let widths = widths_at_least(&headers, &[2, 1, 3, 0], &[12, 15, 6, 4], &cells, inner);
     let row_line = |cells: Vec<String>, style: Style| -> Line<'static> {
         let text: Vec<String> = cells
             .iter()
             .enumerate()
             .map(|(i, c)| {
                 let w = widths[i];
-                let cut = if i == 3 || (i == 2 && !c.starts_with("→ ")) {
-                    cut_end(c, w)
-                } else {
-                    cut_middle(c, w)
+                let cut = match (i, c.strip_prefix("→ ")) {
+                    (1, _) => cut_node_name(c, w),
+                    (2, Some(node)) => format!("→ {}", cut_node_name(node, w.saturating_sub(2))),
+                    (0, _) => cut_middle(c, w),
+                    _ => cut_end(c, w),
                 };
                 let pad = w.saturating_sub(super::text::width(&cut));
                 cut + &" ".repeat(pad)
