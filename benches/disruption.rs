@@ -6,7 +6,9 @@
 //!
 //! `cargo bench --bench disruption` (`KPLACE_BENCH_NODES`/`_PODS` scale it).
 //! It also prints the CPU time both cores spent on the plan and the page
-//! faults taken, and then the fork a lost zone leaves, timed alone.
+//! faults taken, and then the fork a lost zone leaves, timed alone. It
+//! exits 1 when the peak reaches 1.5 GB or the plan's memory is not given
+//! back once dropped (#13's budget).
 //! `KPLACE_BENCH_STACKED=1` times a stacked scenario
 //! instead: the zone with the most pods cordoned, then the next one lost.
 //! `KPLACE_BENCH_REPEAT=N` runs the plan N more times in the process and
@@ -18,6 +20,12 @@
 //! work, the same on every run (threads add their waits to it).
 
 use std::time::Instant;
+
+/// #13: the process stays under 1.5 GB while a zone is lost…
+const PEAK_LIMIT_MB: u64 = 1536;
+/// …and gives the plan's memory back once it is dropped (allowing the
+/// allocator's retained pages and the kept memo columns).
+const FREED_SLACK_MB: u64 = 64;
 
 use kplace::engine::Scheduler;
 use kplace::engine::disruption::{Disruption, ZONE_LABEL, simulate};
@@ -226,6 +234,15 @@ fn main() {
     drop(plan);
     let (_, rss_freed) = memory_mb();
     println!("resident after the plan is dropped: {rss_freed} MB");
+    // #13's budget: under 1.5 GB throughout, and given back after.
+    if peak_after >= PEAK_LIMIT_MB || rss_freed > rss_before + FREED_SLACK_MB {
+        eprintln!(
+            "over #13's memory budget: peak {peak_after} MB (limit {PEAK_LIMIT_MB} MB), \
+             {rss_freed} MB resident after the plan against {rss_before} MB before it \
+             (at most {FREED_SLACK_MB} MB more)"
+        );
+        std::process::exit(1);
+    }
     repeat_plan(&cluster, &zone, &scheduler);
     // The fork a lost zone leaves, alone: five times, the median. Timed
     // after the plan so that its copies change neither the plan's peak
