@@ -170,6 +170,48 @@ fn overview_shows_zones_with_node_counts_and_outcome_counts() {
 }
 
 #[test]
+fn overview_zones_share_one_layout_whatever_their_flags() {
+    let app = demo_app();
+    let zones = ["eu-west-1a", "eu-west-1b", "eu-west-1c"];
+    // The zone pane's lines, inside its borders.
+    let zone_rows = |s: &str| -> Vec<String> {
+        s.lines()
+            .skip_while(|l| !l.contains("Zones: requested"))
+            .skip(1)
+            .take_while(|l| !l.starts_with('└'))
+            .map(|l| l.split('│').nth(1).unwrap_or("").to_string())
+            .collect()
+    };
+    // 140 columns: the flagged zones need two lines, so every zone takes
+    // two (eu-west-1c has no flags and once kept to one).
+    let s = screen(&app, 140, 40);
+    let rows = zone_rows(&s);
+    assert_eq!(rows.len(), 2 * zones.len(), "{s}");
+    for (i, zone) in zones.iter().enumerate() {
+        let (heading, bars) = (&rows[2 * i], &rows[2 * i + 1]);
+        assert!(heading.trim_start().starts_with(zone), "{heading:?}\n{s}");
+        assert!(
+            heading.contains("nodes)") && !heading.contains("cpu "),
+            "{heading:?}\n{s}"
+        );
+        assert!(
+            bars.contains("cpu ") && bars.contains("mem "),
+            "{bars:?}\n{s}"
+        );
+    }
+    // Wide enough for every zone on one line: one line each.
+    let s = screen(&app, 240, 50);
+    let rows = zone_rows(&s);
+    assert_eq!(rows.len(), zones.len(), "{s}");
+    for (row, zone) in rows.iter().zip(zones) {
+        assert!(
+            row.trim_start().starts_with(zone) && row.contains("cpu "),
+            "{row:?}\n{s}"
+        );
+    }
+}
+
+#[test]
 fn tiers_lists_classes_by_value_with_markers_and_headroom() {
     let mut app = demo_app();
     key(&mut app, KeyCode::Char('3'));

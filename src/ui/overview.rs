@@ -54,12 +54,14 @@ fn spans_width(spans: &[Span]) -> usize {
 }
 
 /// The zones' rows for a pane `width` columns wide: one line per zone when
-/// it fits; otherwise the name, node count and flags (wrapped if need be)
-/// and then the bars, narrowed to fit, so nothing is cut.
+/// every zone fits on one; otherwise, for every zone alike (so the zones
+/// line up), the name, node count and flags (wrapped if need be) and then
+/// the bars, narrowed to fit, so nothing is cut.
 fn zone_lines(app: &App, s: &Session, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let mut out = Vec::new();
-    for z in &s.loaded.derived.zones {
+    let name_style = Style::new().fg(t.accent).add_modifier(Modifier::BOLD);
+    let zones = &s.loaded.derived.zones;
+    let flags_of = |z: &crate::app::derived::ZoneSummary| {
         let mut flags = Vec::new();
         if z.cordoned > 0 {
             flags.push(format!("{} cordoned", z.cordoned));
@@ -67,29 +69,36 @@ fn zone_lines(app: &App, s: &Session, width: usize) -> Vec<Line<'static>> {
         if z.tainted > 0 {
             flags.push(format!("{} tainted", z.tainted));
         }
-        let flags = (!flags.is_empty()).then(|| format!("  ({})", flags.join(", ")));
-        let bars = |bar_width: usize| {
-            let mut spans = usage_spans(app, "cpu", z.cpu, t.bar_cpu, bar_width);
-            spans.push(Span::raw(" "));
-            spans.extend(usage_spans(app, "mem", z.memory, t.bar_memory, bar_width));
-            spans
-        };
-        let name_style = Style::new().fg(t.accent).add_modifier(Modifier::BOLD);
-        let mut one = vec![
-            Span::styled(format!("{:<16}", format::truncate(&z.name, 16)), name_style),
-            Span::styled(format!("{:>4} nodes ", z.nodes.len()), t.fg(t.fg)),
-        ];
-        one.extend(bars(BAR * 3 / 4));
-        if let Some(f) = &flags {
-            one.push(Span::styled(f.clone(), t.fg(t.warn)));
-        }
-        if spans_width(&one) <= width {
-            out.push(Line::from(one));
-            continue;
-        }
+        (!flags.is_empty()).then(|| format!("  ({})", flags.join(", ")))
+    };
+    let bars = |z: &crate::app::derived::ZoneSummary, bar_width: usize| {
+        let mut spans = usage_spans(app, "cpu", z.cpu, t.bar_cpu, bar_width);
+        spans.push(Span::raw(" "));
+        spans.extend(usage_spans(app, "mem", z.memory, t.bar_memory, bar_width));
+        spans
+    };
+    let one_line: Vec<Vec<Span<'static>>> = zones
+        .iter()
+        .map(|z| {
+            let mut one = vec![
+                Span::styled(format!("{:<16}", format::truncate(&z.name, 16)), name_style),
+                Span::styled(format!("{:>4} nodes ", z.nodes.len()), t.fg(t.fg)),
+            ];
+            one.extend(bars(z, BAR * 3 / 4));
+            if let Some(f) = flags_of(z) {
+                one.push(Span::styled(f, t.fg(t.warn)));
+            }
+            one
+        })
+        .collect();
+    if one_line.iter().all(|one| spans_width(one) <= width) {
+        return one_line.into_iter().map(Line::from).collect();
+    }
+    let mut out = Vec::new();
+    for z in zones {
         let mut heading = format!("{} ({} nodes)", z.name, z.nodes.len());
-        if let Some(f) = &flags {
-            heading.push_str(f);
+        if let Some(f) = flags_of(z) {
+            heading.push_str(&f);
         }
         for l in super::text::wrap(&heading, width.max(1)) {
             out.push(Line::from(Span::styled(l, name_style)));
@@ -97,7 +106,7 @@ fn zone_lines(app: &App, s: &Session, width: usize) -> Vec<Line<'static>> {
         // "  " then "cpu " + bar + " 100%", a space, "mem " + bar + " 100%".
         let bar_width = width.saturating_sub(2 + 2 * 9 + 1) / 2;
         let mut two = vec![Span::raw("  ")];
-        two.extend(bars(bar_width.clamp(1, BAR)));
+        two.extend(bars(z, bar_width.clamp(1, BAR)));
         out.push(Line::from(two));
     }
     out
