@@ -256,6 +256,37 @@ fn tiers_lists_classes_by_value_with_markers_and_headroom() {
 }
 
 #[test]
+fn tiers_headroom_lines_keep_their_words_whole_from_120_columns() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('3'));
+    for width in [120u16, 140, 200] {
+        let s = screen(&app, width, 48);
+        for zone in ["eu-west-1a", "eu-west-1b", "eu-west-1c"] {
+            // The bars give way to the words: the node count ends the
+            // zone's cpu line, and its memory line ends with the total.
+            let cpu = line_with(&s, &format!("{zone:<16} cpu"));
+            assert!(
+                cpu.trim_end_matches([' ', '│']).ends_with(" nodes"),
+                "{width} columns: {cpu:?}\n{s}"
+            );
+            let mem = s
+                .lines()
+                .skip_while(|l| !l.contains(&format!("{zone:<16} cpu")))
+                .nth(1)
+                .unwrap();
+            assert!(
+                mem.contains(" mem ") && mem.trim_end_matches([' ', '│']).ends_with("Gi"),
+                "{width} columns: {mem:?}\n{s}"
+            );
+        }
+        assert!(
+            !s.lines().any(|l| l.trim_matches([' ', '│']) == "nodes"),
+            "{s}"
+        );
+    }
+}
+
+#[test]
 fn skew_shows_domain_counts_min_and_max_skew() {
     let mut app = demo_app();
     key(&mut app, KeyCode::Char('2'));

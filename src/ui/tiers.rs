@@ -12,6 +12,8 @@ use crate::app::format;
 use crate::app::tiers::Split;
 use crate::app::{App, Session};
 
+use unicode_width::UnicodeWidthStr;
+
 use super::bar::stacked;
 use super::panel;
 
@@ -86,14 +88,27 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, rows: &[TierRow], area:
     );
 }
 
+/// What follows a zone's bar: the split in words, then `note`.
+fn split_words(s: Split, fmt: fn(i64) -> String, note: &str) -> String {
+    format!(
+        " free {}  preemptible {}  PDB-protected {}  of {}{note}",
+        fmt(s.free),
+        fmt(s.preemptible),
+        fmt(s.protected),
+        fmt(s.allocatable)
+    )
+}
+
+/// The zone name and resource label before each bar: 16 + 1 + 3 + 1.
+const SPLIT_LABEL_WIDTH: usize = 21;
+
 fn split_line(
     app: &App,
     zone: &str,
     label: &str,
     s: Split,
-    fmt: fn(i64) -> String,
     width: usize,
-    note: &str,
+    words: String,
 ) -> Line<'static> {
     let t = &app.theme;
     let mut spans = vec![Span::styled(
@@ -110,16 +125,7 @@ fn split_line(
         s.allocatable,
         width,
     ));
-    spans.push(Span::styled(
-        format!(
-            " free {}  preemptible {}  PDB-protected {}  of {}{note}",
-            fmt(s.free),
-            fmt(s.preemptible),
-            fmt(s.protected),
-            fmt(s.allocatable)
-        ),
-        t.fg(t.fg),
-    ));
+    spans.push(Span::styled(words, t.fg(t.fg)));
     Line::from(spans)
 }
 
@@ -163,31 +169,35 @@ fn draw_headroom(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             t.fg(t.warn),
         )));
     }
-    let width = (area.width as usize).saturating_sub(90).clamp(10, 50);
-    for z in &h.zones {
-        let note = format!(
-            "  on {} of {} nodes",
-            z.nodes,
-            z.nodes + z.cordoned + z.tainted
-        );
-        lines.push(split_line(
-            app,
-            &z.zone,
-            "cpu",
-            z.cpu,
-            format::cpu,
-            width,
-            &note,
-        ));
-        lines.push(split_line(
-            app,
-            "",
-            "mem",
-            z.memory,
-            format::memory,
-            width,
-            "",
-        ));
+    // Each zone's cpu and memory lines in words; the bars take what the
+    // longest of them leaves, so a line wraps only in a narrow terminal.
+    let words: Vec<(String, String)> = h
+        .zones
+        .iter()
+        .map(|z| {
+            let note = format!(
+                "  on {} of {} nodes",
+                z.nodes,
+                z.nodes + z.cordoned + z.tainted
+            );
+            (
+                split_words(z.cpu, format::cpu, &note),
+                split_words(z.memory, format::memory, ""),
+            )
+        })
+        .collect();
+    let longest = words
+        .iter()
+        .flat_map(|(cpu, mem)| [cpu.width(), mem.width()])
+        .max()
+        .unwrap_or(0);
+    let inner = (area.width as usize).saturating_sub(2);
+    let width = inner
+        .saturating_sub(SPLIT_LABEL_WIDTH + longest)
+        .clamp(10, 50);
+    for (z, (cpu, mem)) in h.zones.iter().zip(words) {
+        lines.push(split_line(app, &z.zone, "cpu", z.cpu, width, cpu));
+        lines.push(split_line(app, "", "mem", z.memory, width, mem));
     }
     frame.render_widget(
         Paragraph::new(lines)
