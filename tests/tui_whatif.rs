@@ -1219,3 +1219,47 @@ fn a_narrow_plan_keeps_each_node_names_host_label() {
     assert!(row.contains("→ ip-10-0-2-22"), "{narrow}");
     assert!(!row.contains("…al"), "{narrow}");
 }
+
+/// Under "Skew of each affected workload after", each constraint's line
+/// names its policy: past maxSkew is a broken rule only under
+/// DoNotSchedule (the demo's catalog spreads by zone with ScheduleAnyway
+/// and ends far past its maxSkew of 2 when eu-west-1a is lost).
+#[test]
+fn a_zone_plans_skew_lines_name_each_constraints_policy() {
+    let (mut app, plan, _) = demo_zone_plan_shown();
+    key(&mut app, KeyCode::End);
+    let s = screen(&app);
+    let mut over_anyway = 0;
+    for (_, domains) in &plan.workload_skew {
+        for d in domains {
+            let key = plan.cluster.interner.resolve(d.constraint.topology_key);
+            let want = format!(
+                "{key}: {}",
+                d.counts
+                    .first()
+                    .map(|(v, n)| format!("{v}={n}"))
+                    .unwrap_or_default()
+            );
+            let policy = format!("{:?}", d.constraint.when_unsatisfiable);
+            let skew = format!(
+                "skew {} / maxSkew {} ({policy})",
+                d.skew(),
+                d.constraint.max_skew
+            );
+            if d.counts.len() <= 3 {
+                assert!(
+                    s.lines().any(|l| l.contains(&want) && l.contains(&skew)),
+                    "{want:?} … {skew:?} missing:\n{s}"
+                );
+            }
+            if d.skew() > i64::from(d.constraint.max_skew) && policy == "ScheduleAnyway" {
+                over_anyway += 1;
+            }
+        }
+    }
+    assert!(
+        over_anyway > 0,
+        "the demo's catalog should end past its maxSkew"
+    );
+    assert!(s.contains("skew 20 / maxSkew 2 (ScheduleAnyway)"), "{s}");
+}

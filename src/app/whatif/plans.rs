@@ -5,6 +5,7 @@ use crate::engine::disruption::{DisruptionPlan, Tally};
 use crate::engine::replicas::{DomainCounts, ReplicaPlan};
 use crate::engine::scenario::{ScenarioRun, Step};
 use crate::engine::{Outcome, Placement};
+use crate::model::pod::WhenUnsatisfiable;
 use crate::model::{Cluster, Pod};
 
 use crate::app::report::{Line, Tone, outcome_tone};
@@ -612,13 +613,21 @@ pub fn disruption_table(cluster: &Cluster, step: &Step, plan: &DisruptionPlan) -
             for d in domains {
                 let skew = d.skew();
                 let over = skew > d.constraint.max_skew as i64;
+                // Past maxSkew is a broken rule under DoNotSchedule, and a
+                // preference the scheduler weighed under ScheduleAnyway.
+                let hard = d.constraint.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule;
                 push(
-                    if over { Tone::Bad } else { Tone::Muted },
+                    match (over, hard) {
+                        (false, _) => Tone::Muted,
+                        (true, true) => Tone::Bad,
+                        (true, false) => Tone::Warn,
+                    },
                     format!(
-                        "    {}: {}   skew {skew} / maxSkew {}",
+                        "    {}: {}   skew {skew} / maxSkew {} ({:?})",
                         cluster.interner.resolve(d.constraint.topology_key),
                         domains_text(d),
-                        d.constraint.max_skew
+                        d.constraint.max_skew,
+                        d.constraint.when_unsatisfiable
                     ),
                 );
             }
