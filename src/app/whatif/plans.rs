@@ -387,10 +387,13 @@ pub fn replica_lines(cluster: &Cluster, pod: &Pod, n: usize, plan: &ReplicaPlan)
             for (step, domains) in plan.domains_after.iter().enumerate() {
                 let Some(d) = domains.get(ci) else { continue };
                 let skew = d.skew();
-                let tone = if skew > c.max_skew as i64 {
-                    Tone::Bad
-                } else {
-                    Tone::Text
+                let tone = match (
+                    skew > c.max_skew as i64,
+                    c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule,
+                ) {
+                    (false, _) => Tone::Text,
+                    (true, true) => Tone::Bad,
+                    (true, false) => Tone::Warn,
                 };
                 push(
                     tone,
