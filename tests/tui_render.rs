@@ -256,32 +256,54 @@ fn tiers_lists_classes_by_value_with_markers_and_headroom() {
 }
 
 #[test]
-fn tiers_headroom_lines_keep_their_words_whole_from_120_columns() {
+fn tiers_headroom_lines_keep_their_words_whole_from_80_columns() {
     let mut app = demo_app();
     key(&mut app, KeyCode::Char('3'));
-    for width in [120u16, 140, 200] {
+    let counts = [
+        ("eu-west-1a", "on 10 of 12 nodes"),
+        ("eu-west-1b", "on 10 of 14 nodes"),
+        ("eu-west-1c", "on 6 of 6 nodes"),
+    ];
+    for width in [80u16, 100, 120, 140, 200] {
         let s = screen(&app, width, 48);
-        for zone in ["eu-west-1a", "eu-west-1b", "eu-west-1c"] {
-            // The bars give way to the words: the node count ends the
-            // zone's cpu line, and its memory line ends with the total.
-            let cpu = line_with(&s, &format!("{zone:<16} cpu"));
+        let headroom: Vec<&str> = s
+            .lines()
+            .skip_while(|l| !l.contains("Headroom per zone"))
+            .map(|l| l.trim_end_matches([' ', '│']))
+            .collect();
+        for (zone, count) in counts {
+            // The zone's node count whole, on the zone's own line (beside
+            // its cpu bar when there is room, above it otherwise).
             assert!(
-                cpu.trim_end_matches([' ', '│']).ends_with(" nodes"),
-                "{width} columns: {cpu:?}\n{s}"
+                headroom
+                    .iter()
+                    .any(|l| l.contains(zone) && l.ends_with(count)),
+                "{width} columns: {zone} {count:?}\n{s}"
             );
-            let mem = s
-                .lines()
-                .skip_while(|l| !l.contains(&format!("{zone:<16} cpu")))
-                .nth(1)
-                .unwrap();
+        }
+        // Every bar line ends with its words, none carried to the next line.
+        let bars: Vec<&&str> = headroom
+            .iter()
+            .filter(|l| l.contains(" cpu ") || l.contains(" mem "))
+            .collect();
+        assert_eq!(bars.len(), 6, "{width} columns:\n{s}");
+        for l in bars {
+            let end = if l.contains(" mem ") { "Gi" } else { "" };
             assert!(
-                mem.contains(" mem ") && mem.trim_end_matches([' ', '│']).ends_with("Gi"),
-                "{width} columns: {mem:?}\n{s}"
+                l.contains(" free ") && l.ends_with(end),
+                "{width} columns: {l:?}\n{s}"
+            );
+            assert!(
+                l.contains("  of ") && !l.ends_with(" of") && !l.ends_with("  on"),
+                "{width} columns: {l:?}\n{s}"
             );
         }
         assert!(
-            !s.lines().any(|l| l.trim_matches([' ', '│']) == "nodes"),
-            "{s}"
+            !headroom.iter().any(|l| {
+                let l = l.trim_start_matches(['│', ' ']);
+                l == "nodes" || l.ends_with(" nodes") && !l.contains(" on ")
+            }),
+            "{width} columns:\n{s}"
         );
     }
 }

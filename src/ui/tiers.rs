@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::derived::TierRow;
 use crate::app::format;
-use crate::app::tiers::Split;
+use crate::app::tiers::{Split, ZoneHeadroom};
 use crate::app::{App, Session};
 
 use unicode_width::UnicodeWidthStr;
@@ -89,9 +89,11 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, rows: &[TierRow], area:
 }
 
 /// What follows a zone's bar: the split in words, then `note`.
-fn split_words(s: Split, fmt: fn(i64) -> String, note: &str) -> String {
+/// `short` names the PDB-protected part "PDB", for narrow terminals.
+fn split_words(s: Split, fmt: fn(i64) -> String, note: &str, short: bool) -> String {
+    let protected = if short { "PDB" } else { "PDB-protected" };
     format!(
-        " free {}  preemptible {}  PDB-protected {}  of {}{note}",
+        " free {}  preemptible {}  {protected} {}  of {}{note}",
         fmt(s.free),
         fmt(s.preemptible),
         fmt(s.protected),
@@ -99,12 +101,22 @@ fn split_words(s: Split, fmt: fn(i64) -> String, note: &str) -> String {
     )
 }
 
-/// The zone name and resource label before each bar: 16 + 1 + 3 + 1.
-const SPLIT_LABEL_WIDTH: usize = 21;
+/// The zone name's column before each bar, when the node count is inline.
+const ZONE_WIDTH: usize = 16;
+
+/// The zone column (16, or 1 when the zone has a line of its own) and
+/// the resource label before each bar: + 1 + 3 + 1.
+const fn label_width(zone_width: usize) -> usize {
+    zone_width + 5
+}
+
+/// The narrowest headroom bar: below it the split cannot be told apart.
+const MIN_SPLIT_BAR: usize = 10;
 
 fn split_line(
     app: &App,
     zone: &str,
+    zone_width: usize,
     label: &str,
     s: Split,
     width: usize,
@@ -112,7 +124,10 @@ fn split_line(
 ) -> Line<'static> {
     let t = &app.theme;
     let mut spans = vec![Span::styled(
-        format!("{:<16} {label} ", format::truncate(zone, 16)),
+        format!(
+            "{:<zone_width$} {label} ",
+            format::truncate(zone, zone_width)
+        ),
         t.fg(t.fg),
     )];
     spans.extend(stacked(
@@ -170,34 +185,62 @@ fn draw_headroom(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         )));
     }
     // Each zone's cpu and memory lines in words; the bars take what the
-    // longest of them leaves, so a line wraps only in a narrow terminal.
-    let words: Vec<(String, String)> = h
-        .zones
-        .iter()
-        .map(|z| {
-            let note = format!(
-                "  on {} of {} nodes",
-                z.nodes,
-                z.nodes + z.cordoned + z.tainted
-            );
-            (
-                split_words(z.cpu, format::cpu, &note),
-                split_words(z.memory, format::memory, ""),
-            )
-        })
-        .collect();
-    let longest = words
-        .iter()
-        .flat_map(|(cpu, mem)| [cpu.width(), mem.width()])
-        .max()
-        .unwrap_or(0);
+    // longest of them leaves (at least MIN_SPLIT_BAR). When even that does
+    // not fit, the node count moves to a line of its own above the zone's
+    // bars, so words wrap only in a very narrow terminal.
+    let note = |z: &ZoneHeadroom| {
+        format!(
+            "on {} of {} nodes",
+            z.nodes,
+            z.nodes + z.cordoned + z.tainted
+        )
+    };
+    let longest = |with_note: bool, short: bool| {
+        h.zones
+            .iter()
+            .flat_map(|z| {
+                let cpu_note = if with_note {
+                    format!("  {}", note(z))
+                } else {
+                    String::new()
+                };
+                [
+                    split_words(z.cpu, format::cpu, &cpu_note, short).width(),
+                    split_words(z.memory, format::memory, "", short).width(),
+                ]
+            })
+            .max()
+            .unwrap_or(0)
+    };
     let inner = (area.width as usize).saturating_sub(2);
-    let width = inner
-        .saturating_sub(SPLIT_LABEL_WIDTH + longest)
-        .clamp(10, 50);
-    for (z, (cpu, mem)) in h.zones.iter().zip(words) {
-        lines.push(split_line(app, &z.zone, "cpu", z.cpu, width, cpu));
-        lines.push(split_line(app, "", "mem", z.memory, width, mem));
+    let bar_room =
+        |zone_width: usize, longest: usize| inner.saturating_sub(label_width(zone_width) + longest);
+    // The first layout whose bars keep MIN_SPLIT_BAR: the count inline,
+    // then on the zone's own line, then with the shorter words.
+    let (notes_inline, short) = [(true, false), (false, false), (false, true)]
+        .into_iter()
+        .find(|&(inline, short)| {
+            let zone_width = if inline { ZONE_WIDTH } else { 1 };
+            bar_room(zone_width, longest(inline, short)) >= MIN_SPLIT_BAR
+        })
+        .unwrap_or((false, true));
+    let zone_width = if notes_inline { ZONE_WIDTH } else { 1 };
+    let width = bar_room(zone_width, longest(notes_inline, short)).clamp(MIN_SPLIT_BAR, 50);
+    for z in &h.zones {
+        let cpu_note = if notes_inline {
+            format!("  {}", note(z))
+        } else {
+            lines.push(Line::from(vec![
+                Span::styled(z.zone.clone(), t.fg(t.fg)),
+                Span::styled(format!("  {}", note(z)), t.fg(t.muted)),
+            ]));
+            String::new()
+        };
+        let zone = if notes_inline { z.zone.as_str() } else { "" };
+        let cpu = split_words(z.cpu, format::cpu, &cpu_note, short);
+        lines.push(split_line(app, zone, zone_width, "cpu", z.cpu, width, cpu));
+        let mem = split_words(z.memory, format::memory, "", short);
+        lines.push(split_line(app, "", zone_width, "mem", z.memory, width, mem));
     }
     frame.render_widget(
         Paragraph::new(lines)
