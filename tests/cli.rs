@@ -1331,7 +1331,10 @@ fn objects_the_api_server_would_refuse_are_refused_in_its_words() {
     for (file, extra, needles) in cases {
         let p = pod_with(d, file, &extra);
         let out = kplace(&["place", "--snapshot", &s, "--pod", &p]);
-        let mut all: Vec<&str> = vec![file, "Pod default/v", ":1:"];
+        // The error names the line the bad field is written on: the last
+        // of `extra`, after the five lines `pod_with` writes first.
+        let line = format!("{file}:{}:", 5 + extra.lines().count());
+        let mut all: Vec<&str> = vec![&line, "Pod default/v"];
         all.extend(needles.iter().map(String::as_str));
         assert_bad_input(&out, &all);
     }
@@ -1352,10 +1355,12 @@ fn a_bad_node_in_a_yaml_list_is_named_with_its_line() {
     );
     let snap = bad_pod(dir.path(), "nodes.yaml", &text);
     let p = cpu_pod(dir.path(), "p.yaml", "1");
+    // The line of the bad field (the node starts on line 10, its
+    // metadata on 12, its taints on 14).
     assert_bad_input(
         &kplace(&["place", "--snapshot", &snap, "--pod", &p]),
         &[
-            "nodes.yaml:10:",
+            "nodes.yaml:14:",
             "Node bad",
             "spec.taints[0].effect: Unsupported value: \"Sometimes\"",
         ],
@@ -1368,10 +1373,43 @@ fn a_bad_node_in_a_yaml_list_is_named_with_its_line() {
     assert_bad_input(
         &kplace(&["place", "--snapshot", &snap, "--pod", &p]),
         &[
-            "labels.yaml:10:",
+            "labels.yaml:12:",
             "Node bad",
             "metadata.labels: Invalid value: \"-a\"",
         ],
+    );
+}
+
+/// In a multi-document file, the bad field's line is counted from the
+/// file's start, comments and earlier documents included, and the same
+/// through gzip.
+#[test]
+fn a_bad_field_in_a_later_yaml_document_is_named_with_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus:\n  allocatable: {cpu: '4', memory: 1Gi, pods: '10'}\n---\n# the second node\napiVersion: v1\nkind: Node\nmetadata:\n  name: b\nstatus:\n  allocatable:\n    memory: 1Gi\n    cpu: 4x\n";
+    let snap = bad_pod(dir.path(), "multi.yaml", text);
+    let p = cpu_pod(dir.path(), "p.yaml", "1");
+    let needles = [
+        "multi.yaml:16:",
+        "Node b",
+        "status.allocatable.cpu",
+        "(got \"4x\")",
+    ];
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &snap, "--pod", &p]),
+        &needles,
+    );
+    let gz = dir.path().join("multi.yaml.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::default(),
+    );
+    std::io::Write::write_all(&mut enc, text.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    let gz = gz.display().to_string();
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &gz, "--pod", &p]),
+        &["multi.yaml.gz:16:", "Node b", "status.allocatable.cpu"],
     );
 }
 

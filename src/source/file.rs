@@ -235,6 +235,31 @@ impl Origin<'_> {
             Position::Generated(_) => None,
         }
     }
+
+    /// The line `field` (a converter's path) of this object is written on
+    /// in a YAML file, else the object's own line.
+    fn field_line(&self, field: &str) -> Option<usize> {
+        match self.position {
+            Position::YamlItem(bytes, doc, item) => {
+                yaml_field_line(bytes, doc, item, field).or_else(|| self.line())
+            }
+            _ => self.line(),
+        }
+    }
+}
+
+/// The line of `field` of a YAML document or of one of a `List`'s items,
+/// found as [`yaml_line`] finds the object's.
+fn yaml_field_line(bytes: &[u8], doc: usize, item: Option<usize>, field: &str) -> Option<usize> {
+    use super::field_line::{Tree, line_of};
+    let docs: Vec<Option<serde_saphyr::Spanned<Tree>>> =
+        serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).ok()?;
+    let d = docs.into_iter().flatten().nth(doc)?;
+    let path = match item {
+        None => field.to_string(),
+        Some(i) => format!("items[{i}].{field}"),
+    };
+    Some(line_of(&d, &path)).filter(|&l| l > 0)
 }
 
 /// The line of a YAML document or of one of a `List`'s items, found by
@@ -260,7 +285,7 @@ impl Collector {
     fn invalid(&self, origin: &Origin, source: InvalidObject) -> SourceError {
         SourceError::Invalid {
             file: origin.file.to_string(),
-            line: origin.line(),
+            line: origin.field_line(&source.field),
             source,
         }
     }
@@ -553,7 +578,7 @@ fn typed<'a, T: DeserializeOwned>(
             item.syntax_error(origin)
                 .unwrap_or_else(|| SourceError::Invalid {
                     file: origin.file.to_string(),
-                    line: origin.line(),
+                    line: origin.field_line(&field),
                     source: InvalidObject::new(&object_of(item), field, in_file(&message, origin)),
                 })
         })
