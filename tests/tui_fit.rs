@@ -344,3 +344,53 @@ fn overview_counts_and_zone_bars_fit_at_80x24() {
         assert!(l.chars().count() <= 80, "{l}");
     }
 }
+
+/// A pending pod's destination in the Overview keeps the node's host
+/// label (`ip-10-0-3-44…`) when the pane is narrow, not `ip-10…internal`,
+/// which every node of the cluster shares.
+#[test]
+fn pending_pods_destinations_keep_the_nodes_host_label() {
+    use kplace::model::Cluster;
+    let node = "ip-10-0-3-44.eu-west-1.compute.internal";
+    let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": node, "labels": {"kubernetes.io/hostname": node,
+             "topology.kubernetes.io/zone": "eu-west-1a"}},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {"name": "checkout-api-7d9f8c6b5-x2x4q", "namespace": "shop-production"},
+         "spec": {"containers": [{"name": "c", "image": "nginx",
+             "resources": {"requests": {"cpu": "1"}}}]},
+         "status": {"phase": "Pending"}}
+    ]});
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
+    let mut app = App::with_cluster(cluster, "dns names", Options::default());
+    assert!(app.wait_until_idle(common::SETTLE));
+    key(&mut app, KeyCode::Char('1'));
+    for (w, h) in [(80u16, 24u16), (100, 30), (200, 60), (260, 60)] {
+        let s = common::render(&app, w, h);
+        let row = s
+            .lines()
+            .find(|l| l.contains("x2x4q"))
+            .unwrap_or_else(|| panic!("{w}x{h}: no pending row:\n{s}"));
+        // At 80 columns the pane has no room for a node name that tells:
+        // the outcome alone, never a cut through the shared domain.
+        let want = match w {
+            80 => "scheduled ".to_string(),
+            100 => "scheduled → ip-10-0…-44".to_string(),
+            // The pod's whole name first, then the host label.
+            200 => {
+                "shop-production/checkout-api-7d9f8c6b5-x2x4q scheduled → ip-10-0-3-44…".to_string()
+            }
+            _ => format!("shop-production/checkout-api-7d9f8c6b5-x2x4q scheduled → {node}"),
+        };
+        assert!(row.contains(&want), "{w}x{h}: want {want:?} in {row}");
+        assert!(
+            !row.contains("…rnal") && !row.contains("….compute"),
+            "{row}"
+        );
+    }
+}

@@ -577,8 +577,9 @@ fn load_errors_name_the_file_and_can_be_quit() {
     let mut app = common::snapshot_app(path.clone());
     let s = screen(&app, 160, 48);
     assert!(s.contains("Could not load"), "{s}");
-    // The error names the file and line, the object and the field.
-    let error = line_with(&s, "broken.yaml:1: ");
+    // The error names the file and the line of the bad field (`cpu: lots`
+    // is line 11), the object and the field.
+    let error = line_with(&s, "broken.yaml:11: ");
     assert!(error.contains("Pod default/web"), "{error}");
     assert!(
         error.contains("spec.containers[0].resources.requests.cpu"),

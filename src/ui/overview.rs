@@ -112,6 +112,46 @@ fn zone_lines(app: &App, s: &Session, width: usize) -> Vec<Line<'static>> {
     out
 }
 
+/// A pending pod's row `width` columns wide: the width of the pod's name
+/// and the outcome text beside it. Names keep their distinguishing end
+/// when cut, and nodes their host label (`ip-10-0-3-44…`). A node name is
+/// shown only when at least `MIN_NODE` columns of it fit beside a third of
+/// the row for the pod's name, else the outcome stands alone (enter opens
+/// the Placement, which names the node); whole when the pod's name fits
+/// beside it, else its host label first, the pod's name taking the rest.
+fn pending_row_widths(
+    key: &str,
+    outcome: &str,
+    node: Option<&str>,
+    width: usize,
+) -> (usize, String) {
+    use super::text::{cut_middle, cut_node_name, width as cols};
+    const MIN_NODE: usize = 8;
+    let prefix = format!("{outcome} → ");
+    let node = node.filter(|_| width.saturating_sub(width / 3 + 1) >= cols(&prefix) + MIN_NODE);
+    let Some(n) = node else {
+        let name_width = width.saturating_sub(cols(outcome) + 1).max(width / 2);
+        let room = width.saturating_sub(name_width + 1);
+        return (name_width, cut_middle(outcome, room));
+    };
+    let whole = cols(n);
+    let host = n
+        .split_once('.')
+        .map_or(whole, |(h, _)| cols(h) + 1)
+        .min(whole);
+    let node_width = if cols(key) + 1 + cols(&prefix) + whole <= width {
+        whole
+    } else {
+        host
+    };
+    let name_width = width
+        .saturating_sub(cols(&prefix) + node_width + 1)
+        .min(cols(key))
+        .max(width / 3);
+    let node_room = width.saturating_sub(name_width + 1 + cols(&prefix));
+    (name_width, prefix + &cut_node_name(n, node_room))
+}
+
 /// One row of the node list: a zone heading or a node.
 enum Row {
     Zone(usize),
@@ -237,27 +277,18 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     for i in range {
         let id = s.pending_rows[i];
         let key = s.cluster().pod_key(id);
-        let (text, color) = match s.outcomes.get(&id) {
-            None => ("computing…".to_string(), t.muted),
+        let (outcome, node, color) = match s.outcomes.get(&id) {
+            None => ("computing…", None, t.muted),
             Some(o) => {
                 let color = match o.outcome {
                     Outcome::Scheduled => t.good,
                     Outcome::Preempt => t.warn,
                     _ => t.bad,
                 };
-                let node = o
-                    .node
-                    .as_deref()
-                    .map(|n| format!(" → {n}"))
-                    .unwrap_or_default();
-                (format!("{}{node}", o.outcome.as_str()), color)
+                (o.outcome.as_str(), o.node.as_deref(), color)
             }
         };
-        // Names and nodes keep their distinguishing end when cut.
-        let name_width = width
-            .saturating_sub(super::text::width(&text) + 1)
-            .max(width / 2);
-        let text = super::text::cut_middle(&text, width.saturating_sub(name_width + 1));
+        let (name_width, text) = pending_row_widths(&key, outcome, node, width);
         let selected = i == s.pending_cursor.selected;
         let name_style = if selected { t.selected() } else { t.fg(t.fg) };
         lines.push(Line::from(vec![

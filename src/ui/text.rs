@@ -114,14 +114,16 @@ pub fn cut_middle(s: &str, max: usize) -> String {
 
 /// A node name cut to `max` columns: a DNS name
 /// (`ip-10-0-3-44.ec2.internal`) keeps its first label, which tells the
-/// nodes apart, and drops the domain they share (`ip-10-0-3-44…`); any
-/// other name is cut as [`cut_middle`] cuts it.
+/// nodes apart, and drops the domain they share (`ip-10-0-3-44…`), or
+/// when even that is too long, the label cut as [`cut_middle`] cuts it
+/// (`ip-10-0…-44`); any other name is cut as [`cut_middle`] cuts it.
 pub fn cut_node_name(s: &str, max: usize) -> String {
     if width(s) <= max {
         return s.to_string();
     }
     match s.split_once('.') {
         Some((host, _)) if !host.is_empty() && width(host) < max => format!("{host}…"),
+        Some((host, _)) if !host.is_empty() => cut_middle(host, max),
         _ => cut_middle(s, max),
     }
 }
@@ -153,8 +155,11 @@ mod tests {
         assert_eq!(cut_node_name(ec2, 30), ec2);
         assert_eq!(cut_node_name(ec2, 20), "ip-10-0-3-44…");
         assert_eq!(cut_node_name(ec2, 13), "ip-10-0-3-44…");
-        // Too narrow for the host label: cut in the middle, as names are.
-        assert_eq!(cut_node_name(ec2, 12), cut_middle(ec2, 12));
+        // Too narrow for the host label: the label cut in the middle, as
+        // names are, keeping its end (not `ip-1…ernal`).
+        assert_eq!(cut_node_name(ec2, 12), cut_middle("ip-10-0-3-44", 12));
+        assert_eq!(cut_node_name(ec2, 11), "ip-10-0…-44");
+        assert_eq!(cut_node_name(ec2, 5), cut_middle("ip-10-0-3-44", 5));
         let gke = "gke-prod-pool-2-b7c9d1e0-7afe63";
         assert_eq!(cut_node_name(gke, 19), cut_middle(gke, 19));
     }
