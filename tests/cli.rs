@@ -1413,6 +1413,36 @@ fn a_bad_field_in_a_later_yaml_document_is_named_with_its_own_line() {
     );
 }
 
+/// Past 1 MiB a YAML file's fields are not located (that builds a tree of
+/// the whole file): the error names the bad object's own line instead.
+#[test]
+fn a_bad_field_in_a_yaml_file_over_a_mebibyte_is_named_with_its_objects_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = |name: &str, cpu: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {name}\n  status:\n    allocatable:\n      memory: 1Gi\n      cpu: '{cpu}'\n"
+        )
+    };
+    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    let mut n = 0;
+    while text.len() <= 1 << 20 {
+        text += &node(&format!("node-{n:05}"), "4");
+        n += 1;
+    }
+    let bad_line = text.lines().count() + 1;
+    text += &node("bad", "4x");
+    let snap = bad_pod(dir.path(), "big.yaml", &text);
+    let p = cpu_pod(dir.path(), "p.yaml", "1");
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &snap, "--pod", &p]),
+        &[
+            &format!("big.yaml:{bad_line}:"),
+            "Node bad",
+            "status.allocatable.cpu",
+        ],
+    );
+}
+
 #[test]
 fn the_same_object_twice_is_refused_naming_both_places_unless_allowed() {
     let dir = tempfile::tempdir().unwrap();

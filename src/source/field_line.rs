@@ -9,6 +9,21 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
+/// Visitor methods for scalar kinds, each giving `$value` (or `$f` of the
+/// scalar).
+macro_rules! scalars {
+    (|$v:ident| $f:expr; $($name:ident($ty:ty)),* $(,)?) => {
+        $(fn $name<E: de::Error>(self, $v: $ty) -> Result<Self::Value, E> {
+            Ok($f)
+        })*
+    };
+    ($value:expr; $($name:ident($ty:ty)),* $(,)?) => {
+        $(fn $name<E: de::Error>(self, _: $ty) -> Result<Self::Value, E> {
+            Ok($value)
+        })*
+    };
+}
+
 /// A YAML value with where each of its parts is written.
 pub(crate) enum Tree {
     /// Each key with the line it is written on, and its value.
@@ -105,30 +120,10 @@ impl<'de> Visitor<'de> for TreeVisitor {
         d.deserialize_any(self)
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Tree, E> {
-        Ok(Tree::Scalar)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Tree, E> {
-        Ok(Tree::Scalar)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Tree, E> {
-        Ok(Tree::Scalar)
-    }
-    fn visit_i128<E: de::Error>(self, _: i128) -> Result<Tree, E> {
-        Ok(Tree::Scalar)
-    }
-    fn visit_u128<E: de::Error>(self, _: u128) -> Result<Tree, E> {
-        Ok(Tree::Scalar)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Tree, E> {
-        Ok(Tree::Scalar)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Tree, E> {
-        Ok(Tree::Scalar)
-    }
-    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Tree, E> {
-        Ok(Tree::Scalar)
-    }
+    // Every scalar is a leaf (serde forwards the narrower kinds to these).
+    scalars! { Tree::Scalar; visit_bool(bool), visit_i64(i64), visit_u64(u64), visit_i128(i128),
+    visit_u128(u128), visit_f64(f64), visit_str(&str), visit_bytes(&[u8]) }
+
     fn visit_none<E: de::Error>(self) -> Result<Tree, E> {
         Ok(Tree::Scalar)
     }
@@ -148,21 +143,9 @@ impl<'de> Deserialize<'de> for Key {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a map key")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
+            // A key as it is written, whatever scalar it parses as.
+            scalars! { |v| Key(v.to_string()); visit_str(&str), visit_bool(bool),
+            visit_i64(i64), visit_u64(u64), visit_f64(f64) }
             fn visit_unit<E: de::Error>(self) -> Result<Key, E> {
                 Ok(Key(String::new()))
             }

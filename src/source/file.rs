@@ -248,10 +248,20 @@ impl Origin<'_> {
     }
 }
 
+/// The largest YAML file whose fields are located: locating builds a tree
+/// of the whole file (about 100 bytes per value, so at most about 50 MB
+/// for a hostile file of one-character values); a larger file's error
+/// names the object's line, found by [`yaml_line`] without a tree.
+const MAX_FIELD_LINE_BYTES: usize = 1 << 20;
+
 /// The line of `field` of a YAML document or of one of a `List`'s items,
-/// found as [`yaml_line`] finds the object's.
+/// found as [`yaml_line`] finds the object's; `None` past
+/// [`MAX_FIELD_LINE_BYTES`].
 fn yaml_field_line(bytes: &[u8], doc: usize, item: Option<usize>, field: &str) -> Option<usize> {
     use super::field_line::{Tree, line_of};
+    if bytes.len() > MAX_FIELD_LINE_BYTES {
+        return None;
+    }
     let docs: Vec<Option<serde_saphyr::Spanned<Tree>>> =
         serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).ok()?;
     let d = docs.into_iter().flatten().nth(doc)?;
