@@ -810,7 +810,13 @@ pub fn score_nodes(
             scorer.scaling(range)
         })
         .collect();
-    let weights: Vec<i64> = profile.score.iter().map(|&(_, w)| w).collect();
+    // A plugin that scores 0 everywhere stays 0 whatever its weight.
+    let weights: Vec<i64> = profile
+        .score
+        .iter()
+        .zip(&scorers)
+        .map(|(&(_, w), scorer)| if matches!(scorer, Scorer::Zero) { 1 } else { w })
+        .collect();
     // Scaled, weighed and summed over both cores; each part also finds
     // its highest total and the nodes with it.
     let tops = kplace_split::fill_map(&mut scores, |offset, rows| {
@@ -957,7 +963,7 @@ impl<'a> Scorer<'a> {
     }
 
     /// The raw scores of `rows`, the feasible nodes from the `offset`-th
-    /// on, into column `p`.
+    /// on, into column `p` (0 in rows as they are made).
     fn score_rows(
         &self,
         cluster: &Cluster,
@@ -980,7 +986,8 @@ impl<'a> Scorer<'a> {
         let node = |id| cluster.node(id);
         let info = |id| cluster.node_info(id);
         match self {
-            Scorer::Zero => each(rows, offset, p, |_, _| 0),
+            // Rows are made with every score 0.
+            Scorer::Zero => {}
             Scorer::TaintToleration => each(rows, offset, p, |_, id| {
                 taint_toleration::score(pod, node(id))
             }),
