@@ -388,6 +388,22 @@ fn pending_pods_destinations_keep_the_nodes_host_label() {
             _ => format!("shop-production/checkout-api-7d9f8c6b5-x2x4q scheduled → {node}"),
         };
         assert!(row.contains(&want), "{w}x{h}: want {want:?} in {row}");
+        // The pane's hint is one of its whole forms, never cut.
+        let hint = s
+            .lines()
+            .find(|l| l.contains("enter: "))
+            .unwrap_or_else(|| panic!("{w}x{h}: no hint:\n{s}"));
+        let shown = hint[hint.find("enter: ").unwrap()..]
+            .split('│')
+            .next()
+            .unwrap()
+            .trim_end();
+        let whole = [
+            "enter: open the selected pod's Placement",
+            "enter: open its Placement",
+            "enter: Placement",
+        ];
+        assert!(whole.contains(&shown), "{w}x{h}: the hint is cut: {hint}");
         assert!(
             !row.contains("…rnal") && !row.contains("….compute"),
             "{row}"

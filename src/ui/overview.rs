@@ -243,10 +243,17 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             t.fg(t.warn),
         )));
     } else {
-        lines.push(Line::from(Span::styled(
+        // The longest hint the pane holds whole.
+        let room = (area.width as usize).saturating_sub(2);
+        let hint = [
             "enter: open the selected pod's Placement",
-            t.fg(t.muted),
-        )));
+            "enter: open its Placement",
+            "enter: Placement",
+        ]
+        .into_iter()
+        .find(|h| h.chars().count() <= room)
+        .unwrap_or("enter");
+        lines.push(Line::from(Span::styled(hint, t.fg(t.muted))));
     }
     if let Some(&first) = d.on_absent_nodes.first() {
         // Not pending, and counted on no node: said, not hidden.
