@@ -688,6 +688,66 @@ fn help_scrolls_on_a_short_terminal() {
 }
 
 #[test]
+fn the_title_and_tab_bars_drop_whole_parts_from_60_columns_up() {
+    let mut app = demo_app();
+    let titles: Vec<&str> = View::ALL.iter().map(|v| v.title()).collect();
+    for view in ['1', '4', '8'] {
+        key(&mut app, KeyCode::Char(view));
+        for w in [60u16, 70, 80, 90, 100, 110, 120, 140, 160, 200] {
+            let s = screen(&app, w, 30);
+            let mut lines = s.lines();
+            let title = lines.next().unwrap();
+            // The release is always named, whole.
+            assert!(title.contains(" v1.34 rules"), "{w}: {title}");
+            // The counts are each whole or not there.
+            for (word, whole) in [
+                ("nodes", "32 nodes"),
+                ("zones", "3 zones"),
+                ("pods", "404 pods"),
+                ("pending", "(6 pending)"),
+            ] {
+                assert_eq!(title.contains(word), title.contains(whole), "{w}: {title}");
+            }
+            assert!(title.contains("built-in demo cluster"), "{w}: {title}");
+            for key_hint in ["?:help", "::command", "/:filter", "esc:back", "q:quit"] {
+                let stem = &key_hint[..key_hint.len() - 1];
+                assert_eq!(
+                    title.contains(stem),
+                    title.contains(key_hint),
+                    "{w}: {key_hint} cut in {title}"
+                );
+            }
+            if w >= 160 {
+                assert!(title.contains("q:quit"), "{w}: {title}");
+            }
+            if w >= 100 {
+                assert!(
+                    title.contains("32 nodes") && title.contains("(6 pending)"),
+                    "{w}: {title}"
+                );
+            }
+            // Every tab is whole: its number and, unless the line is too
+            // narrow for names, its title; the active view always named.
+            let tabs = lines.next().unwrap();
+            let words: Vec<&str> = tabs.split_whitespace().collect();
+            let mut i = 0;
+            for (n, title) in titles.iter().enumerate() {
+                let number = (n + 1).to_string();
+                assert_eq!(words.get(i).copied(), Some(number.as_str()), "{w}: {tabs}");
+                i += 1;
+                let named = words.get(i).is_some_and(|t| t == title);
+                let active = app.view == View::ALL[n];
+                assert!(named || (!active && w < 80), "{w}: tab {} in {tabs}", n + 1);
+                if named {
+                    i += 1;
+                }
+            }
+            assert_eq!(i, words.len(), "{w}: {tabs}");
+        }
+    }
+}
+
+#[test]
 fn the_header_names_the_release_and_version_switches_it() {
     let mut app = demo_app();
     // The demo's nodes report no kubelet version: the newest supported.
