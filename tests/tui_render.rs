@@ -748,6 +748,33 @@ fn the_title_and_tab_bars_drop_whole_parts_from_60_columns_up() {
 }
 
 #[test]
+fn panel_titles_fit_their_panels_or_end_in_an_ellipsis() {
+    let mut app = demo_app();
+    for view in ['1', '2', '3', '5', '6'] {
+        key(&mut app, KeyCode::Char(view));
+        for w in [60u16, 80, 100, 120, 160] {
+            let s = screen(&app, w, 30);
+            for line in s.lines() {
+                // Each panel's top border, from its corner to its corner.
+                for top in line.split('┌').skip(1) {
+                    let Some(end) = top.find('┐') else { continue };
+                    let top = &top[..end];
+                    assert!(
+                        top.ends_with('─'),
+                        "{w} view {view}: a title runs into the border: ┌{top}┐\n{s}"
+                    );
+                    let title = top.trim_matches('─').trim();
+                    assert!(
+                        !title.is_empty() || top.chars().all(|c| c == '─'),
+                        "{w} view {view}: ┌{top}┐"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn the_header_names_the_release_and_version_switches_it() {
     let mut app = demo_app();
     // The demo's nodes report no kubelet version: the newest supported.

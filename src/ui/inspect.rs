@@ -8,7 +8,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use crate::app::App;
 use crate::app::inspect::Inspect;
 
-use super::panel;
+use super::fitted_panel;
 
 pub fn draw(frame: &mut Frame, app: &App, i: &Inspect, area: Rect) {
     let t = &app.theme;
@@ -32,7 +32,7 @@ pub fn draw(frame: &mut Frame, app: &App, i: &Inspect, area: Rect) {
     frame.render_widget(
         Paragraph::new(shown)
             .style(t.base())
-            .block(panel(app, title)),
+            .block(fitted_panel(app, &[title], rect.width)),
         rect,
     );
 }

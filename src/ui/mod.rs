@@ -118,9 +118,25 @@ pub(crate) fn building(frame: &mut Frame, app: &App, area: Rect, title: &str, wh
             format!("{spin} building {what}…"),
             app.theme.fg(app.theme.warn),
         ))
-        .block(panel(app, title)),
+        .block(fitted_panel(app, &[title], area.width)),
         area,
     );
+}
+
+/// A panel of `width` columns whose title fits it: the first of `titles`
+/// (fullest first) that fits, else the last cut with `…`, so a title never
+/// runs silently into the border.
+pub(crate) fn fitted_panel<'a, S: AsRef<str>>(app: &App, titles: &[S], width: u16) -> Block<'a> {
+    // The corners, the spaces either side of the title, and one `─`
+    // after it, so that a title that fits is seen to end.
+    let room = usize::from(width).saturating_sub(5);
+    let title = titles
+        .iter()
+        .map(AsRef::as_ref)
+        .find(|t| text::width(t) <= room)
+        .map(str::to_string)
+        .unwrap_or_else(|| text::cut_end(titles.last().map_or("", AsRef::as_ref), room));
+    panel(app, title)
 }
 
 pub(crate) fn panel<'a>(app: &App, title: impl Into<String>) -> Block<'a> {

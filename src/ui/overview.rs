@@ -13,7 +13,7 @@ use crate::app::{App, Session};
 use crate::engine::Outcome;
 
 use super::bar::bar;
-use super::panel;
+use super::{fitted_panel, panel};
 
 const BAR: usize = 16;
 
@@ -326,5 +326,8 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         };
         lines.push(Line::from(Span::styled(none, t.fg(t.muted))));
     }
-    frame.render_widget(Paragraph::new(lines).block(panel(app, title)), area);
+    frame.render_widget(
+        Paragraph::new(lines).block(fitted_panel(app, &[title], area.width)),
+        area,
+    );
 }

@@ -10,7 +10,7 @@ use crate::app::report::{self, Tone};
 use crate::app::theme::Theme;
 use crate::app::{App, Session};
 
-use super::panel;
+use super::{fitted_panel, panel};
 
 pub(super) fn style(t: &Theme, tone: Tone) -> Style {
     match tone {
@@ -164,7 +164,11 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     ])
     .areas(area);
     frame.render_widget(
-        Paragraph::new(header).block(panel(app, format!("Placement: {}", r.pod))),
+        Paragraph::new(header).block(fitted_panel(
+            app,
+            &[format!("Placement: {}", r.pod)],
+            head.width,
+        )),
         head,
     );
     if let Some(p) = &s.remedies {
@@ -180,7 +184,10 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         range.end,
         r.lines.len()
     );
-    frame.render_widget(Paragraph::new(shown).block(panel(app, title)), body);
+    frame.render_widget(
+        Paragraph::new(shown).block(fitted_panel(app, &[title], body.width)),
+        body,
+    );
 }
 
 /// The remedies, one per line, the selected one marked; notes muted.
@@ -238,7 +245,7 @@ fn draw_remedies(
         Paragraph::new(rows)
             .wrap(ratatui::widgets::Wrap { trim: false })
             .scroll((skip as u16, 0))
-            .block(panel(app, title)),
+            .block(fitted_panel(app, &[title], area.width)),
         area,
     );
 }

@@ -15,7 +15,7 @@ use crate::app::{App, Session};
 use crate::model::pod::WhenUnsatisfiable;
 
 use super::bar::bar;
-use super::panel;
+use super::{fitted_panel, panel};
 
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let Some(fleet) = s.loaded.derived.fleet() else {
@@ -84,7 +84,10 @@ fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, d: &Fleet, area: Re
     if !s.skew_filter.is_empty() {
         title.push_str(&format!(" /{}", s.skew_filter));
     }
-    frame.render_widget(Paragraph::new(lines).block(panel(app, title)), area);
+    frame.render_widget(
+        Paragraph::new(lines).block(fitted_panel(app, &[title], area.width)),
+        area,
+    );
 }
 
 /// Every workload at or over a DoNotSchedule maxSkew, then those one
@@ -132,12 +135,17 @@ fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Re
         ]));
     }
     frame.render_widget(
-        Paragraph::new(lines).block(panel(
+        Paragraph::new(lines).block(fitted_panel(
             app,
-            format!(
-                "Fleet: {at} at maxSkew, {} one replica away",
-                alerts.len() - at
-            ),
+            &[
+                format!(
+                    "Fleet: {at} at maxSkew, {} one replica away",
+                    alerts.len() - at
+                ),
+                format!("Fleet: {at} at maxSkew, {} one away", alerts.len() - at),
+                format!("Fleet: {at} at max, {} near", alerts.len() - at),
+            ],
+            area.width,
         )),
         area,
     );
@@ -159,7 +167,11 @@ fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         frame.render_widget(
             Paragraph::new(lines)
                 .wrap(ratatui::widgets::Wrap { trim: false })
-                .block(panel(app, format!("Skew: {}", r.subject))),
+                .block(fitted_panel(
+                    app,
+                    &[format!("Skew: {}", r.subject)],
+                    area.width,
+                )),
             area,
         );
         return;
@@ -265,12 +277,25 @@ fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(ratatui::widgets::Wrap { trim: false })
-            .block(panel(
-                app,
-                format!("Skew: {} over {}{computing}", r.subject, r.topology_key),
-            )),
+            .block(fitted_panel(app, &skew_titles(r, computing), area.width)),
         area,
     );
+}
+
+/// The domains pane's title, fullest first: the subject (`ReplicaSet
+/// shop/frontend-…`) and the topology key, then the subject without its
+/// kind, the key's last part (`zone`), and the key alone (the workloads
+/// pane shows the subject selected).
+fn skew_titles(r: &SkewReport, computing: &str) -> [String; 4] {
+    let (subject, key) = (&r.subject, &r.topology_key);
+    let name = subject.split_once(' ').map_or(subject.as_str(), |(_, n)| n);
+    let short_key = key.rsplit('/').next().unwrap_or(key);
+    [
+        format!("Skew: {subject} over {key}{computing}"),
+        format!("Skew: {name} over {key}{computing}"),
+        format!("Skew: {name} over {short_key}{computing}"),
+        format!("Skew over {short_key}{computing}"),
+    ]
 }
 
 fn header_lines(app: &App, s: &Session, r: &SkewReport) -> Vec<Line<'static>> {

@@ -15,7 +15,7 @@ use crate::app::{App, Session};
 use unicode_width::UnicodeWidthStr;
 
 use super::bar::stacked;
-use super::panel;
+use super::{fitted_panel, panel};
 
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let Some(tiers) = s.loaded.derived.tiers() else {
@@ -80,9 +80,14 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, rows: &[TierRow], area:
         lines.push(Line::from(Span::styled(text, style)));
     }
     frame.render_widget(
-        Paragraph::new(lines).block(panel(
+        Paragraph::new(lines).block(fitted_panel(
             app,
-            "Priority tiers: one row per class, with its own preemptionPolicy (pods per zone on the right; ↑↓ picks P)",
+            &[
+                "Priority tiers: one row per class, with its own preemptionPolicy (pods per zone on the right; ↑↓ picks P)",
+                "Priority tiers: one row per class, with its own preemptionPolicy (↑↓ picks P)",
+                "Priority tiers (↑↓ picks P)",
+            ],
+            area.width,
         )),
         area,
     );
@@ -245,13 +250,18 @@ fn draw_headroom(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(ratatui::widgets::Wrap { trim: false })
-            .block(panel(
+            .block(fitted_panel(
                 app,
-                format!(
-                    "Headroom per zone for a pod at {}, assuming {}",
-                    h.label,
-                    crate::app::tiers::ASSUMPTION
-                ),
+                &[
+                    format!(
+                        "Headroom per zone for a pod at {}, assuming {}",
+                        h.label,
+                        crate::app::tiers::ASSUMPTION
+                    ),
+                    format!("Headroom per zone for a pod at {}", h.label),
+                    format!("Headroom at {}", h.label),
+                ],
+                area.width,
             )),
         area,
     );

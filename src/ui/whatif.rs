@@ -18,7 +18,7 @@ use crate::app::{App, Session};
 use super::placement::style;
 use super::tables::{Fit, widths_at_least};
 use super::text::{cut_end, cut_middle, cut_node_name};
-use super::{centered, panel};
+use super::{centered, fitted_panel, panel};
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -180,8 +180,14 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
     let top = cursor_line.saturating_sub(height.saturating_sub(3));
     let state = if d.valid { "valid" } else { "INVALID" };
     frame.render_widget(
-        Paragraph::new(out.into_iter().skip(top).collect::<Vec<_>>())
-            .block(panel(app, format!("Draft {} ({state})", d.key()))),
+        Paragraph::new(out.into_iter().skip(top).collect::<Vec<_>>()).block(fitted_panel(
+            app,
+            &[
+                format!("Draft {} ({state})", d.key()),
+                format!("Draft ({state})"),
+            ],
+            area.width,
+        )),
         area,
     );
 }
@@ -263,7 +269,14 @@ fn answer(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
         .map(|d| format!(" · engine {:.1} ms", d.as_secs_f64() * 1000.0))
         .unwrap_or_default();
     frame.render_widget(
-        Paragraph::new(head).block(panel(app, format!("Answer: {}{took}", r.pod))),
+        Paragraph::new(head).block(fitted_panel(
+            app,
+            &[
+                format!("Answer: {}{took}", r.pod),
+                format!("Answer: {}", r.pod),
+            ],
+            top.width,
+        )),
         top,
     );
     scrolled(frame, app, &r.lines, w.scroll, body, "pgup/pgdn scroll");
@@ -313,7 +326,7 @@ fn plan(
             let spin = SPINNER[(app.tick as usize) % SPINNER.len()];
             frame.render_widget(
                 Paragraph::new(Span::styled(format!("{spin} computing…"), t.fg(t.warn)))
-                    .block(panel(app, title.to_string())),
+                    .block(fitted_panel(app, &[title], area.width)),
                 area,
             );
         }
