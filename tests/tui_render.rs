@@ -775,6 +775,47 @@ fn panel_titles_fit_their_panels_or_end_in_an_ellipsis() {
 }
 
 #[test]
+fn skew_domain_lines_keep_their_counts_whole_and_the_verdict_below_when_narrow() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('2'));
+    for w in [80u16, 100, 120, 160, 200] {
+        let s = screen(&app, w, 40);
+        let lines: Vec<&str> = s.lines().collect();
+        let mut domains = 0;
+        for (i, line) in lines.iter().enumerate() {
+            // The domains pane is the right one: after the last `││`.
+            let Some(pane) = line.rsplit("││").next().filter(|_| line.contains("││"))
+            else {
+                continue;
+            };
+            let pane = pane.trim_end_matches('│').trim_end();
+            if !pane.starts_with("eu-west-1") {
+                continue;
+            }
+            domains += 1;
+            let counts = pane.split_once(" pods ").map(|(_, rest)| rest);
+            assert!(
+                counts.is_some_and(|c| c.trim_start().split(' ').nth(1) == Some("nodes")),
+                "{w}: the counts are cut: {pane}\n{s}"
+            );
+            let same_line = pane.contains("nodes  ✗") || pane.contains("nodes  ✓");
+            let below = lines[i + 1]
+                .rsplit("││")
+                .next()
+                .is_some_and(|l| l.starts_with("  ✗") || l.starts_with("  ✓"));
+            assert!(
+                same_line != below,
+                "{w}: the verdict is on the domain's line or the next: {pane}\n{s}"
+            );
+            if w >= 160 {
+                assert!(same_line, "{w}: room for one line: {pane}");
+            }
+        }
+        assert_eq!(domains, 3, "{w}: the demo's three zones\n{s}");
+    }
+}
+
+#[test]
 fn the_header_names_the_release_and_version_switches_it() {
     let mut app = demo_app();
     // The demo's nodes report no kubelet version: the newest supported.

@@ -185,12 +185,28 @@ fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         .max()
         .unwrap_or(4)
         .clamp(4, 28);
+    // Counts aligned to the widest of them; the bar narrows (to 4) before
+    // a domain's line would wrap through its counts.
+    let digits = |n: i64| n.max(0).to_string().len();
+    let pods_width = r.domains.iter().map(|d| digits(d.pods)).max().unwrap_or(1);
+    let nodes_width = r
+        .domains
+        .iter()
+        .map(|d| digits(d.nodes as i64))
+        .max()
+        .unwrap_or(1);
+    let counts_width = " pods  nodes  ".len() + 1 + pods_width + nodes_width;
+    let inner = (area.width as usize).saturating_sub(2);
     let bar_width = (area.width as usize)
         .saturating_sub(name_width + 80)
-        .clamp(8, 30);
+        .clamp(8, 30)
+        .min(inner.saturating_sub(name_width + 1 + counts_width))
+        .max(4);
     let footer = 1 + r.excluded.len().max(1);
     let room = (area.height as usize).saturating_sub(2 + lines.len() + footer);
-    for d in r.domains.iter().take(room) {
+    let mut used = 0;
+    let mut shown = 0;
+    for d in &r.domains {
         let pct = (d.pods.max(0) * 100 / max_pods) as u16;
         let skew = d.skew_after.map_or("—".to_string(), |s| s.to_string());
         let (mark, verdict, color) = if !d.admits {
@@ -237,18 +253,34 @@ fn draw_domains(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         )];
         spans.extend(bar(pct, bar_width, t.accent, t.border));
         spans.push(Span::styled(
-            format!(" {:>5} pods {:>4} nodes  ", d.pods, d.nodes),
+            format!(
+                " {:>pods_width$} pods {:>nodes_width$} nodes  ",
+                d.pods, d.nodes
+            ),
             t.fg(t.fg),
         ));
-        spans.push(Span::styled(
-            format!("{mark} {verdict}"),
-            Style::new().fg(color),
-        ));
-        lines.push(Line::from(spans));
+        let verdict = Span::styled(format!("{mark} {verdict}"), Style::new().fg(color));
+        // The verdict on the domain's line when it fits, else on its own
+        // line below (wrapped between words), never splitting the counts.
+        let head: usize = spans.iter().map(|s| s.width()).sum();
+        let split = head + verdict.width() > inner;
+        let height = if split { 2 } else { 1 };
+        if used + height > room {
+            break;
+        }
+        used += height;
+        shown += 1;
+        if split {
+            lines.push(Line::from(spans));
+            lines.push(Line::from(vec![Span::raw("  "), verdict]));
+        } else {
+            spans.push(verdict);
+            lines.push(Line::from(spans));
+        }
     }
-    if r.domains.len() > room {
+    if r.domains.len() > shown {
         lines.push(Line::from(Span::styled(
-            format!("… {} more domains", r.domains.len() - room),
+            format!("… {} more domains", r.domains.len() - shown),
             t.fg(t.muted),
         )));
     }
