@@ -816,6 +816,28 @@ fn skew_domain_lines_keep_their_counts_whole_and_the_verdict_below_when_narrow()
 }
 
 #[test]
+fn the_empty_what_if_explains_itself_whole_at_80_columns() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('7'));
+    for w in [80u16, 120] {
+        let s = screen(&app, w, 24);
+        // The pane's text, its lines joined as they read.
+        let text: String = s
+            .lines()
+            .filter_map(|l| l.strip_prefix('│'))
+            .map(|l| l.trim_end_matches('│').trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for sentence in [
+            ":draft new starts a blank pod; :load PATH reads one.",
+            ":cordon ZONE and :lose ZONE do the same for a zone.",
+        ] {
+            assert!(text.contains(sentence), "{w}: {sentence:?} missing:\n{s}");
+        }
+    }
+}
+
+#[test]
 fn the_header_names_the_release_and_version_switches_it() {
     let mut app = demo_app();
     // The demo's nodes report no kubelet version: the newest supported.

@@ -41,7 +41,12 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
                 t.fg(t.muted),
             )),
         ];
-        frame.render_widget(Paragraph::new(hint).block(panel(app, "What-if")), area);
+        frame.render_widget(
+            Paragraph::new(hint)
+                .wrap(ratatui::widgets::Wrap { trim: true })
+                .block(panel(app, "What-if")),
+            area,
+        );
         return;
     }
     let [left, right] = if w.draft.is_some() {
