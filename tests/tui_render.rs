@@ -838,6 +838,38 @@ fn the_empty_what_if_explains_itself_whole_at_80_columns() {
 }
 
 #[test]
+fn overview_node_rows_keep_both_percentages_and_their_flag_when_narrow() {
+    let live = demo_app();
+    let mut replay = App::new(Options {
+        demo_replay: true,
+        ..Default::default()
+    });
+    assert!(replay.wait_until_idle(common::SETTLE));
+    for (which, app) in [("demo", &live), ("demo-replay", &replay)] {
+        for w in [80u16, 100, 120, 160] {
+            let s = screen(app, w, 40);
+            let mut rows = 0;
+            for line in s.lines() {
+                // The node list is the left pane.
+                let Some(pane) = line.strip_prefix("│  ") else {
+                    continue;
+                };
+                let pane = pane.split('│').next().unwrap().trim_end();
+                if !pane.contains(" cpu ") {
+                    continue;
+                }
+                rows += 1;
+                assert_eq!(pane.matches('%').count(), 2, "{which} {w}: {pane}\n{s}");
+                if pane.starts_with("gpu-") {
+                    assert!(pane.ends_with(" tainted"), "{which} {w}: {pane}\n{s}");
+                }
+            }
+            assert!(rows > 5, "{which} {w}: node rows shown\n{s}");
+        }
+    }
+}
+
+#[test]
 fn the_header_names_the_release_and_version_switches_it() {
     let mut app = demo_app();
     // The demo's nodes report no kubelet version: the newest supported.

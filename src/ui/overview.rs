@@ -171,9 +171,29 @@ fn draw_nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         .collect();
     let height = area.height.saturating_sub(2) as usize;
     let range = s.node_bars.visible(rows.len(), height);
-    let name_width = (area.width as usize)
+    let mut name_width = (area.width as usize)
         .saturating_sub(2 + 2 * (BAR + 10) + 14)
         .clamp(10, 30);
+    // A narrow pane narrows the bars (to 3), then the names (to 8), before
+    // a row would lose its percentages or its flag.
+    let flag = rows[range.clone()]
+        .iter()
+        .map(|r| match *r {
+            Row::Node(n) if d.nodes.rows[n].status != "Ready" => " cordoned".len(),
+            Row::Node(n) if !d.nodes.rows[n].taints.is_empty() => " tainted".len(),
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    let fixed = 2 + 1 + 2 * ("cpu ".len() + " 100%".len()) + 1 + flag;
+    let inner = (area.width as usize).saturating_sub(2);
+    let mut bar_width = BAR / 2;
+    while fixed + name_width + 2 * bar_width > inner && bar_width > 3 {
+        bar_width -= 1;
+    }
+    while fixed + name_width + 2 * bar_width > inner && name_width > 8 {
+        name_width -= 1;
+    }
     let lines: Vec<Line> = rows[range]
         .iter()
         .map(|r| match *r {
@@ -186,14 +206,14 @@ fn draw_nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
                 let mut spans = vec![Span::styled(
                     format!(
                         "  {:<w$} ",
-                        format::truncate(&row.name, name_width),
+                        super::text::cut_node_name(&row.name, name_width),
                         w = name_width
                     ),
                     t.fg(t.fg),
                 )];
-                spans.extend(usage_spans(app, "cpu", row.cpu, t.bar_cpu, BAR / 2));
+                spans.extend(usage_spans(app, "cpu", row.cpu, t.bar_cpu, bar_width));
                 spans.push(Span::raw(" "));
-                spans.extend(usage_spans(app, "mem", row.memory, t.bar_memory, BAR / 2));
+                spans.extend(usage_spans(app, "mem", row.memory, t.bar_memory, bar_width));
                 if row.status != "Ready" {
                     spans.push(Span::styled(" cordoned", t.fg(t.warn)));
                 } else if !row.taints.is_empty() {
