@@ -870,6 +870,37 @@ fn overview_node_rows_keep_both_percentages_and_their_flag_when_narrow() {
 }
 
 #[test]
+fn the_timeline_bar_shows_its_keys_whole_or_not_at_all() {
+    let mut app = App::new(Options {
+        demo_replay: true,
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(common::SETTLE));
+    for w in [60u16, 80, 100, 120, 160, 200] {
+        let s = screen(&app, w, 30);
+        let bar = s
+            .lines()
+            .find(|l| l.contains(" event "))
+            .unwrap_or_else(|| panic!("{w}: no timeline bar\n{s}"));
+        assert!(bar.contains("space:play"), "{w}: {bar}");
+        let keys = &bar[bar.find("space:play").unwrap()..];
+        let shown: Vec<&str> = keys.trim_end().split("  ").collect();
+        let whole = [
+            "space:play",
+            "[ ]:event",
+            "{ }:10s",
+            "+/-:speed",
+            "m:mark",
+            "n:next disagreement :at",
+        ];
+        assert_eq!(shown, whole[..shown.len()], "{w}: {bar}");
+        if w >= 160 {
+            assert_eq!(shown.len(), whole.len(), "{w}: {bar}");
+        }
+    }
+}
+
+#[test]
 fn the_header_names_the_release_and_version_switches_it() {
     let mut app = demo_app();
     // The demo's nodes report no kubelet version: the newest supported.

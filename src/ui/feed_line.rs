@@ -59,12 +59,30 @@ fn timeline_bar(app: &App, r: &Replay, width: u16) -> Line<'static> {
         let spin = SPINNER[(app.tick as usize) % SPINNER.len()];
         spans.push(Span::styled(format!("  {spin} seeking"), t.fg(t.warn)));
     }
-    spans.push(Span::styled(
-        "  space:play [ ]:event { }:10s +/-:speed m:mark n:next disagreement :at",
-        t.fg(t.muted),
-    ));
+    // The keys that fit, each whole, in the order a person needs them.
+    let mut room = usize::from(width).saturating_sub(spans.iter().map(|s| s.width()).sum());
+    let mut keys = String::new();
+    for hint in REPLAY_KEYS {
+        let piece = format!("  {hint}");
+        if piece.chars().count() > room {
+            break;
+        }
+        room -= piece.chars().count();
+        keys.push_str(&piece);
+    }
+    spans.push(Span::styled(keys, t.fg(t.muted)));
     Line::from(spans)
 }
+
+/// The timeline's keys, most needed first: the bar shows those that fit.
+const REPLAY_KEYS: [&str; 6] = [
+    "space:play",
+    "[ ]:event",
+    "{ }:10s",
+    "+/-:speed",
+    "m:mark",
+    "n:next disagreement :at",
+];
 
 fn live_line(app: &App, l: &LiveFeed) -> Line<'static> {
     let t = &app.theme;
