@@ -840,11 +840,7 @@ fn the_empty_what_if_explains_itself_whole_at_80_columns() {
 #[test]
 fn overview_node_rows_keep_both_percentages_and_their_flag_when_narrow() {
     let live = demo_app();
-    let mut replay = App::new(Options {
-        demo_replay: true,
-        ..Default::default()
-    });
-    assert!(replay.wait_until_idle(common::SETTLE));
+    let replay = common::demo_replay_app();
     for (which, app) in [("demo", &live), ("demo-replay", &replay)] {
         for w in [80u16, 100, 120, 160] {
             let s = screen(app, w, 40);
@@ -871,11 +867,7 @@ fn overview_node_rows_keep_both_percentages_and_their_flag_when_narrow() {
 
 #[test]
 fn the_timeline_bar_shows_its_keys_whole_or_not_at_all() {
-    let mut app = App::new(Options {
-        demo_replay: true,
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(common::SETTLE));
+    let app = common::demo_replay_app();
     for w in [60u16, 80, 100, 120, 160, 200] {
         let s = screen(&app, w, 30);
         let bar = s

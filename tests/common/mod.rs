@@ -122,6 +122,16 @@ pub fn demo_app() -> App {
     app
 }
 
+/// The built-in demo recording, loaded and settled at its first moment.
+pub fn demo_replay_app() -> App {
+    let mut app = App::new(kplace::app::Options {
+        demo_replay: true,
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE), "demo recording did not load");
+    app
+}
+
 /// A snapshot file opened in the TUI, loaded and with its background
 /// work done.
 pub fn snapshot_app(path: std::path::PathBuf) -> App {
