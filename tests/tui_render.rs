@@ -1619,3 +1619,64 @@ fn every_view_draws_a_node_whose_pods_request_more_than_int64_holds() {
     let cpu = line_with(&shown, "preemptible 9223372036854776.0");
     assert!(cpu.contains("free 4.0"), "{cpu}");
 }
+
+#[test]
+fn ranked_nodes_rows_fit_an_80_column_terminal_and_name_the_columns_left_out() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    keys(&mut app, "/frontend-6b8f7c5d4-2lh2t");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    let mut s = screen(&app, 80, 24);
+    for _ in 0..4 {
+        if s.contains("TOTAL") {
+            break;
+        }
+        key(&mut app, KeyCode::PageDown);
+        s = screen(&app, 80, 24);
+    }
+    let header = s
+        .lines()
+        .find(|l| l.contains("TOTAL"))
+        .unwrap_or_else(|| panic!("{s}"));
+    // Only the plugins that scored some node have a column, each on the
+    // header's line: before, eight 8-wide columns wrapped every row.
+    for name in ["NODE", "Taint", "Fit", "Spread", "Balance"] {
+        assert!(header.contains(name), "{header:?} lacks {name}\n{s}");
+    }
+    assert!(
+        !header.contains("NodeAff") && !header.contains("Image"),
+        "{header:?}"
+    );
+    let pick = s
+        .lines()
+        .find(|l| l.contains("worker-b08") && l.contains("613"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(pick.contains("kplace's pick"), "{pick:?}\n{s}");
+    // The plugins' points stay under their names.
+    let at = |line: &str, text: &str| {
+        line.find(text)
+            .map(|i| line[..i].chars().count() + text.chars().count())
+    };
+    assert_eq!(
+        at(pick, " 300"),
+        at(header, "Taint"),
+        "{header:?}\n{pick:?}"
+    );
+    assert_eq!(
+        at(pick, " 78"),
+        at(header, "Balance"),
+        "{header:?}\n{pick:?}"
+    );
+    for _ in 0..20 {
+        if s.contains("0 on every feasible node") {
+            break;
+        }
+        key(&mut app, KeyCode::Down);
+        s = screen(&app, 80, 24);
+    }
+    assert!(
+        s.contains("0 on every feasible node (no column): NodeAff, Volume, PodAff, Image"),
+        "{s}"
+    );
+}

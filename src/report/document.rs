@@ -363,9 +363,35 @@ fn ranked_nodes(out: &mut Lines, cluster: &Cluster, p: &Placement, limits: Limit
             ranked.len()
         ),
     );
+    let plugins = p.score_plugins();
+    // A plugin that gave every feasible node 0 (one PreScore skipped, or
+    // that nothing in the cluster moves) gets no column, only a mention:
+    // eight 8-wide columns wrapped every row of an 80-column terminal.
+    let scored: Vec<bool> = (0..plugins.len())
+        .map(|i| {
+            ranked
+                .iter()
+                .any(|s| s.plugins.get(i).is_some_and(|&v| v != 0))
+        })
+        .collect();
+    let widths: Vec<usize> = plugins
+        .iter()
+        .enumerate()
+        .map(|(i, (plugin, _))| {
+            ranked[..shown]
+                .iter()
+                .filter_map(|s| s.plugins.get(i))
+                .map(|v| v.to_string().len())
+                .max()
+                .unwrap_or(0)
+                .max(plugin.short_name().len())
+        })
+        .collect();
     let mut header = format!("  {:>4}  {:<width$}  {:>6}", "#", "NODE", "TOTAL");
-    for (plugin, _) in p.score_plugins() {
-        let _ = write!(header, " {:>8}", plugin.short_name());
+    for (i, (plugin, _)) in plugins.iter().enumerate() {
+        if scored[i] {
+            let _ = write!(header, "  {:>w$}", plugin.short_name(), w = widths[i]);
+        }
     }
     out.push(Tone::TableHeader, header);
     for (rank, s) in ranked[..shown].iter().enumerate() {
@@ -376,8 +402,10 @@ fn ranked_nodes(out: &mut Lines, cluster: &Cluster, p: &Placement, limits: Limit
             column(&cluster.node(s.node).name, width),
             s.total
         );
-        for v in &s.plugins {
-            let _ = write!(row, " {v:>8}");
+        for (i, v) in s.plugins.iter().enumerate() {
+            if scored.get(i).copied().unwrap_or(true) {
+                let _ = write!(row, "  {v:>w$}", w = widths.get(i).copied().unwrap_or(8));
+            }
         }
         if Some(s.node) == p.node {
             row.push_str("  ← kplace's pick");
@@ -387,12 +415,26 @@ fn ranked_nodes(out: &mut Lines, cluster: &Cluster, p: &Placement, limits: Limit
         out.push(if best { Tone::Good } else { Tone::Text }, row);
     }
     more(out, ranked.len() - shown, "  ");
-    let legend: Vec<String> = p
-        .score_plugins()
+    let legend: Vec<String> = plugins
         .iter()
         .map(|(plugin, weight)| format!("{}={}×{weight}", plugin.short_name(), plugin.as_str()))
         .collect();
     out.push(Tone::Muted, format!("  weights: {}", legend.join("  ")));
+    let unscored: Vec<&str> = plugins
+        .iter()
+        .zip(&scored)
+        .filter(|(_, scored)| !**scored)
+        .map(|((plugin, _), _)| plugin.short_name())
+        .collect();
+    if !unscored.is_empty() {
+        out.push(
+            Tone::Muted,
+            format!(
+                "  0 on every feasible node (no column): {}",
+                unscored.join(", ")
+            ),
+        );
+    }
     out.blank();
 }
 
