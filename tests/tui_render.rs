@@ -1680,3 +1680,72 @@ fn ranked_nodes_rows_fit_an_80_column_terminal_and_name_the_columns_left_out() {
         "{s}"
     );
 }
+
+#[test]
+fn a_short_terminal_gives_the_placement_body_rows_before_the_headers_asides() {
+    let open = |width, height| {
+        let mut app = demo_app();
+        key(&mut app, KeyCode::Char('5'));
+        keys(&mut app, "/finetune-llm-7wq4z");
+        key(&mut app, KeyCode::Enter);
+        key(&mut app, KeyCode::Enter);
+        screen(&app, width, height)
+    };
+    let shown_lines = |s: &str| -> usize {
+        let title = s
+            .lines()
+            .find(|l| l.contains(" lines (↑↓"))
+            .unwrap_or_else(|| panic!("{s}"));
+        let range = title.split_whitespace().nth(1).unwrap();
+        let (from, to) = range.split_once('-').unwrap();
+        to.parse::<usize>().unwrap() - from.parse::<usize>().unwrap() + 1
+    };
+    // At 80×24 the header, the remedies and the body shared 21 rows and the
+    // body kept two lines of its 44 (four rows).
+    let s = open(80, 24);
+    assert!(s.contains("UNSCHEDULABLE: no node fits"), "{s}");
+    assert!(
+        s.contains("kube-scheduler v1.34 rules (the snapshot"),
+        "{s}"
+    );
+    assert!(
+        s.contains("no remedy found within the search bounds"),
+        "{s}"
+    );
+    assert!(!s.contains(":version X.Y or :config"), "{s}");
+    assert!(!s.contains("The pod is pending; this is why"), "{s}");
+    assert!(shown_lines(&s) >= 5, "{s}");
+    // With room, the header keeps its hint and its remark.
+    let s = open(120, 48);
+    assert!(s.contains(":version X.Y or :config"), "{s}");
+    assert!(s.contains("The pod is pending; this is why"), "{s}");
+    assert!(shown_lines(&s) >= 20, "{s}");
+}
+
+#[test]
+fn a_narrow_what_if_form_ends_cut_values_in_an_ellipsis_and_keeps_the_answers_body() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('5'));
+    keys(&mut app, "/frontend-6b8f7c5d4-2lh2t");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('e'));
+    let s = screen(&app, 80, 24);
+    let row = s
+        .lines()
+        .find(|l| l.contains("priorityClassName"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let form = row.split('│').nth(1).unwrap().trim_end();
+    // Whole, or visibly cut: it read "standar" at 80 columns.
+    assert!(
+        form.ends_with("standard") || form.ends_with('…'),
+        "{form:?}\n{s}"
+    );
+    let s = screen(&app, 120, 24);
+    assert!(s.contains("priorityClassName    standard"), "{s}");
+    // The answer's header drops its asides when the body would be short.
+    let s = screen(&app, 80, 24);
+    assert!(s.contains("SCHEDULED → worker-b08"), "{s}");
+    assert!(!s.contains(":version X.Y or :config"), "{s}");
+    let s = screen(&app, 160, 50);
+    assert!(s.contains(":version X.Y or :config"), "{s}");
+}

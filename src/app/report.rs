@@ -19,6 +19,9 @@ pub struct PlacementReport {
     pub scheduler: crate::engine::VersionChoice,
     /// Always visible above the scrolling part.
     pub header: Vec<Line>,
+    /// Indexes of `header` lines a short pane leaves out first: the
+    /// command hint and whether the pod is bound or pending.
+    pub header_asides: Vec<usize>,
     pub lines: Vec<Line>,
 }
 
@@ -31,6 +34,12 @@ pub fn build(cluster: &Cluster, placement: &Placement, bound: Option<bool>) -> P
     // Where the table printer's reader would pass a flag, the view's
     // reader types a command.
     let at = header.iter().take_while(|l| l.tone == Tone::Muted).count();
+    let mut header_asides: Vec<usize> = doc
+        .asides
+        .iter()
+        .map(|&i| if i >= at { i + 1 } else { i })
+        .collect();
+    header_asides.push(at);
     header.insert(
         at,
         Line {
@@ -44,6 +53,7 @@ pub fn build(cluster: &Cluster, placement: &Placement, bound: Option<bool>) -> P
         node: placement.node.map(|n| cluster.node(n).name.to_string()),
         scheduler: placement.scheduler.clone(),
         header,
+        header_asides,
         lines: doc.body,
     }
 }

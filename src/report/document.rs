@@ -41,6 +41,10 @@ pub struct Document {
     pub header: Vec<Line>,
     /// The sections, each starting with a `Heading` line.
     pub body: Vec<Line>,
+    /// Indexes of header lines that explain rather than answer (whether
+    /// the pod is bound or pending): a pane short of rows leaves them out
+    /// before it shrinks the body.
+    pub asides: Vec<usize>,
 }
 
 impl Document {
@@ -242,7 +246,12 @@ pub fn placement(
         return Document {
             header: header.0,
             body: body.0,
+            asides: Vec::new(),
         };
+    }
+    let mut asides = Vec::new();
+    if bound.is_some() {
+        asides.push(header.0.len());
     }
     match bound {
         Some(true) => header.push(
@@ -298,6 +307,7 @@ pub fn placement(
     Document {
         header: header.0,
         body: out.0,
+        asides,
     }
 }
 

@@ -88,6 +88,32 @@ pub fn screen_rows(report: &report::PlacementReport, width: u16) -> Vec<String> 
         .collect()
 }
 
+/// Rows the scrolling body keeps before the header's asides and the
+/// remedies give way.
+pub(super) const MIN_BODY_ROWS: u16 = 10;
+
+/// A live kind unreadable now: the answer used its objects as last seen.
+fn stale_note(app: &App) -> Option<report::Line> {
+    let Some(crate::app::feed::Feed::Live(l)) = &app.feed else {
+        return None;
+    };
+    let stale = l.status().stale;
+    if stale.is_empty() {
+        return None;
+    }
+    let kinds: Vec<String> = stale
+        .iter()
+        .map(|s| format!("{} (unreadable since {})", s.resource, s.since))
+        .collect();
+    Some(report::Line {
+        tone: Tone::Warn,
+        text: format!(
+            "Answered from stale objects, as last seen: {}; retrying.",
+            kinds.join(", ")
+        ),
+    })
+}
+
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let t = &app.theme;
     let Some(pod) = s.placement_pod else {
@@ -131,32 +157,38 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         return;
     };
     // Every line wraps to the pane's width now, so nothing is cut off.
-    let mut header = wrapped(t, &r.header, area.width.saturating_sub(2) as usize);
-    // A live kind unreadable now: the answer used its objects as last seen.
-    if let Some(crate::app::feed::Feed::Live(l)) = &app.feed {
-        let stale = l.status().stale;
-        if !stale.is_empty() {
-            let kinds: Vec<String> = stale
-                .iter()
-                .map(|s| format!("{} (unreadable since {})", s.resource, s.since))
-                .collect();
-            let note = report::Line {
-                tone: Tone::Warn,
-                text: format!(
-                    "Answered from stale objects, as last seen: {}; retrying.",
-                    kinds.join(", ")
-                ),
-            };
-            header.extend(wrapped(t, &[note], area.width.saturating_sub(2) as usize));
-        }
-    }
+    let inner = area.width.saturating_sub(2) as usize;
+    let stale = stale_note(app);
+    let header_of = |asides: bool| {
+        let lines: Vec<report::Line> = r
+            .header
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| asides || !r.header_asides.contains(i))
+            .map(|(_, l)| l.clone())
+            .chain(stale.clone())
+            .collect();
+        wrapped(t, &lines, inner)
+    };
     // "How to make it fit" sits under the verdict, at most a third of
     // the pane (it scrolls with the selection when longer).
-    let inner = area.width.saturating_sub(2) as usize;
     let fix_rows = s.remedies.as_ref().map_or(0, |p| {
         let rows: usize = remedy_rows(p, inner).iter().sum();
         (rows as u16 + 2).min(area.height / 3).max(3)
     });
+    let mut header = header_of(true);
+    let body_rows =
+        |header: usize, fixes: u16| area.height.saturating_sub(header as u16 + 2 + fixes + 2);
+    // A short terminal (80×24) left the answer's body four rows: the
+    // header's asides go first (the hint is in the palette's help, the
+    // notes say a bound pod is bound), then the remedies keep two rows.
+    let mut fix_rows = fix_rows;
+    if body_rows(header.len(), fix_rows) < MIN_BODY_ROWS {
+        header = header_of(false);
+        if fix_rows > 0 && body_rows(header.len(), fix_rows) < MIN_BODY_ROWS {
+            fix_rows = fix_rows.min(4);
+        }
+    }
     let [head, fixes, body] = Layout::vertical([
         Constraint::Length(header.len() as u16 + 2),
         Constraint::Length(fix_rows),
@@ -230,7 +262,7 @@ fn draw_remedies(
         + per_row
             .iter()
             .skip(progress)
-            .take(selected + 1)
+            .take((selected + 1).min(p.items.len()))
             .sum::<usize>();
     let skip = through_selected.saturating_sub(height);
     let title = if p.items.is_empty() {

@@ -121,6 +121,18 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
     if let (Some(e), None) = (&d.error, &w.error_at) {
         out.push(Line::from(Span::styled(format!("✗ {e}"), t.fg(t.bad))));
     }
+    // Labels take the width of the longest (at most 20), and a value too
+    // long for what is left ends in "…" (its end, with the cursor, while
+    // typing): at 80 columns "standard" read "standar".
+    let label_width = w
+        .rows
+        .iter()
+        .filter(|r| r.target != Target::Header)
+        .map(|r| super::text::width(&r.label))
+        .max()
+        .unwrap_or(0)
+        .min(20);
+    let value_room = inner.saturating_sub(2 + label_width + 1);
     for (i, r) in w.rows.iter().enumerate() {
         if r.target == Target::Header {
             let mut spans = vec![Span::styled(
@@ -140,14 +152,15 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
         let value = match (&w.input, selected) {
             (Some(text), true) => {
                 let (a, b) = crate::app::line::split_at_cursor(text, w.input_cursor);
-                format!("{a}█{b}")
+                cut_start(&format!("{a}█{b}"), value_room)
             }
-            _ => r.value.clone(),
+            _ if r.label.is_empty() => cut_end(&r.value, inner.saturating_sub(2)),
+            _ => cut_end(&r.value, value_room),
         };
         let label = if r.label.is_empty() {
             String::new()
         } else {
-            format!("{:<20} ", r.label)
+            format!("{:<label_width$} ", r.label)
         };
         let vstyle = if selected {
             t.selected()
@@ -195,6 +208,27 @@ fn form(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
         )),
         area,
     );
+}
+
+/// `s` cut to its last `max` columns, after a `…`: what is being typed
+/// stays in view.
+fn cut_start(s: &str, max: usize) -> String {
+    let total = super::text::width(s);
+    if total <= max || max == 0 {
+        return s.to_string();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 1;
+    for c in s.chars().rev() {
+        let w = super::text::width(c.encode_utf8(&mut [0; 4]));
+        if used + w > max {
+            break;
+        }
+        kept.push(c);
+        used += w;
+    }
+    kept.push('…');
+    kept.iter().rev().collect()
 }
 
 /// A heading and the difference lines under it, wrapped to `width`.
@@ -259,11 +293,26 @@ fn answer(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
         frame.render_widget(Paragraph::new(head).block(panel(app, "Answer")), area);
         return;
     };
-    head.extend(super::placement::wrapped(
-        t,
-        &r.header,
-        area.width.saturating_sub(2) as usize,
-    ));
+    let header_of = |asides: bool| {
+        let lines: Vec<crate::app::report::Line> = r
+            .header
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| asides || !r.header_asides.contains(i))
+            .map(|(_, l)| l.clone())
+            .collect();
+        super::placement::wrapped(t, &lines, width)
+    };
+    // A short pane drops the header's asides (the command hint, the
+    // bound/pending remark) before the answer's body shrinks.
+    let mut header = header_of(true);
+    let body_rows = area
+        .height
+        .saturating_sub((head.len() + header.len()) as u16 + 4);
+    if body_rows < super::placement::MIN_BODY_ROWS {
+        header = header_of(false);
+    }
+    head.extend(header);
     let [top, body] = Layout::vertical([
         Constraint::Length(head.len() as u16 + 2),
         Constraint::Min(3),
