@@ -410,3 +410,80 @@ fn pending_pods_destinations_keep_the_nodes_host_label() {
         );
     }
 }
+
+#[test]
+fn narrow_tables_leave_out_whole_columns_rather_than_cut_every_one_to_a_stub() {
+    use kplace::model::Cluster;
+    let mut doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": []});
+    let items = doc["items"].as_array_mut().unwrap();
+    let nodes = ["ip-10-32-2-166.ec2.internal", "ip-10-16-0-90.ec2.internal"];
+    for n in nodes {
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n,
+                "topology.kubernetes.io/zone": "us-east-1a"},
+                "creationTimestamp": "2024-01-01T00:00:00Z"},
+            "spec": {"taints": [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]},
+            "status": {"allocatable": {"cpu": "7900m", "memory": "29Gi", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}]}
+        }));
+    }
+    for (i, node) in nodes.iter().enumerate() {
+        items.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("accounts-admin-2-8fknmbxlpn-cmjf{i}"),
+                "namespace": "recommendations-staging",
+                "creationTimestamp": "2024-01-01T00:00:00Z",
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": "accounts-admin-2-8fknmbxlpn", "uid": "u", "controller": true}]},
+            "spec": {"nodeName": node, "containers": [{"name": "c", "image": "nginx",
+                "resources": {"requests": {"cpu": "250m", "memory": "960Mi"}}}],
+                "tolerations": [{"key": "dedicated", "operator": "Exists"}]},
+            "status": {"phase": "Running"}
+        }));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
+    let mut app = App::with_cluster(cluster, "ec2 names", Options::default());
+    // No cell of the table is a stub of four columns ending in "…".
+    let stubs = |s: &str| -> Vec<String> {
+        s.split(['│', ' '])
+            .filter(|cell| cell.ends_with('…') && cell.chars().count() <= 5)
+            .map(str::to_string)
+            .collect()
+    };
+    key(&mut app, KeyCode::Char('4'));
+    let s = common::render(&app, 80, 24);
+    // At 80 columns the taints give way whole; the zone stays whole and
+    // a name keeps its first DNS label (it read "ip-10-32-…ernal" and "us-…").
+    assert!(!s.contains("TAINTS"), "{s}");
+    for first_label in ["ip-10-32-2-166…", "ip-10-16-0-90…"] {
+        assert!(s.contains(first_label), "{first_label}\n{s}");
+    }
+    assert_eq!(s.matches("us-east-1a").count(), 2, "{s}");
+    assert!(stubs(&s).is_empty(), "{:?}\n{s}", stubs(&s));
+    let s = common::render(&app, 160, 24);
+    assert!(s.contains("ip-10-32-2-166.ec2.internal"), "{s}");
+    assert!(s.contains("dedicated=batch:NoSchedule"), "{s}");
+
+    key(&mut app, KeyCode::Char('5'));
+    let s = common::render(&app, 80, 24);
+    // The owner gives way whole; phase and node stay readable.
+    assert!(!s.contains("OWNER"), "{s}");
+    assert!(s.contains("Running") && s.contains("ip-10-16-0-90…"), "{s}");
+    assert!(stubs(&s).is_empty(), "{:?}\n{s}", stubs(&s));
+    let s = common::render(&app, 60, 24);
+    // Narrower still, the name and the numbers stay.
+    assert!(
+        s.contains("NAME") && s.contains("250m") && s.contains("960Mi"),
+        "{s}"
+    );
+    assert!(stubs(&s).is_empty(), "{:?}\n{s}", stubs(&s));
+    let s = common::render(&app, 160, 24);
+    assert!(
+        s.contains("OWNER") && s.contains("ReplicaSet/accounts-admin-2-8fknmbxlpn"),
+        "{s}"
+    );
+}

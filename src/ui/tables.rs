@@ -13,7 +13,7 @@ use crate::app::table::{NODE_SORTS, POD_SORTS, SortColumn, TableView};
 use crate::app::{App, Session};
 
 use super::panel;
-use super::text::{cut_end, cut_middle, width};
+use super::text::{cut_end, cut_middle, cut_node_name, width};
 
 fn title(
     name: &str,
@@ -48,6 +48,9 @@ pub(super) enum Fit {
     Number,
     /// Cut in the middle, keeping the distinguishing end.
     Name,
+    /// A node's name: a DNS name keeps its first label (`ip-10-0-3-44…`),
+    /// which tells nodes apart; its shared domain goes first.
+    NodeName,
     /// Cut at the end.
     Text,
 }
@@ -55,20 +58,9 @@ pub(super) enum Fit {
 /// Widths for `headers` holding `cells` in `total` columns (one column of
 /// space between them): every column as wide as its content when that
 /// fits; else the columns that matter least give way first (`keep`: the
-/// lower, the sooner), the widest of them first, down to their header's
-/// width. Numbers never give way. The last column takes what is left.
-pub(super) fn widths(
-    headers: &[(String, Fit)],
-    keep: &[u8],
-    cells: &[Vec<String>],
-    total: usize,
-) -> Vec<usize> {
-    let min: Vec<usize> = headers.iter().map(|(h, _)| width(h).max(4)).collect();
-    widths_at_least(headers, keep, &min, cells, total)
-}
-
-/// [`widths`] with each column's own least width (`min`), for tables whose
-/// names stay readable only above some width.
+/// lower, the sooner), the widest of them first, down to their least
+/// width (`min`), then below it down to 4. Numbers never give way. The
+/// last column takes what is left.
 pub(super) fn widths_at_least(
     headers: &[(String, Fit)],
     keep: &[u8],
@@ -116,6 +108,74 @@ pub(super) fn widths_at_least(
     w
 }
 
+/// The narrowest a column stays readable: a number whole, a node's DNS
+/// name its first label, another name 12 columns, text 9 (or its header).
+fn readable_width(header: &str, fit: Fit, cells: &[Vec<String>], i: usize) -> usize {
+    let content = cells
+        .iter()
+        .map(|r| width(&r[i]))
+        .max()
+        .unwrap_or(0)
+        .max(width(header));
+    let least = match fit {
+        Fit::Number => content,
+        Fit::NodeName => cells
+            .iter()
+            .map(|r| match r[i].split_once('.') {
+                Some((label, _)) => width(label) + 1,
+                // Cut in the middle, as other names are.
+                None => width(&r[i]).min(12),
+            })
+            .max()
+            .unwrap_or(0)
+            .max(width(header)),
+        Fit::Name => 12.max(width(header)),
+        Fit::Text => 9.max(width(header)),
+    };
+    least.min(content)
+}
+
+/// Which columns the table shows in `total` columns: all when each fits
+/// at its readable width; else the columns that matter least (`keep`) are
+/// left out whole, one at a time, rather than every column cut to a stub
+/// ("us-…", "Runn…", "ip-…" at 80 columns). Numbers and the column that
+/// matters most (the name) are always shown.
+fn shown_columns(
+    headers: &[(String, Fit)],
+    keep: &[u8],
+    cells: &[Vec<String>],
+    total: usize,
+) -> Vec<bool> {
+    let readable: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(i, (h, fit))| readable_width(h, *fit, cells, i))
+        .collect();
+    let most = (0..headers.len())
+        .filter(|&i| headers[i].1 != Fit::Number)
+        .map(|i| keep[i])
+        .max();
+    let mut shown = vec![true; headers.len()];
+    loop {
+        let count = shown.iter().filter(|&&s| s).count();
+        let need: usize = (0..headers.len())
+            .filter(|&i| shown[i])
+            .map(|i| readable[i])
+            .sum::<usize>()
+            + count.saturating_sub(1);
+        if need <= total {
+            return shown;
+        }
+        let least = (0..headers.len())
+            .filter(|&i| shown[i] && headers[i].1 != Fit::Number && Some(keep[i]) != most)
+            .min_by_key(|&i| (keep[i], std::cmp::Reverse(i)));
+        match least {
+            Some(i) => shown[i] = false,
+            None => return shown,
+        }
+    }
+}
+
 /// A table of `cells` (the visible rows) under `headers`, fitted to `area`.
 fn fitted<'a>(
     app: &App,
@@ -126,10 +186,35 @@ fn fitted<'a>(
     area: Rect,
 ) -> (Table<'a>, Vec<usize>) {
     let inner = area.width.saturating_sub(2) as usize;
-    let w = widths(&headers, keep, &cells, inner);
+    let shown = shown_columns(&headers, keep, &cells, inner);
+    fn pick<T>(row: Vec<T>, shown: &[bool]) -> Vec<T> {
+        row.into_iter()
+            .zip(shown)
+            .filter(|(_, s)| **s)
+            .map(|(c, _)| c)
+            .collect()
+    }
+    // A styled column's place among the shown ones.
+    let place = |col: usize| shown[col].then(|| shown[..col].iter().filter(|&&s| s).count());
+    let styles: Vec<(Style, Option<(usize, Style)>)> = styles
+        .into_iter()
+        .map(|(style, special)| (style, special.and_then(|(c, s)| Some((place(c)?, s)))))
+        .collect();
+    let keep: Vec<u8> = pick(keep.to_vec(), &shown);
+    let headers = pick(headers, &shown);
+    let cells: Vec<Vec<String>> = cells.into_iter().map(|r| pick(r, &shown)).collect();
+    // Columns give way down to their readable width first, so a name
+    // keeps its first label before the zone is cut to "us-…".
+    let readable: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(i, (h, fit))| readable_width(h, *fit, &cells, i))
+        .collect();
+    let w = widths_at_least(&headers, &keep, &readable, &cells, inner);
     let cut = |s: &str, i: usize, fit: Fit| match fit {
         Fit::Number => s.to_string(),
         Fit::Name => cut_middle(s, w[i]),
+        Fit::NodeName => cut_node_name(s, w[i]),
         Fit::Text => cut_end(s, w[i]),
     };
     let rows: Vec<Row> = cells
@@ -225,7 +310,7 @@ pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     // NODE_SORTS: NAME ZONE PODS CPU MEM STATUS AGE → their header columns.
     let header_of = [0, 1, 3, 5, 7, 2, 8];
     let names = [
-        ("NAME", Fit::Name),
+        ("NAME", Fit::NodeName),
         ("ZONE", Fit::Name),
         ("STATUS", Fit::Text),
         ("PODS", Fit::Number),
@@ -241,8 +326,12 @@ pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         header_of.get(s.nodes.sort).copied(),
         s.nodes.descending,
     );
-    // Taints give way first, then zone and status; the name last.
-    let keep = [3, 1, 2, 9, 9, 9, 9, 9, 9, 0];
+    // Taints give way first, then zone and status; the name last. The
+    // sorted column stays while it can.
+    let mut keep = [8, 1, 2, 9, 9, 9, 9, 9, 9, 0];
+    if let Some(&c) = header_of.get(s.nodes.sort) {
+        keep[c] = keep[c].max(7);
+    }
     let (table, _) = fitted(app, heads, &keep, cells, styles, area);
     let table = table.block(panel(
         app,
@@ -297,7 +386,7 @@ pub fn pods(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         ("NAMESPACE", Fit::Name),
         ("NAME", Fit::Name),
         ("PHASE", Fit::Text),
-        ("NODE", Fit::Name),
+        ("NODE", Fit::NodeName),
         ("PRIORITY", Fit::Number),
         ("CPU", Fit::Number),
         ("MEM", Fit::Number),
@@ -309,8 +398,13 @@ pub fn pods(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         header_of.get(s.pods.sort).copied(),
         s.pods.descending,
     );
-    // The owner gives way first, then namespace and node; the name last.
-    let keep = [1, 3, 2, 1, 9, 9, 9, 9, 0];
+    // The owner gives way first, then phase, namespace and node; the name
+    // last.
+    // The sorted column stays while it can.
+    let mut keep = [3, 8, 2, 4, 9, 9, 9, 9, 0];
+    if let Some(&c) = header_of.get(s.pods.sort) {
+        keep[c] = keep[c].max(7);
+    }
     let (table, _) = fitted(app, heads, &keep, cells, styles, area);
     let table = table.block(panel(
         app,
@@ -328,6 +422,16 @@ pub fn pods(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn widths(
+        headers: &[(String, Fit)],
+        keep: &[u8],
+        cells: &[Vec<String>],
+        total: usize,
+    ) -> Vec<usize> {
+        let min: Vec<usize> = headers.iter().map(|(h, _)| width(h).max(4)).collect();
+        widths_at_least(headers, keep, &min, cells, total)
+    }
 
     #[test]
     fn numbers_keep_their_width_and_names_give_way() {
