@@ -1749,3 +1749,25 @@ fn a_narrow_what_if_form_ends_cut_values_in_an_ellipsis_and_keeps_the_answers_bo
     let s = screen(&app, 160, 50);
     assert!(s.contains(":version X.Y or :config"), "{s}");
 }
+
+#[test]
+fn the_replay_view_wraps_its_lines_to_an_80_column_pane() {
+    let mut app = common::demo_replay_app();
+    key(&mut app, KeyCode::Char('8'));
+    let s = screen(&app, 80, 24);
+    // The pane's text, its rows joined as they read.
+    let text: String = s
+        .lines()
+        .filter_map(|l| l.strip_prefix('│'))
+        .map(|l| l.trim_end_matches('│').trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    // Both were cut at the pane's edge: "… 66 events over" and "against kpla".
+    for whole in [
+        "recorded 2024-05-01T14:00:00Z  66 events over 03:00",
+        "each pod the recording saw go from pending to bound, against kplace's answer at that moment",
+        "bound node among kplace's best nodes 12/13 (92.3%) · feasible 13/13 (100.0%)",
+    ] {
+        assert!(text.contains(whole), "{whole:?} missing:\n{s}");
+    }
+}

@@ -24,12 +24,6 @@ pub(super) fn style(t: &Theme, tone: Tone) -> Style {
     }
 }
 
-pub(super) fn lines<'a>(t: &Theme, src: &'a [report::Line]) -> Vec<Line<'a>> {
-    src.iter()
-        .map(|l| Line::from(Span::styled(l.text.as_str(), style(t, l.tone))))
-        .collect()
-}
-
 /// `src` wrapped to `width`: one `Line` per screen row.
 pub(super) fn wrapped(t: &Theme, src: &[report::Line], width: usize) -> Vec<Line<'static>> {
     let styled: Vec<(Style, &str)> = src
