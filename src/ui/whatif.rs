@@ -485,8 +485,12 @@ fn disruption(
         .map(|(h, f)| (h.to_string(), f))
         .collect();
     // Victims and reasons give way first, then where it came from (down
-    // to a node's host label), then the pod; where it goes last.
-    let widths = widths_at_least(&headers, &[2, 1, 3, 0], &[12, 15, 6, 4], &cells, inner);
+    // to a node's host label), then the pod; where it goes last. A pane
+    // of 70 columns or more keeps 16 of the reason (a whole-width plan at
+    // 80 columns read "Daemo…" beside full DNS node names); a narrower
+    // one keeps the destinations whole first.
+    let why = if inner >= 70 { 16 } else { 4 };
+    let widths = widths_at_least(&headers, &[2, 1, 3, 0], &[12, 15, 6, why], &cells, inner);
     let row_line = |cells: Vec<String>, style: Style| -> Line<'static> {
         let text: Vec<String> = cells
             .iter()
