@@ -815,19 +815,24 @@ fn skew_domain_lines_keep_their_counts_whole_and_the_verdict_below_when_narrow()
     }
 }
 
+/// A one-pane screen's text, its rows joined as they read (borders and
+/// the padding at each row's ends dropped).
+fn pane_text(screen: &str) -> String {
+    screen
+        .lines()
+        .filter_map(|l| l.strip_prefix('│'))
+        .map(|l| l.trim_end_matches('│').trim())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[test]
 fn the_empty_what_if_explains_itself_whole_at_80_columns() {
     let mut app = demo_app();
     key(&mut app, KeyCode::Char('7'));
     for w in [80u16, 120] {
         let s = screen(&app, w, 24);
-        // The pane's text, its lines joined as they read.
-        let text: String = s
-            .lines()
-            .filter_map(|l| l.strip_prefix('│'))
-            .map(|l| l.trim_end_matches('│').trim())
-            .collect::<Vec<_>>()
-            .join(" ");
+        let text = pane_text(&s);
         for sentence in [
             ":draft new starts a blank pod; :load PATH reads one.",
             ":cordon ZONE and :lose ZONE do the same for a zone.",
@@ -1755,13 +1760,7 @@ fn the_replay_view_wraps_its_lines_to_an_80_column_pane() {
     let mut app = common::demo_replay_app();
     key(&mut app, KeyCode::Char('8'));
     let s = screen(&app, 80, 24);
-    // The pane's text, its rows joined as they read.
-    let text: String = s
-        .lines()
-        .filter_map(|l| l.strip_prefix('│'))
-        .map(|l| l.trim_end_matches('│').trim())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = pane_text(&s);
     // Both were cut at the pane's edge: "… 66 events over" and "against kpla".
     for whole in [
         "recorded 2024-05-01T14:00:00Z  66 events over 03:00",

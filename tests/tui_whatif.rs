@@ -1184,21 +1184,7 @@ fn a_narrow_plan_keeps_each_node_names_host_label() {
             r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"checkout-service-7f9c6d5b4-abcd{i}","namespace":"payments","ownerReferences":[{{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"checkout-service-7f9c6d5b4","uid":"u","controller":true}}]}},"spec":{{"nodeName":"ip-10-0-1-11.ec2.internal","containers":[{{"name":"c","image":"i","resources":{{"requests":{{"cpu":"1"}}}}}}]}},"status":{{"phase":"Running"}}}}"#
         ));
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("cluster.json");
-    std::fs::write(
-        &path,
-        format!(
-            r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
-            items.join(",")
-        ),
-    )
-    .expect("write");
-    let mut app = App::new(Options {
-        snapshot: Some(path),
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE), "did not load");
+    let mut app = app_of_items(&items);
     key(&mut app, KeyCode::Char(':'));
     keys(&mut app, "drain ip-10-0-1-11.ec2.internal");
     key(&mut app, KeyCode::Enter);
@@ -1264,18 +1250,11 @@ fn a_zone_plans_skew_lines_name_each_constraints_policy() {
     assert!(s.contains("skew 20 / maxSkew 2 (ScheduleAnyway)"), "{s}");
 }
 
-/// A zone plan as wide as an 80-column terminal keeps 16 columns of its
-/// last column beside full DNS node names: a DaemonSet pod's reason read
-/// "Daemo…".
-#[test]
-fn a_whole_width_plan_at_80_columns_keeps_the_reason_readable() {
-    let items = [
-        r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"ip-10-0-1-11.ec2.internal","labels":{"topology.kubernetes.io/zone":"us-east-1a"}},"status":{"allocatable":{"cpu":"8","memory":"16Gi","pods":"110"}}}"#,
-        r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"ip-10-0-2-22.ec2.internal","labels":{"topology.kubernetes.io/zone":"us-east-1b"}},"status":{"allocatable":{"cpu":"8","memory":"16Gi","pods":"110"}}}"#,
-        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"node-exporter-wwhms","namespace":"monitoring","ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"node-exporter","uid":"d","controller":true}]},"spec":{"nodeName":"ip-10-0-1-11.ec2.internal","containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Running"}}"#,
-    ];
+/// An app on a `List` of `items` (JSON objects), loaded.
+fn app_of_items(items: &[impl AsRef<str>]) -> App {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("cluster.json");
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
     std::fs::write(
         &path,
         format!(
@@ -1289,6 +1268,20 @@ fn a_whole_width_plan_at_80_columns_keeps_the_reason_readable() {
         ..Default::default()
     });
     assert!(app.wait_until_idle(SETTLE), "did not load");
+    app
+}
+
+/// A zone plan as wide as an 80-column terminal keeps 16 columns of its
+/// last column beside full DNS node names: a DaemonSet pod's reason read
+/// "Daemo…".
+#[test]
+fn a_whole_width_plan_at_80_columns_keeps_the_reason_readable() {
+    let items = [
+        r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"ip-10-0-1-11.ec2.internal","labels":{"topology.kubernetes.io/zone":"us-east-1a"}},"status":{"allocatable":{"cpu":"8","memory":"16Gi","pods":"110"}}}"#,
+        r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"ip-10-0-2-22.ec2.internal","labels":{"topology.kubernetes.io/zone":"us-east-1b"}},"status":{"allocatable":{"cpu":"8","memory":"16Gi","pods":"110"}}}"#,
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"node-exporter-wwhms","namespace":"monitoring","ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"node-exporter","uid":"d","controller":true}]},"spec":{"nodeName":"ip-10-0-1-11.ec2.internal","containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Running"}}"#,
+    ];
+    let mut app = app_of_items(&items);
     key(&mut app, KeyCode::Char(':'));
     keys(&mut app, "lose us-east-1a");
     key(&mut app, KeyCode::Enter);

@@ -82,6 +82,26 @@ pub fn screen_rows(report: &report::PlacementReport, width: u16) -> Vec<String> 
         .collect()
 }
 
+/// The answer's header wrapped to `width`, with its asides or without,
+/// and `note` after it.
+pub(super) fn header_rows(
+    t: &Theme,
+    r: &report::PlacementReport,
+    asides: bool,
+    note: Option<report::Line>,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let lines: Vec<report::Line> = r
+        .header
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| asides || !r.header_asides.contains(i))
+        .map(|(_, l)| l.clone())
+        .chain(note)
+        .collect();
+    wrapped(t, &lines, width)
+}
+
 /// Rows the scrolling body keeps before the header's asides and the
 /// remedies give way.
 pub(super) const MIN_BODY_ROWS: u16 = 10;
@@ -153,17 +173,7 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     // Every line wraps to the pane's width now, so nothing is cut off.
     let inner = area.width.saturating_sub(2) as usize;
     let stale = stale_note(app);
-    let header_of = |asides: bool| {
-        let lines: Vec<report::Line> = r
-            .header
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| asides || !r.header_asides.contains(i))
-            .map(|(_, l)| l.clone())
-            .chain(stale.clone())
-            .collect();
-        wrapped(t, &lines, inner)
-    };
+    let header_of = |asides: bool| header_rows(t, r, asides, stale.clone(), inner);
     // "How to make it fit" sits under the verdict, at most a third of
     // the pane (it scrolls with the selection when longer).
     let fix_rows = s.remedies.as_ref().map_or(0, |p| {

@@ -293,16 +293,7 @@ fn answer(frame: &mut Frame, app: &App, w: &WhatIf, area: Rect) {
         frame.render_widget(Paragraph::new(head).block(panel(app, "Answer")), area);
         return;
     };
-    let header_of = |asides: bool| {
-        let lines: Vec<crate::app::report::Line> = r
-            .header
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| asides || !r.header_asides.contains(i))
-            .map(|(_, l)| l.clone())
-            .collect();
-        super::placement::wrapped(t, &lines, width)
-    };
+    let header_of = |asides: bool| super::placement::header_rows(t, r, asides, None, width);
     // A short pane drops the header's asides (the command hint, the
     // bound/pending remark) before the answer's body shrinks.
     let mut header = header_of(true);
