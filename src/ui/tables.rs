@@ -399,8 +399,7 @@ pub fn pods(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         s.pods.descending,
     );
     // The owner gives way first, then phase, namespace and node; the name
-    // last.
-    // The sorted column stays while it can.
+    // last. The sorted column stays while it can.
     let mut keep = [3, 8, 2, 4, 9, 9, 9, 9, 0];
     if let Some(&c) = header_of.get(s.pods.sort) {
         keep[c] = keep[c].max(7);
