@@ -467,6 +467,14 @@ fn narrow_tables_leave_out_whole_columns_rather_than_cut_every_one_to_a_stub() {
     let s = common::render(&app, 160, 24);
     assert!(s.contains("ip-10-32-2-166.ec2.internal"), "{s}");
     assert!(s.contains("dedicated=batch:NoSchedule"), "{s}");
+    // At 70 columns the zone gives way before the status, unless the
+    // table is sorted by zone.
+    let s = common::render(&app, 70, 24);
+    assert!(!s.contains("ZONE") && s.contains("STATUS"), "{s}");
+    key(&mut app, KeyCode::Char('Z'));
+    let s = common::render(&app, 70, 24);
+    assert!(s.contains("ZONE↑") && s.contains("us-east-1a"), "{s}");
+    assert!(!s.contains("STATUS"), "{s}");
 
     key(&mut app, KeyCode::Char('5'));
     let s = common::render(&app, 80, 24);
