@@ -347,7 +347,9 @@ fn overview_counts_and_zone_bars_fit_at_80x24() {
 
 /// A pending pod's destination in the Overview keeps the node's host
 /// label (`ip-10-0-3-44…`) when the pane is narrow, not `ip-10…internal`,
-/// which every node of the cluster shares.
+/// which every node of the cluster shares; and where the pod's name and
+/// its outcome do not fit on one row, each pod takes two: its name, then
+/// the outcome and node indented below it.
 #[test]
 fn pending_pods_destinations_keep_the_nodes_host_label() {
     use kplace::model::Cluster;
@@ -372,15 +374,22 @@ fn pending_pods_destinations_keep_the_nodes_host_label() {
     key(&mut app, KeyCode::Char('1'));
     for (w, h) in [(80u16, 24u16), (100, 30), (200, 60), (260, 60)] {
         let s = common::render(&app, w, h);
-        let row = s
-            .lines()
-            .find(|l| l.contains("x2x4q"))
+        let lines: Vec<&str> = s.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains("x2x4q"))
             .unwrap_or_else(|| panic!("{w}x{h}: no pending row:\n{s}"));
-        // At 80 columns the pane has no room for a node name that tells:
-        // the outcome alone, never a cut through the shared domain.
+        let (row, below) = (lines[at], lines.get(at + 1).copied().unwrap_or(""));
         let want = match w {
-            80 => "scheduled ".to_string(),
-            100 => "scheduled → ip-10-0…-44".to_string(),
+            // Two rows: the outcome and the node's host label below the name.
+            80 | 100 => {
+                let right = below.rsplit("││").next().unwrap_or(below);
+                assert!(
+                    right.starts_with("  scheduled → ip-10-0-3-44…"),
+                    "{w}x{h}: want the outcome below the name:\n{s}"
+                );
+                "x2x4q".to_string()
+            }
             // The pod's whole name first, then the host label.
             200 => {
                 "shop-production/checkout-api-7d9f8c6b5-x2x4q scheduled → ip-10-0-3-44…".to_string()
@@ -494,4 +503,110 @@ fn narrow_tables_leave_out_whole_columns_rather_than_cut_every_one_to_a_stub() {
         s.contains("OWNER") && s.contains("ReplicaSet/accounts-admin-2-8fknmbxlpn"),
         "{s}"
     );
+}
+
+/// The Overview's node rows show each node's name whole when the pane
+/// keeps bars beside it; when it does not, each node's host label
+/// (`ip-10-0-0-100…`, which tells the nodes apart) before any bar, then the
+/// percentages alone, never a name cut to `ip-10…-100` to make room for
+/// bars.
+#[test]
+fn overview_node_rows_give_names_room_before_bars() {
+    use kplace::model::Cluster;
+    let node = |i: u32, tainted: bool| {
+        let name = format!("ip-10-0-0-{i}.ec2.internal");
+        let mut n = serde_json::json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name,
+                "topology.kubernetes.io/zone": "us-east-1a"}},
+            "spec": {},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+        if tainted {
+            n["spec"]["taints"] = serde_json::json!([
+                {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]);
+        }
+        n
+    };
+    let items: Vec<_> = [10, 100, 101, 102]
+        .into_iter()
+        .map(|i| node(i, i == 101))
+        .collect();
+    let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
+    let mut app = App::with_cluster(cluster, "dns names", Options::default());
+    assert!(app.wait_until_idle(common::SETTLE));
+    key(&mut app, KeyCode::Char('1'));
+    let node_row = |s: &str, i: u32| -> String {
+        let host = format!("ip-10-0-0-{i}");
+        s.lines()
+            .find(|l| l.contains(&format!("{host}.")) || l.contains(&format!("{host}…")))
+            .unwrap_or_else(|| panic!("no row names {host} in full or by its host label:\n{s}"))
+            .split("││")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    // Wide: whole names, with bars.
+    let s = common::render(&app, 160, 40);
+    for i in [10, 100, 101, 102] {
+        let row = node_row(&s, i);
+        assert!(
+            row.contains(&format!("ip-10-0-0-{i}.ec2.internal ")),
+            "{row}"
+        );
+        assert!(row.contains('░') || row.contains('█'), "no bar: {row}");
+    }
+    // 80 columns: host labels whole, then the percentages and the flag.
+    let s = common::render(&app, 80, 24);
+    for i in [10, 100, 101, 102] {
+        let row = node_row(&s, i);
+        assert!(row.contains(&format!("ip-10-0-0-{i}…")), "{row}");
+        assert!(
+            row.contains("cpu") && row.contains("mem") && row.contains('%'),
+            "{row}"
+        );
+    }
+    assert!(node_row(&s, 101).contains("tainted"), "{s}");
+}
+
+/// Pending pods on two rows each still scroll to keep the selected pod,
+/// with its outcome row, on screen.
+#[test]
+fn pending_pods_on_two_rows_scroll_to_the_selected_pod() {
+    use kplace::model::Cluster;
+    let mut items = vec![serde_json::json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "worker-1", "labels": {"topology.kubernetes.io/zone": "z1"}},
+        "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}})];
+    for i in 0..20 {
+        items.push(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("checkout-api-7d9f8c6b5-pod{i:02}"),
+                "namespace": "shop-production"},
+            "spec": {"containers": [{"name": "c", "image": "nginx",
+                "resources": {"requests": {"cpu": "2"}}}]},
+            "status": {"phase": "Pending"}}));
+    }
+    let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
+    let mut app = App::with_cluster(cluster, "pending", Options::default());
+    assert!(app.wait_until_idle(common::SETTLE));
+    key(&mut app, KeyCode::Char('1'));
+    for _ in 0..17 {
+        key(&mut app, KeyCode::Down);
+    }
+    let s = common::render(&app, 80, 24);
+    let lines: Vec<&str> = s.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("pod17"))
+        .unwrap_or_else(|| panic!("the selected pod is off screen:\n{s}"));
+    assert!(
+        lines[at + 1].contains("  unschedulable"),
+        "its outcome row is not below it:\n{s}"
+    );
+    assert!(!s.contains("pod00"), "the list did not scroll:\n{s}");
 }

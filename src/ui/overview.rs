@@ -17,6 +17,9 @@ use super::{fitted_panel, panel};
 
 const BAR: usize = 16;
 
+/// A pending pod's node is named only when this many columns of it fit.
+const MIN_NODE: usize = 8;
+
 pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
@@ -43,6 +46,12 @@ fn usage_spans(
     width: usize,
 ) -> Vec<Span<'static>> {
     let t = &app.theme;
+    if width == 0 {
+        return vec![
+            Span::styled(label.to_string(), t.fg(t.muted)),
+            Span::styled(format!(" {:>3}%", u.percent()), t.fg(t.fg)),
+        ];
+    }
     let mut spans = vec![Span::styled(format!("{label} "), t.fg(t.muted))];
     spans.extend(bar(u.percent(), width, color, t.border));
     spans.push(Span::styled(format!(" {:>3}%", u.percent()), t.fg(t.fg)));
@@ -126,7 +135,6 @@ fn pending_row_widths(
     width: usize,
 ) -> (usize, String) {
     use super::text::{cut_middle, cut_node_name, width as cols};
-    const MIN_NODE: usize = 8;
     let prefix = format!("{outcome} → ");
     let node = node.filter(|_| width.saturating_sub(width / 3 + 1) >= cols(&prefix) + MIN_NODE);
     let Some(n) = node else {
@@ -152,6 +160,46 @@ fn pending_row_widths(
     (name_width, prefix + &cut_node_name(n, node_room))
 }
 
+/// The columns a node's name needs to be read: whole, or its host label
+/// and an ellipsis when it is a longer DNS name (as [`cut_node_name`]
+/// shows it).
+///
+/// [`cut_node_name`]: super::text::cut_node_name
+fn readable_node_name(name: &str) -> usize {
+    use super::text::width;
+    match name.split_once('.') {
+        Some((host, _)) if !host.is_empty() => (width(host) + 1).min(width(name)),
+        _ => width(name),
+    }
+}
+
+/// The name and bar widths of the node rows in a pane `inner` columns
+/// wide, for names that want `name` columns and a flag of `flag`: bars of
+/// up to half of [`BAR`], narrowed to 3; then the percentages alone
+/// (`cpu  87%`), before a name is cut; names are cut last, to no fewer
+/// than 8 columns.
+fn node_row_widths(inner: usize, name: usize, flag: usize) -> (usize, usize) {
+    // "  " name " " usage " " usage flag, a usage being "cpu " bar " 100%"
+    // or, without a bar, "cpu 100%".
+    let usage = |bar: usize| match bar {
+        0 => "cpu 100%".len(),
+        _ => "cpu ".len() + bar + " 100%".len(),
+    };
+    let row = |name: usize, bar: usize| 2 + name + 1 + 2 * usage(bar) + 1 + flag;
+    let mut bar = BAR / 2;
+    while row(name, bar) > inner && bar > 3 {
+        bar -= 1;
+    }
+    if row(name, bar) > inner {
+        bar = 0;
+    }
+    let mut name = name;
+    while row(name, bar) > inner && name > 8 {
+        name -= 1;
+    }
+    (name, bar)
+}
+
 /// One row of the node list: a zone heading or a node.
 enum Row {
     Zone(usize),
@@ -171,29 +219,41 @@ fn draw_nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         .collect();
     let height = area.height.saturating_sub(2) as usize;
     let range = s.node_bars.visible(rows.len(), height);
-    let mut name_width = (area.width as usize)
-        .saturating_sub(2 + 2 * (BAR + 10) + 14)
-        .clamp(10, 30);
-    // A narrow pane narrows the bars (to 3), then the names (to 8), before
-    // a row would lose its percentages or its flag.
-    let flag = rows[range.clone()]
-        .iter()
-        .map(|r| match *r {
-            Row::Node(n) if d.nodes.rows[n].status != "Ready" => " cordoned".len(),
-            Row::Node(n) if !d.nodes.rows[n].taints.is_empty() => " tainted".len(),
-            _ => 0,
+    let visible_nodes = || {
+        rows[range.clone()].iter().filter_map(|r| match *r {
+            Row::Node(n) => Some(&d.nodes.rows[n]),
+            Row::Zone(_) => None,
+        })
+    };
+    // A node's name is what tells the rows apart: shown whole when the
+    // rows keep bars beside it, else given room to be read (its host
+    // label, `ip-10-0-3-44…`) before the bars are.
+    let widest = |of: fn(&str) -> usize| {
+        visible_nodes()
+            .map(|row| of(&row.name))
+            .max()
+            .unwrap_or(8)
+            .clamp(8, 30)
+    };
+    let whole = widest(super::text::width);
+    let readable = widest(readable_node_name);
+    let flag = visible_nodes()
+        .map(|row| {
+            if row.status != "Ready" {
+                " cordoned".len()
+            } else if !row.taints.is_empty() {
+                " tainted".len()
+            } else {
+                0
+            }
         })
         .max()
         .unwrap_or(0);
-    let fixed = 2 + 1 + 2 * ("cpu ".len() + " 100%".len()) + 1 + flag;
     let inner = (area.width as usize).saturating_sub(2);
-    let mut bar_width = BAR / 2;
-    while fixed + name_width + 2 * bar_width > inner && bar_width > 3 {
-        bar_width -= 1;
-    }
-    while fixed + name_width + 2 * bar_width > inner && name_width > 8 {
-        name_width -= 1;
-    }
+    let (name_width, bar_width) = match node_row_widths(inner, whole, flag) {
+        (name, bar) if name == whole && bar >= 3 => (name, bar),
+        _ => node_row_widths(inner, readable, flag),
+    };
     let lines: Vec<Line> = rows[range]
         .iter()
         .map(|r| match *r {
@@ -299,11 +359,32 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     }
     lines.push(Line::from(""));
     let height = (area.height as usize).saturating_sub(2 + lines.len());
-    let range = s.pending_cursor.visible(s.pending_rows.len(), height);
     let width = (area.width as usize).saturating_sub(4);
+    let cluster = s.cluster();
+    // Each pod on one row when every pending pod's name fits beside the
+    // longest outcome; else each on two, its name whole on the first and
+    // the outcome (and node) indented below, rather than names cut in the
+    // middle beside it. Decided for the whole list, so rows do not change
+    // shape while scrolling.
+    let widest_name = s
+        .pending_rows
+        .iter()
+        .map(|&id| {
+            let p = cluster.pod(id);
+            super::text::width(cluster.interner.resolve(p.namespace))
+                + 1
+                + super::text::width(&p.name)
+        })
+        .max()
+        .unwrap_or(0);
+    let two_rows = widest_name + 1 + Outcome::Unschedulable.as_str().len() > width;
+    let per_pod = if two_rows { 2 } else { 1 };
+    let range = s
+        .pending_cursor
+        .visible(s.pending_rows.len(), height / per_pod);
     for i in range {
         let id = s.pending_rows[i];
-        let key = s.cluster().pod_key(id);
+        let key = cluster.pod_key(id);
         let (outcome, node, color) = match s.outcomes.get(&id) {
             None => ("computing…", None, t.muted),
             Some(o) => {
@@ -315,9 +396,24 @@ fn draw_pending(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
                 (o.outcome.as_str(), o.node.as_deref(), color)
             }
         };
-        let (name_width, text) = pending_row_widths(&key, outcome, node, width);
         let selected = i == s.pending_cursor.selected;
         let name_style = if selected { t.selected() } else { t.fg(t.fg) };
+        if two_rows {
+            let name = super::text::cut_middle(&key, width);
+            lines.push(Line::from(Span::styled(
+                format!("{name:<width$}"),
+                name_style,
+            )));
+            let prefix = format!("  {outcome} → ");
+            let room = width.saturating_sub(super::text::width(&prefix));
+            let text = match node {
+                Some(n) if room >= MIN_NODE => prefix + &super::text::cut_node_name(n, room),
+                _ => format!("  {outcome}"),
+            };
+            lines.push(Line::from(Span::styled(text, Style::new().fg(color))));
+            continue;
+        }
+        let (name_width, text) = pending_row_widths(&key, outcome, node, width);
         lines.push(Line::from(vec![
             Span::styled(
                 format!(
