@@ -1293,4 +1293,15 @@ fn a_whole_width_plan_at_80_columns_keeps_the_reason_readable() {
     assert!(row.contains("NOT RECREATED"), "{s}");
     assert!(row.contains("DaemonSet pod: "), "{row:?}\n{s}");
     assert!(row.contains(" ip-10-0-1-11"), "{s}");
+    // The row's reason may be cut; the notes under the table give it whole.
+    let at = s
+        .lines()
+        .position(|l| l.contains("Why pods are not recreated"))
+        .unwrap_or_else(|| panic!("no note on why pods are not recreated:\n{s}"));
+    assert!(
+        s.lines()
+            .nth(at + 1)
+            .is_some_and(|l| l.contains("  1 pod(s): DaemonSet pod: it only runs on its own node")),
+        "{s}"
+    );
 }

@@ -514,12 +514,25 @@ pub fn disruption_table(cluster: &Cluster, step: &Step, plan: &DisruptionPlan) -
             text: "Displaced pods, in queue order".into(),
         });
     }
-    // Why pods do not land, each reason once with how many it stops.
+    // Why pods do not land, each reason once with how many it stops; and
+    // why pods are not recreated, the same way (a row's reason column is
+    // cut in a narrow pane; the notes under the table give it whole).
     let mut reasons: Vec<(String, usize)> = Vec::new();
+    let mut not_recreated: Vec<(String, usize)> = Vec::new();
+    let count = |reasons: &mut Vec<(String, usize)>, why: &str| match reasons
+        .iter_mut()
+        .find(|(m, _)| m == why)
+    {
+        Some((_, n)) => *n += 1,
+        None => reasons.push((why.to_string(), 1)),
+    };
     let mut rows = Vec::with_capacity(plan.displaced.len());
     for d in &plan.displaced {
         let (tone, node, outcome, detail) = match (&d.not_recreated, &d.landing) {
-            (Some(why), _) => (Tone::Muted, None, "NOT RECREATED".to_string(), why.clone()),
+            (Some(why), _) => {
+                count(&mut not_recreated, why);
+                (Tone::Muted, None, "NOT RECREATED".to_string(), why.clone())
+            }
             (None, Some(l)) => match (l.outcome, &l.node) {
                 (Outcome::Scheduled, Some(n)) => {
                     (Tone::Good, Some(n.clone()), String::new(), "-".into())
@@ -536,10 +549,7 @@ pub fn disruption_table(cluster: &Cluster, step: &Step, plan: &DisruptionPlan) -
                 ),
                 (o, _) => {
                     let why = l.message.trim().to_string();
-                    match reasons.iter_mut().find(|(m, _)| *m == why) {
-                        Some((_, n)) => *n += 1,
-                        None => reasons.push((why.clone(), 1)),
-                    }
+                    count(&mut reasons, &why);
                     (
                         Tone::Bad,
                         None,
@@ -588,6 +598,13 @@ pub fn disruption_table(cluster: &Cluster, step: &Step, plan: &DisruptionPlan) -
                 Tone::Muted,
                 format!("  +{} more reasons", reasons.len() - SHOWN),
             );
+        }
+    }
+    if !not_recreated.is_empty() {
+        push(Tone::Text, String::new());
+        push(Tone::Heading, "Why pods are not recreated".into());
+        for (why, n) in &not_recreated {
+            push(Tone::Muted, format!("  {n} pod(s): {why}"));
         }
     }
     push(Tone::Text, String::new());
