@@ -484,6 +484,23 @@ fn bad_input_gets_exit_2_and_a_named_error() {
         &["malformed.yaml:8:"],
     );
 
+    // In kubectl's words, not the YAML parser's advice about its options.
+    let duplicate = bad_pod(
+        d,
+        "dup.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\nspec:\n  containers: [{name: c, image: i}]\n",
+    );
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &duplicate]);
+    assert_bad_input(
+        &out,
+        &["dup.yaml:5: column 3: key \"name\" already set in map"],
+    );
+    assert!(
+        !stderr(&out).contains("DuplicateKeyPolicy"),
+        "{}",
+        stderr(&out)
+    );
+
     let no_containers = bad_pod(
         d,
         "nc.yaml",

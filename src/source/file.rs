@@ -1358,16 +1358,34 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
 }
 
 /// The parser's message without its own `error: line L column C:` prefix
-/// (the line is already in the `file:line:` prefix), keeping the column.
+/// (the line is already in the `file:line:` prefix), keeping the column;
+/// in kubectl's words where the parser's speak of its own options.
 pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
     let text = e.to_string();
     let first = text.lines().next().unwrap_or("");
     let body = first.strip_prefix("error: ").unwrap_or(first);
     match (e.location(), body.split_once(": ")) {
         (Some(loc), Some((head, rest))) if head.starts_with("line ") => {
-            format!("column {}: {rest}", loc.column())
+            format!("column {}: {}", loc.column(), kubectl_wording(rest))
         }
-        _ => body.to_string(),
+        _ => kubectl_wording(body),
+    }
+}
+
+/// A duplicate key as kubectl reports it (`key "name" already set in
+/// map`), not as advice to set the parser's `DuplicateKeyPolicy`, which
+/// means nothing to whoever wrote the file.
+fn kubectl_wording(message: &str) -> String {
+    const ADVICE: &str = ", set DuplicateKeyPolicy in Options if acceptable";
+    match message
+        .strip_prefix("duplicate mapping key")
+        .and_then(|m| m.strip_suffix(ADVICE))
+    {
+        Some(key) => match key.strip_prefix(": ") {
+            Some(key) => format!("key {key:?} already set in map"),
+            None => "a key already set in map".to_string(),
+        },
+        None => message.to_string(),
     }
 }
 

@@ -133,8 +133,17 @@ impl Draft {
         select: Option<&str>,
         interner: &mut Interner,
     ) -> Result<(), String> {
-        let docs: Vec<Value> = serde_saphyr::from_multiple(text)
-            .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string())?;
+        // Read as snapshot files are (strict booleans: `yes` is a string),
+        // so a draft means what the same text in a file would.
+        let options = serde_saphyr::options! { strict_booleans: true };
+        let docs: Vec<Value> =
+            serde_saphyr::from_multiple_with_options(text, options).map_err(|e| {
+                let message = crate::source::file::yaml_message(&e);
+                match e.location() {
+                    Some(at) => format!("line {}: {message}", at.line()),
+                    None => message,
+                }
+            })?;
         if docs.iter().any(|d| !d.is_null() && !d.is_object()) {
             return Err(DRAFT_SHAPE.into());
         }
@@ -662,6 +671,24 @@ mod tests {
         assert_eq!(bytes_quantity(256 << 20), "256Mi");
         assert_eq!(bytes_quantity(1 << 30), "1Gi");
         assert_eq!(bytes_quantity(1000), "1000");
+    }
+
+    /// A draft reads as a snapshot file does: a duplicate key is refused
+    /// in kubectl's words with its line, and `yes` is a string, not `true`.
+    #[test]
+    fn drafts_read_yaml_as_snapshot_files_do() {
+        let mut i = Interner::default();
+        let mut d = Draft::new(blank_doc());
+        let duplicate = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\nspec:\n  containers: [{name: c, image: i}]\n";
+        assert_eq!(
+            d.set_yaml(duplicate, &mut i),
+            Err("line 5: column 3: key \"name\" already set in map".to_string())
+        );
+        let yes = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\nspec:\n  hostNetwork: yes\n  containers: [{name: c, image: i}]\n";
+        let _ = d.set_yaml(yes, &mut i);
+        assert!(!d.valid, "hostNetwork: yes was read as a boolean");
+        let error = d.error.clone().unwrap_or_default();
+        assert!(error.contains("hostNetwork"), "{error}");
     }
 
     #[test]
