@@ -610,3 +610,39 @@ fn pending_pods_on_two_rows_scroll_to_the_selected_pod() {
     );
     assert!(!s.contains("pod00"), "the list did not scroll:\n{s}");
 }
+
+/// A message on the status line longer than the terminal wraps onto more
+/// rows, so all of it can be read, and the line is one row again after.
+#[test]
+fn a_long_status_message_wraps_to_be_read_whole() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "version 1.29");
+    key(&mut app, KeyCode::Enter);
+    let s = common::render(&app, 80, 24);
+    let bottom: Vec<&str> = s
+        .lines()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let text = bottom
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("kplace answers as kube-scheduler 1.30, 1.31, 1.32, 1.33 or 1.34 (write it as 1.33 or v1.33)"),
+        "the message is cut:\n{s}"
+    );
+    // The body gave up rows to it, and takes them back once it is gone.
+    key(&mut app, KeyCode::Char('j'));
+    let s = common::render(&app, 80, 24);
+    assert!(!s.contains("unsupported scheduler version"), "{s}");
+    assert!(
+        s.lines().last().is_some_and(|l| l.contains("<overview>")),
+        "{s}"
+    );
+}

@@ -465,8 +465,9 @@ fn command(app: &mut App, text: &str) {
 }
 
 /// The status line (the last row of the screen).
+/// The status line's text, drawn wide enough to stay on one row.
 fn status(app: &App) -> String {
-    let s = common::render(app, 200, 40);
+    let s = common::render(app, 400, 40);
     s.lines().last().unwrap_or("").trim().to_string()
 }
 

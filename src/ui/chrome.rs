@@ -189,6 +189,26 @@ pub fn note(frame: &mut Frame, app: &App, text: &str, area: Rect) {
     );
 }
 
+/// A message on the status line (an error naming a file, line and field
+/// is often longer than the terminal) wraps onto at most this many rows.
+const STATUS_ROWS: usize = 4;
+
+/// The message the status line shows, as drawn (a leading space).
+fn status_text(app: &App) -> Option<String> {
+    match (app.input_line(), &app.status) {
+        (None, Some(status)) => Some(format!(" {}", status.text)),
+        _ => None,
+    }
+}
+
+/// The rows the status line takes: one, or as many as its message needs
+/// wrapped to `width`, up to [`STATUS_ROWS`].
+pub fn status_rows(app: &App, width: u16) -> u16 {
+    status_text(app).map_or(1, |text| {
+        super::text::rows(&text, width as usize).clamp(1, STATUS_ROWS) as u16
+    })
+}
+
 pub fn status_line(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let line = if let Some((prompt, text, cursor)) = app.input_line() {
@@ -208,12 +228,22 @@ pub fn status_line(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled(after.to_string(), t.fg(t.fg)),
             Span::styled(hint, t.fg(t.muted)),
         ])
-    } else if let Some(status) = &app.status {
-        let color = if status.is_error { t.bad } else { t.good };
-        Line::from(Span::styled(
-            format!(" {}", status.text),
-            Style::new().fg(color),
-        ))
+    } else if let (Some(status), Some(text)) = (&app.status, status_text(app)) {
+        let style = Style::new().fg(if status.is_error { t.bad } else { t.good });
+        // Wrapped, so the whole message can be read; past the last row
+        // it ends in `…`.
+        let mut rows = super::text::wrap(&text, area.width as usize);
+        if rows.len() > STATUS_ROWS {
+            rows.truncate(STATUS_ROWS);
+            let last = &mut rows[STATUS_ROWS - 1];
+            *last = super::text::cut_end(&format!("{last} …"), area.width as usize);
+        }
+        let lines: Vec<Line> = rows
+            .into_iter()
+            .map(|r| Line::from(Span::styled(r, style)))
+            .collect();
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
     } else {
         let mut spans = vec![Span::styled(
             format!(" <{}>", app.view.command()),

@@ -42,13 +42,14 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(_) => 1,
     };
     let feed_height = u16::from(app.feed.is_some());
+    let status_height = chrome::status_rows(app, area.width);
     let [title, tabs, note, body, feed_line, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(note_height),
         Constraint::Min(1),
         Constraint::Length(feed_height),
-        Constraint::Length(1),
+        Constraint::Length(status_height),
     ])
     .areas(area);
     if let Some(f) = &app.feed {
