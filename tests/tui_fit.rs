@@ -646,3 +646,48 @@ fn a_long_status_message_wraps_to_be_read_whole() {
         "{s}"
     );
 }
+
+/// The Skew view's fleet list lines its columns up: whatever the
+/// topology key (`zone`, `hostname`), every row's name gets the same room
+/// and its mark ends in the same column.
+#[test]
+fn fleet_rows_line_up_whatever_their_topology_key() {
+    let mut out = Vec::new();
+    kplace::synth::write_cluster_json(&mut out, &kplace::synth::SynthSpec::small()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synth.json");
+    std::fs::write(&path, out).unwrap();
+    let mut app = common::snapshot_app(path);
+    key(&mut app, KeyCode::Char('2'));
+    assert!(app.wait_until_idle(common::SETTLE));
+    let s = common::render(&app, 80, 30);
+    let rows: Vec<&str> = s
+        .lines()
+        .skip_while(|l| !l.contains("Fleet:"))
+        .skip(1)
+        .map(|l| l.split("││").next().unwrap_or(l))
+        .take_while(|l| l.contains("at max") || l.contains("1 away"))
+        .collect();
+    assert!(
+        rows.iter().any(|r| r.contains(" zone ")) && rows.iter().any(|r| r.contains(" hostname ")),
+        "want rows of both keys to compare:\n{s}"
+    );
+    let column = |row: &str, needle: &str| row.find(needle).map(|at| row[..at].chars().count());
+    let keys: Vec<usize> = rows
+        .iter()
+        .filter_map(|r| column(r, " zone ").or_else(|| column(r, " hostname ")))
+        .collect();
+    assert_eq!(keys.len(), rows.len(), "{s}");
+    assert!(
+        keys.iter().all(|&k| k == keys[0]),
+        "names of unequal room {keys:?}:\n{s}"
+    );
+    let marks: Vec<usize> = rows
+        .iter()
+        .filter_map(|r| column(r, "✗ at max").or_else(|| column(r, "! 1 away")))
+        .collect();
+    assert!(
+        marks.iter().all(|&m| m == marks[0]),
+        "marks not aligned {marks:?}:\n{s}"
+    );
+}

@@ -113,14 +113,26 @@ fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Re
             t.fg(t.muted),
         )));
     }
-    for a in &alerts {
+    // Columns line up over the rows shown: the key and the skew padded to
+    // the widest, so every name gets the same room (cut at the end, as in
+    // the workload list above).
+    let shown = &alerts[..alerts.len().min(area.height.saturating_sub(2) as usize)];
+    let short_key = |k: &str| k.rsplit('/').next().unwrap_or(k).to_string();
+    let skew_text = |a: &&crate::app::skew::SkewAlert| format!("{}/{}", a.skew, a.max_skew);
+    let key_width = shown
+        .iter()
+        .map(|a| short_key(&a.topology_key).chars().count())
+        .max()
+        .unwrap_or(0);
+    let skew_width = shown.iter().map(|a| skew_text(a).len()).max().unwrap_or(0);
+    for a in shown {
         let (mark, color) = if a.at_max() {
             ("✗ at max", t.bad)
         } else {
             ("! 1 away", t.warn)
         };
-        let key = a.topology_key.rsplit('/').next().unwrap_or(&a.topology_key);
-        let tail = format!(" {key} {}/{} {mark}", a.skew, a.max_skew);
+        let key = short_key(&a.topology_key);
+        let tail = format!(" {key:<key_width$} {:>skew_width$} {mark}", skew_text(a));
         let name_width = width.saturating_sub(tail.chars().count());
         lines.push(Line::from(vec![
             Span::styled(
