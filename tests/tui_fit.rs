@@ -691,3 +691,70 @@ fn fleet_rows_line_up_whatever_their_topology_key() {
         "marks not aligned {marks:?}:\n{s}"
     );
 }
+
+/// `f` in Skew opens the whole fleet list (the pane shows only its first
+/// rows): every alert of the engine's fleet on its own line, scrolled and
+/// searched like Describe; esc closes it.
+#[test]
+fn f_opens_the_whole_fleet_list_with_every_alert() {
+    let mut out = Vec::new();
+    kplace::synth::write_cluster_json(&mut out, &kplace::synth::SynthSpec::small()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synth.json");
+    std::fs::write(&path, out).unwrap();
+    let mut app = common::snapshot_app(path);
+    key(&mut app, KeyCode::Char('2'));
+    assert!(app.wait_until_idle(common::SETTLE));
+    let alerts = app
+        .session()
+        .and_then(|s| s.loaded.derived.fleet())
+        .map(|f| f.skew_alerts.clone())
+        .expect("the fleet is built");
+    assert!(
+        alerts.len() > 20,
+        "want more alerts than the pane shows: {}",
+        alerts.len()
+    );
+    let pane = common::render(&app, 80, 30);
+    assert!(
+        pane.contains("(f: all)"),
+        "the pane says how to see them all:\n{pane}"
+    );
+    key(&mut app, KeyCode::Char('f'));
+    let kplace::app::Overlay::Inspect(i) = &app.overlay else {
+        panic!("f opened no overlay");
+    };
+    let at = alerts.iter().filter(|a| a.at_max()).count();
+    assert!(
+        i.title.starts_with(&format!(
+            "Fleet: {at} at maxSkew, {} one replica away",
+            alerts.len() - at
+        )),
+        "{}",
+        i.title
+    );
+    for a in &alerts {
+        let key = a.topology_key.rsplit('/').next().unwrap();
+        let want = format!(
+            "{key} {}/{}  {}  (fullest {})",
+            a.skew, a.max_skew, a.label, a.fullest
+        );
+        assert!(
+            i.lines.iter().any(|l| l.text.ends_with(&want)),
+            "no line for {want:?}"
+        );
+    }
+    // The last alert, far past the pane's rows, is found by `/` and shown.
+    let last = alerts.last().unwrap();
+    let name = last.label.rsplit('/').next().unwrap().to_string();
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, &name);
+    key(&mut app, KeyCode::Enter);
+    let s = common::render(&app, 80, 30);
+    assert!(s.contains(&name), "search did not scroll to {name}:\n{s}");
+    key(&mut app, KeyCode::Esc);
+    assert!(
+        matches!(app.overlay, kplace::app::Overlay::None),
+        "esc closes it"
+    );
+}

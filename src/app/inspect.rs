@@ -65,6 +65,47 @@ impl Inspect {
         )
     }
 
+    /// Skew's fleet list, every alert on its own line with the whole
+    /// workload name, its constraint's key, skew and maxSkew, and its
+    /// fullest domain (`namespace`: the `:ns` it is limited to).
+    pub fn fleet(alerts: &[&crate::app::skew::SkewAlert], namespace: Option<&str>) -> Inspect {
+        let at = alerts.iter().filter(|a| a.at_max()).count();
+        let mut title = format!(
+            "Fleet: {at} at maxSkew, {} one replica away",
+            alerts.len() - at
+        );
+        if let Some(ns) = namespace {
+            title += &format!(" [{ns}]");
+        }
+        let mut lines = vec![Line {
+            tone: Tone::Muted,
+            text: "Workloads whose own DoNotSchedule spread constraint is at (or past) its maxSkew, then those one replica away: the constraint's topology key, skew / maxSkew, the workload and its fullest domain".into(),
+        }];
+        if alerts.is_empty() {
+            lines.push(Line {
+                tone: Tone::Muted,
+                text: "no workload within one replica of its maxSkew".into(),
+            });
+        }
+        lines.extend(alerts.iter().map(|a| {
+            let (mark, tone) = if a.at_max() {
+                ("✗ at max", Tone::Bad)
+            } else {
+                ("! 1 away", Tone::Warn)
+            };
+            // The key's last part (`zone`, `hostname`), as the pane shows it.
+            let key = a.topology_key.rsplit('/').next().unwrap_or(&a.topology_key);
+            Line {
+                tone,
+                text: format!(
+                    "{mark}  {key} {}/{}  {}  (fullest {})",
+                    a.skew, a.max_skew, a.label, a.fullest
+                ),
+            }
+        }));
+        Inspect::new(Kind::Describe, title, lines)
+    }
+
     fn new(kind: Kind, title: String, lines: Vec<Line>) -> Inspect {
         Inspect {
             kind,

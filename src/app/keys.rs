@@ -135,6 +135,7 @@ pub enum Action {
     Draft,
     Drain,
     NextTopologyKey,
+    FleetList,
     SearchNext,
     SearchPrev,
     Close,
@@ -420,6 +421,13 @@ pub const BINDINGS: &[Binding] = &[
         "cycle the topology key (zone, hostname, ...)",
         &[K::Ch('t')],
         Action::NextTopologyKey,
+    ),
+    act(
+        Scope::Skew,
+        "f",
+        "the whole fleet list: every workload at or one replica from its maxSkew (scroll, / search)",
+        &[K::Ch('f')],
+        Action::FleetList,
     ),
     doc(
         Scope::Tiers,

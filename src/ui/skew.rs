@@ -151,6 +151,15 @@ fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Re
             app,
             &[
                 format!(
+                    "Fleet: {at} at maxSkew, {} one replica away (f: all)",
+                    alerts.len() - at
+                ),
+                format!(
+                    "Fleet: {at} at maxSkew, {} one away (f: all)",
+                    alerts.len() - at
+                ),
+                format!("Fleet: {at} at max, {} near (f: all)", alerts.len() - at),
+                format!(
                     "Fleet: {at} at maxSkew, {} one replica away",
                     alerts.len() - at
                 ),

@@ -157,6 +157,7 @@ impl App {
                     s.refresh_skew();
                 }
             }
+            Action::FleetList => self.open_fleet_list(),
             Action::SearchNext | Action::SearchPrev => {
                 let forward = action == Action::SearchNext;
                 let Some(s) = self.session_mut() else { return };
@@ -186,6 +187,29 @@ impl App {
             KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
             _ => {}
         }
+    }
+
+    /// `f` in Skew: the fleet list whole, in the overlay Describe uses (it
+    /// scrolls and searches); the pane beside the workloads shows only
+    /// its first rows.
+    fn open_fleet_list(&mut self) {
+        let Some(s) = self.session() else { return };
+        let Some(fleet) = s.loaded.derived.fleet() else {
+            self.set_info("the fleet list is still being built");
+            return;
+        };
+        let alerts: Vec<&crate::app::skew::SkewAlert> = fleet
+            .skew_alerts
+            .iter()
+            .filter(|a| {
+                fleet
+                    .workloads
+                    .get(a.workload)
+                    .is_none_or(|w| s.in_namespace(&w.label))
+            })
+            .collect();
+        let i = Inspect::fleet(&alerts, s.namespace.as_deref());
+        self.overlay = Overlay::Inspect(Box::new(i));
     }
 
     /// `d` / `y`: Describe or YAML of the selected pod, or in Nodes of the
