@@ -652,14 +652,7 @@ fn a_long_status_message_wraps_to_be_read_whole() {
 /// and its mark ends in the same column.
 #[test]
 fn fleet_rows_line_up_whatever_their_topology_key() {
-    let mut out = Vec::new();
-    kplace::synth::write_cluster_json(&mut out, &kplace::synth::SynthSpec::small()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("synth.json");
-    std::fs::write(&path, out).unwrap();
-    let mut app = common::snapshot_app(path);
-    key(&mut app, KeyCode::Char('2'));
-    assert!(app.wait_until_idle(common::SETTLE));
+    let (_dir, app) = small_synth_skew_app();
     let s = common::render(&app, 80, 30);
     let rows: Vec<&str> = s
         .lines()
@@ -697,14 +690,7 @@ fn fleet_rows_line_up_whatever_their_topology_key() {
 /// searched like Describe; esc closes it.
 #[test]
 fn f_opens_the_whole_fleet_list_with_every_alert() {
-    let mut out = Vec::new();
-    kplace::synth::write_cluster_json(&mut out, &kplace::synth::SynthSpec::small()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("synth.json");
-    std::fs::write(&path, out).unwrap();
-    let mut app = common::snapshot_app(path);
-    key(&mut app, KeyCode::Char('2'));
-    assert!(app.wait_until_idle(common::SETTLE));
+    let (_dir, mut app) = small_synth_skew_app();
     let alerts = app
         .session()
         .and_then(|s| s.loaded.derived.fleet())
@@ -757,4 +743,18 @@ fn f_opens_the_whole_fleet_list_with_every_alert() {
         matches!(app.overlay, kplace::app::Overlay::None),
         "esc closes it"
     );
+}
+
+/// The Skew view of the small synthetic cluster (zone and hostname
+/// constraints, dozens of fleet alerts); the directory holds its file.
+fn small_synth_skew_app() -> (tempfile::TempDir, App) {
+    let mut out = Vec::new();
+    kplace::synth::write_cluster_json(&mut out, &kplace::synth::SynthSpec::small()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synth.json");
+    std::fs::write(&path, out).unwrap();
+    let mut app = common::snapshot_app(path);
+    key(&mut app, KeyCode::Char('2'));
+    assert!(app.wait_until_idle(common::SETTLE));
+    (dir, app)
 }

@@ -321,6 +321,21 @@ impl Session {
     }
 
     /// Whether `key` (`namespace/name`) is in the namespace shown.
+    /// The fleet's skew alerts in the namespace shown (`:ns`), in the
+    /// fleet's order.
+    pub fn fleet_alerts<'f>(&self, fleet: &'f super::derived::Fleet) -> Vec<&'f skew::SkewAlert> {
+        fleet
+            .skew_alerts
+            .iter()
+            .filter(|a| {
+                fleet
+                    .workloads
+                    .get(a.workload)
+                    .is_none_or(|w| self.in_namespace(&w.label))
+            })
+            .collect()
+    }
+
     pub fn in_namespace(&self, key: &str) -> bool {
         self.namespace
             .as_deref()

@@ -94,16 +94,7 @@ fn draw_workloads(frame: &mut Frame, app: &App, s: &Session, d: &Fleet, area: Re
 /// replica away from it.
 fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Rect) {
     let t = &app.theme;
-    let alerts: Vec<_> = fleet
-        .skew_alerts
-        .iter()
-        .filter(|a| {
-            fleet
-                .workloads
-                .get(a.workload)
-                .is_none_or(|w| s.in_namespace(&w.label))
-        })
-        .collect();
+    let alerts = s.fleet_alerts(fleet);
     let at = alerts.iter().filter(|a| a.at_max()).count();
     let width = (area.width as usize).saturating_sub(2);
     let mut lines = Vec::new();

@@ -198,17 +198,7 @@ impl App {
             self.set_info("the fleet list is still being built");
             return;
         };
-        let alerts: Vec<&crate::app::skew::SkewAlert> = fleet
-            .skew_alerts
-            .iter()
-            .filter(|a| {
-                fleet
-                    .workloads
-                    .get(a.workload)
-                    .is_none_or(|w| s.in_namespace(&w.label))
-            })
-            .collect();
-        let i = Inspect::fleet(&alerts, s.namespace.as_deref());
+        let i = Inspect::fleet(&s.fleet_alerts(fleet), s.namespace.as_deref());
         self.overlay = Overlay::Inspect(Box::new(i));
     }
 
