@@ -512,7 +512,6 @@ fn narrow_tables_leave_out_whole_columns_rather_than_cut_every_one_to_a_stub() {
 /// bars.
 #[test]
 fn overview_node_rows_give_names_room_before_bars() {
-    use kplace::model::Cluster;
     let node = |i: u32, tainted: bool| {
         let name = format!("ip-10-0-0-{i}.ec2.internal");
         let mut n = serde_json::json!({"apiVersion": "v1", "kind": "Node",
@@ -530,14 +529,7 @@ fn overview_node_rows_give_names_room_before_bars() {
         .into_iter()
         .map(|i| node(i, i == 101))
         .collect();
-    let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("snap.json");
-    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
-    let mut app = App::with_cluster(cluster, "dns names", Options::default());
-    assert!(app.wait_until_idle(common::SETTLE));
-    key(&mut app, KeyCode::Char('1'));
+    let app = overview_of(items, "dns names");
     let node_row = |s: &str, i: u32| -> String {
         let host = format!("ip-10-0-0-{i}");
         s.lines()
@@ -575,7 +567,6 @@ fn overview_node_rows_give_names_room_before_bars() {
 /// with its outcome row, on screen.
 #[test]
 fn pending_pods_on_two_rows_scroll_to_the_selected_pod() {
-    use kplace::model::Cluster;
     let mut items = vec![serde_json::json!({"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": "worker-1", "labels": {"topology.kubernetes.io/zone": "z1"}},
         "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}})];
@@ -587,14 +578,7 @@ fn pending_pods_on_two_rows_scroll_to_the_selected_pod() {
                 "resources": {"requests": {"cpu": "2"}}}]},
             "status": {"phase": "Pending"}}));
     }
-    let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("snap.json");
-    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
-    let mut app = App::with_cluster(cluster, "pending", Options::default());
-    assert!(app.wait_until_idle(common::SETTLE));
-    key(&mut app, KeyCode::Char('1'));
+    let mut app = overview_of(items, "pending");
     for _ in 0..17 {
         key(&mut app, KeyCode::Down);
     }
@@ -757,4 +741,16 @@ fn small_synth_skew_app() -> (tempfile::TempDir, App) {
     key(&mut app, KeyCode::Char('2'));
     assert!(app.wait_until_idle(common::SETTLE));
     (dir, app)
+}
+
+/// The Overview of a snapshot of `items` (a `List`'s), loaded as a file is.
+fn overview_of(items: Vec<serde_json::Value>, name: &str) -> App {
+    let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let bytes = serde_json::to_vec(&doc).unwrap();
+    let (cluster, _) =
+        kplace::source::file::load_snapshot_bytes(&bytes, "snap.json").expect("loads");
+    let mut app = App::with_cluster(cluster, name, Options::default());
+    assert!(app.wait_until_idle(common::SETTLE));
+    key(&mut app, KeyCode::Char('1'));
+    app
 }
