@@ -134,7 +134,6 @@ fn pods_table_keeps_the_distinguishing_end_of_names_at_80x24() {
 
 #[test]
 fn long_node_names_end_with_their_suffix_or_an_ellipsis() {
-    use kplace::model::Cluster;
     let mut doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": []});
     let items = doc["items"].as_array_mut().unwrap();
     let names = [
@@ -157,11 +156,7 @@ fn long_node_names_end_with_their_suffix_or_an_ellipsis() {
             "resources": {"requests": {"cpu": "6100m", "memory": "1Gi"}}}]},
         "status": {"phase": "Running"}
     }));
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("snap.json");
-    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
-    let mut app = App::with_cluster(cluster, "long names", Options::default());
+    let mut app = app_of(&doc, "long names");
     key(&mut app, KeyCode::Char('4'));
     for (w, h) in [(80u16, 24u16), (200, 60)] {
         let s = common::render(&app, w, h);
@@ -352,7 +347,6 @@ fn overview_counts_and_zone_bars_fit_at_80x24() {
 /// the outcome and node indented below it.
 #[test]
 fn pending_pods_destinations_keep_the_nodes_host_label() {
-    use kplace::model::Cluster;
     let node = "ip-10-0-3-44.eu-west-1.compute.internal";
     let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "v1", "kind": "Node",
@@ -365,11 +359,7 @@ fn pending_pods_destinations_keep_the_nodes_host_label() {
              "resources": {"requests": {"cpu": "1"}}}]},
          "status": {"phase": "Pending"}}
     ]});
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("snap.json");
-    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
-    let mut app = App::with_cluster(cluster, "dns names", Options::default());
+    let mut app = app_of(&doc, "dns names");
     assert!(app.wait_until_idle(common::SETTLE));
     key(&mut app, KeyCode::Char('1'));
     for (w, h) in [(80u16, 24u16), (100, 30), (200, 60), (260, 60)] {
@@ -422,7 +412,6 @@ fn pending_pods_destinations_keep_the_nodes_host_label() {
 
 #[test]
 fn narrow_tables_leave_out_whole_columns_rather_than_cut_every_one_to_a_stub() {
-    use kplace::model::Cluster;
     let mut doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": []});
     let items = doc["items"].as_array_mut().unwrap();
     let nodes = ["ip-10-32-2-166.ec2.internal", "ip-10-16-0-90.ec2.internal"];
@@ -451,11 +440,7 @@ fn narrow_tables_leave_out_whole_columns_rather_than_cut_every_one_to_a_stub() {
             "status": {"phase": "Running"}
         }));
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("snap.json");
-    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let (cluster, _): (Cluster, _) = kplace::source::file::load_snapshot(&path).expect("loads");
-    let mut app = App::with_cluster(cluster, "ec2 names", Options::default());
+    let mut app = app_of(&doc, "ec2 names");
     // No cell of the table is a stub of four columns ending in "…".
     let stubs = |s: &str| -> Vec<String> {
         s.split(['│', ' '])
@@ -743,13 +728,18 @@ fn small_synth_skew_app() -> (tempfile::TempDir, App) {
     (dir, app)
 }
 
-/// The Overview of a snapshot of `items` (a `List`'s), loaded as a file is.
-fn overview_of(items: Vec<serde_json::Value>, name: &str) -> App {
-    let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
-    let bytes = serde_json::to_vec(&doc).unwrap();
+/// An app on the snapshot `doc`, loaded as a file is.
+fn app_of(doc: &serde_json::Value, name: &str) -> App {
+    let bytes = serde_json::to_vec(doc).unwrap();
     let (cluster, _) =
         kplace::source::file::load_snapshot_bytes(&bytes, "snap.json").expect("loads");
-    let mut app = App::with_cluster(cluster, name, Options::default());
+    App::with_cluster(cluster, name, Options::default())
+}
+
+/// The Overview of a snapshot of `items` (a `List`'s).
+fn overview_of(items: Vec<serde_json::Value>, name: &str) -> App {
+    let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let mut app = app_of(&doc, name);
     assert!(app.wait_until_idle(common::SETTLE));
     key(&mut app, KeyCode::Char('1'));
     app

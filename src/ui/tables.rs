@@ -176,17 +176,27 @@ fn shown_columns(
     }
 }
 
-/// A table of `cells` (the visible rows) under `headers`, fitted to `area`.
+/// How much a sorted column is kept (see `keep`): it stays while any
+/// column that matters less than the name can give way instead.
+const SORTED_KEEP: u8 = 7;
+
+/// A table of `cells` (the visible rows) under `headers`, fitted to `area`;
+/// the `sorted` column is kept at least [`SORTED_KEEP`].
 fn fitted<'a>(
     app: &App,
     headers: Vec<(String, Fit)>,
     keep: &[u8],
+    sorted: Option<usize>,
     cells: Vec<Vec<String>>,
     styles: Vec<(Style, Option<(usize, Style)>)>,
     area: Rect,
-) -> (Table<'a>, Vec<usize>) {
+) -> Table<'a> {
     let inner = area.width.saturating_sub(2) as usize;
-    let shown = shown_columns(&headers, keep, &cells, inner);
+    let mut keep = keep.to_vec();
+    if let Some(c) = sorted {
+        keep[c] = keep[c].max(SORTED_KEEP);
+    }
+    let shown = shown_columns(&headers, &keep, &cells, inner);
     fn pick<T>(row: Vec<T>, shown: &[bool]) -> Vec<T> {
         row.into_iter()
             .zip(shown)
@@ -200,7 +210,7 @@ fn fitted<'a>(
         .into_iter()
         .map(|(style, special)| (style, special.and_then(|(c, s)| Some((place(c)?, s)))))
         .collect();
-    let keep: Vec<u8> = pick(keep.to_vec(), &shown);
+    let keep: Vec<u8> = pick(keep, &shown);
     let headers = pick(headers, &shown);
     let cells: Vec<Vec<String>> = cells.into_iter().map(|r| pick(r, &shown)).collect();
     // Columns give way down to their readable width first, so a name
@@ -243,12 +253,9 @@ fn fitted<'a>(
             .add_modifier(Modifier::BOLD),
     );
     let constraints: Vec<Constraint> = w.iter().map(|&x| Constraint::Length(x as u16)).collect();
-    (
-        Table::new(rows, constraints)
-            .header(header)
-            .column_spacing(1),
-        w,
-    )
+    Table::new(rows, constraints)
+        .header(header)
+        .column_spacing(1)
 }
 
 /// Headers with the sort arrow on the sorted column (`header_of[sort]`).
@@ -321,18 +328,12 @@ pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         ("AGE", Fit::Number),
         ("TAINTS", Fit::Text),
     ];
-    let heads = headers(
-        &names,
-        header_of.get(s.nodes.sort).copied(),
-        s.nodes.descending,
-    );
+    let sorted = header_of.get(s.nodes.sort).copied();
+    let heads = headers(&names, sorted, s.nodes.descending);
     // Taints give way first, then zone and status; the name last. The
     // sorted column stays while it can.
-    let mut keep = [8, 1, 2, 9, 9, 9, 9, 9, 9, 0];
-    if let Some(&c) = header_of.get(s.nodes.sort) {
-        keep[c] = keep[c].max(7);
-    }
-    let (table, _) = fitted(app, heads, &keep, cells, styles, area);
+    let keep = [8, 1, 2, 9, 9, 9, 9, 9, 9, 0];
+    let table = fitted(app, heads, &keep, sorted, cells, styles, area);
     let table = table.block(panel(
         app,
         title("Nodes", &s.nodes, d.nodes.rows.len(), &NODE_SORTS, None),
@@ -393,18 +394,12 @@ pub fn pods(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         ("AGE", Fit::Number),
         ("OWNER", Fit::Name),
     ];
-    let heads = headers(
-        &names,
-        header_of.get(s.pods.sort).copied(),
-        s.pods.descending,
-    );
+    let sorted = header_of.get(s.pods.sort).copied();
+    let heads = headers(&names, sorted, s.pods.descending);
     // The owner gives way first, then phase, namespace and node; the name
     // last. The sorted column stays while it can.
-    let mut keep = [3, 8, 2, 4, 9, 9, 9, 9, 0];
-    if let Some(&c) = header_of.get(s.pods.sort) {
-        keep[c] = keep[c].max(7);
-    }
-    let (table, _) = fitted(app, heads, &keep, cells, styles, area);
+    let keep = [3, 8, 2, 4, 9, 9, 9, 9, 0];
+    let table = fitted(app, heads, &keep, sorted, cells, styles, area);
     let table = table.block(panel(
         app,
         title(
