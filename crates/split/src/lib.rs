@@ -50,8 +50,23 @@ pub fn in_parts_from<T: Send>(
     n: usize,
     work: impl Fn(Range<usize>) -> T + Sync,
 ) -> Vec<T> {
+    in_parts_beside(min, n, work, || ()).0
+}
+
+/// [`in_parts_from`], with the caller first running `beside`, a serial
+/// job that needs none of the pass's results (what the next step can
+/// work out early), while the helper takes the pass's first parts; the
+/// caller then takes parts too. A pass kept whole runs `beside` first,
+/// then `work(0..n)`.
+pub fn in_parts_beside<T: Send, S>(
+    min: usize,
+    n: usize,
+    work: impl Fn(Range<usize>) -> T + Sync,
+    beside: impl FnOnce() -> S,
+) -> (Vec<T>, S) {
     let Some(helper) = helper_for_at_least(min.max(PARTS), n) else {
-        return vec![work(0..n)];
+        let side = beside();
+        return (vec![work(0..n)], side);
     };
     let size = n.div_ceil(PARTS);
     let slots: Vec<Mutex<Option<T>>> = (0..PARTS).map(|_| Mutex::new(None)).collect();
@@ -68,19 +83,23 @@ pub fn in_parts_from<T: Send>(
         }
     };
     let Some(posted) = helper.post(&run) else {
-        return vec![work(0..n)];
+        let side = beside();
+        return (vec![work(0..n)], side);
     };
+    // (A panic here drops `posted`, which waits for the helper first.)
+    let side = beside();
     run();
     posted.finish();
     SPLIT.with(|c| c.set(c.get() + 1));
-    slots
+    let parts = slots
         .into_iter()
         .map(|slot| {
             slot.into_inner()
                 .unwrap_or_else(|e| e.into_inner())
                 .expect("every part ran")
         })
-        .collect()
+        .collect();
+    (parts, side)
 }
 
 /// `work(offset, part)` over consecutive parts of `out`, run by the caller
@@ -445,6 +464,34 @@ mod tests {
             let joined: Vec<usize> = parts.into_iter().flatten().collect();
             assert_eq!(joined, (0..n).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn the_job_beside_runs_once_and_the_parts_still_cover_the_range() {
+        for n in [0, 1, MIN_NODES - 1, MIN_NODES, 517, 5_001] {
+            let ran = Cell::new(0);
+            let (parts, side) = in_parts_beside(
+                MIN_NODES,
+                n,
+                |r| r.collect::<Vec<_>>(),
+                || {
+                    ran.set(ran.get() + 1);
+                    n * 2
+                },
+            );
+            assert_eq!((ran.get(), side), (1, n * 2));
+            let joined: Vec<usize> = parts.into_iter().flatten().collect();
+            assert_eq!(joined, (0..n).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_panic_beside_the_parts_reaches_the_caller_after_the_helper_is_done() {
+        let caught = catch_unwind(|| in_parts_beside(1, 5_000, |r| r.len(), || panic!("beside")));
+        assert!(caught.is_err());
+        // The helper is free again: the next pass covers its range.
+        let parts = in_parts(5_000, |r| r.len());
+        assert_eq!(parts.iter().sum::<usize>(), 5_000);
     }
 
     #[test]

@@ -752,12 +752,40 @@ pub struct NodeScore {
     pub plugins: PluginScores,
 }
 
+/// What the profile's PreScore can work out before Filter has found the
+/// feasible nodes, since it reads only the pod and the cluster: worked
+/// out on the caller's thread while the helper filters, which takes it
+/// off the serial path of every placement (PodTopologySpread's matching
+/// pods, counted per node, were an eighth of a lost zone's placements).
+#[derive(Default)]
+pub struct EarlyScores {
+    spread: Option<pts_score::Counted>,
+}
+
+impl EarlyScores {
+    /// The early part of each score plugin's PreScore that has one.
+    pub fn of(
+        cluster: &Cluster,
+        pod: &Pod,
+        profile: &Profile,
+        lookups: Option<&SpreadLookups>,
+    ) -> Self {
+        let scores = |plugin| profile.score.iter().any(|&(p, _)| p == plugin);
+        EarlyScores {
+            spread: scores(Plugin::PodTopologySpread)
+                .then(|| pts_score::count(cluster, pod, &profile.args.pod_topology_spread, lookups))
+                .flatten(),
+        }
+    }
+}
+
 /// PreScore, Score, NormalizeScore and weighting over the feasible nodes,
-/// for every score plugin of the profile: every plugin's PreScore first,
-/// then one pass over the nodes scoring each for every plugin, then each
-/// normalizing plugin reads its column for what it scales by, then one
-/// pass scales, weighs and sums each node's row. Gives the rows and the
-/// nodes with the highest total, in feasible order.
+/// for every score plugin of the profile: every plugin's PreScore first
+/// (from what [`EarlyScores`] already found), then one pass over the
+/// nodes scoring each for every plugin, then each normalizing plugin
+/// reads its column for what it scales by, then one pass scales, weighs
+/// and sums each node's row. Gives the rows and the nodes with the
+/// highest total, in feasible order.
 pub fn score_nodes(
     cluster: &Cluster,
     pod: &Pod,
@@ -765,12 +793,15 @@ pub fn score_nodes(
     version: Version,
     profile: &Profile,
     memo: Option<&MemoEntry>,
+    mut early: EarlyScores,
 ) -> (Vec<NodeScore>, Vec<NodeId>) {
     let scorers: Vec<Scorer> = profile
         .score
         .iter()
         .map(|&(plugin, _)| {
-            Scorer::pre_score(cluster, pod, feasible, version, profile, plugin, memo)
+            Scorer::pre_score(
+                cluster, pod, feasible, version, profile, plugin, memo, &mut early,
+            )
         })
         .collect();
     let width = scorers.len();
@@ -902,6 +933,7 @@ enum Scorer<'a> {
 }
 
 impl<'a> Scorer<'a> {
+    #[allow(clippy::too_many_arguments)]
     fn pre_score(
         cluster: &Cluster,
         pod: &Pod,
@@ -910,6 +942,7 @@ impl<'a> Scorer<'a> {
         profile: &'a Profile,
         plugin: Plugin,
         memo: Option<&'a MemoEntry>,
+        early: &mut EarlyScores,
     ) -> Self {
         let interner = &cluster.interner;
         let args = &profile.args;
@@ -929,9 +962,8 @@ impl<'a> Scorer<'a> {
             }
             Plugin::PodTopologySpread => pts_score::pre_score(
                 cluster,
-                pod,
                 feasible,
-                &args.pod_topology_spread,
+                early.spread.take(),
                 memo.map(MemoEntry::spread_lookups),
             )
             .map_or(Scorer::Zero, Scorer::PodTopologySpread),

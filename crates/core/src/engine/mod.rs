@@ -95,7 +95,7 @@ impl Default for Scheduler {
 
 use crate::model::pod::PreemptionPolicy;
 use crate::model::{Cluster, NodeId, Pod};
-use framework::{Cycle, score_nodes};
+use framework::{Cycle, EarlyScores, score_nodes};
 
 /// Answers for a new pod as the chosen release would: priority admission
 /// first, then a scheduling cycle.
@@ -282,7 +282,23 @@ fn attempt(
         }
         part
     };
-    let parts = kplace_split::in_parts(cluster.nodes.len(), filter_part);
+    // Beside Filter, on this thread while the helper filters: what Score's
+    // PreScore reads of the cluster alone (unused when no node fits).
+    let early_scores = || match cycle.prefilter_rejection {
+        None => EarlyScores::of(
+            cluster,
+            pod,
+            profile,
+            cycle.memo().map(node_memo::MemoEntry::spread_lookups),
+        ),
+        Some(_) => EarlyScores::default(),
+    };
+    let (parts, early) = kplace_split::in_parts_beside(
+        kplace_split::MIN_NODES,
+        cluster.nodes.len(),
+        filter_part,
+        early_scores,
+    );
     answer
         .feasible
         .reserve_exact(parts.iter().map(|p| p.feasible.len()).sum());
@@ -310,6 +326,7 @@ fn attempt(
             version,
             profile,
             cycle.memo(),
+            early,
         );
         answer.node = answer.best.first().copied();
         answer.outcome = Outcome::Scheduled;

@@ -37,15 +37,35 @@ const NO_DOMAIN: u32 = u32::MAX;
 /// A hostname constraint on a node with the key: the node's own count.
 const PER_NODE: u32 = u32::MAX - 1;
 
-/// PreScore; `None` is Skip (no ScheduleAnyway constraints, pod or default).
-pub fn pre_score(
+/// The part of PreScore that reads neither the feasible nodes nor their
+/// order: the pod's ScheduleAnyway constraints (its own or the defaults),
+/// their matching pods per node, and whether each node with matching
+/// pods passes each constraint's inclusion policies. Worked out on the
+/// caller's thread while the helper filters ([`crate::engine::framework`]'s
+/// early scores); `None` is Skip (no such constraints).
+pub struct Counted {
+    constraints: Vec<Constraint>,
+    per_node: SpreadCounts,
+    /// The nodes some constraint counted by domain has matching pods on,
+    /// in node order, and per such node and constraint (row-major)
+    /// whether its pods count ([`matches_inclusion_policies`]; checked
+    /// only where the node has matching pods for a constraint counted by
+    /// domain, `false` elsewhere).
+    with_matches: Vec<usize>,
+    included: Vec<bool>,
+    /// `requireAllTopologies`: only the system defaults tolerate nodes
+    /// without every key.
+    require_all: bool,
+}
+
+/// [`Counted`] for `pod`: `None` when PreScore skips.
+pub fn count(
     cluster: &Cluster,
     pod: &Pod,
-    feasible: &[NodeId],
     args: &SpreadArgs,
     lookups: Option<&SpreadLookups>,
-) -> Option<PreScoreState> {
-    if feasible.is_empty() || cluster.nodes.is_empty() {
+) -> Option<Counted> {
+    if cluster.nodes.is_empty() {
         return None;
     }
     let constraints = constraints_with(
@@ -58,19 +78,56 @@ pub fn pre_score(
     if constraints.is_empty() {
         return None;
     }
-    // `requireAllTopologies`: only the system defaults tolerate nodes
-    // without every key.
-    let system_defaulted =
-        pod.spread_constraints.is_empty() && args.defaulting == SpreadDefaulting::System;
-    let require_all = !system_defaulted;
     let hostname = cluster.interner.lookup(LABEL_HOSTNAME);
     let per_node = counts_per_constraint(cluster, &constraints, pod.namespace);
+    let with_matches = nodes_with_matches(&per_node, &constraints, hostname);
+    let width = constraints.len();
+    let mut included = vec![false; with_matches.len() * width];
+    for (row, &n) in included.chunks_exact_mut(width).zip(&with_matches) {
+        let node = &cluster.nodes[n];
+        for (ci, c) in constraints.iter().enumerate() {
+            if Some(c.topology_key) != hostname && per_node.per_node(ci)[n] != 0 {
+                row[ci] = matches_inclusion_policies(c, pod, node, &cluster.interner);
+            }
+        }
+    }
+    let system_defaulted =
+        pod.spread_constraints.is_empty() && args.defaulting == SpreadDefaulting::System;
+    Some(Counted {
+        constraints,
+        per_node,
+        with_matches,
+        included,
+        require_all: !system_defaulted,
+    })
+}
+
+/// PreScore over the feasible nodes, from what [`count`] found; `None` is
+/// Skip (no ScheduleAnyway constraints, pod or default).
+pub fn pre_score(
+    cluster: &Cluster,
+    feasible: &[NodeId],
+    counted: Option<Counted>,
+    lookups: Option<&SpreadLookups>,
+) -> Option<PreScoreState> {
+    if feasible.is_empty() || cluster.nodes.is_empty() {
+        return None;
+    }
+    let Counted {
+        constraints,
+        per_node,
+        with_matches,
+        included,
+        require_all,
+    } = counted?;
+    let hostname = cluster.interner.lookup(LABEL_HOSTNAME);
     let ctx = Registration {
         cluster,
-        pod,
         feasible,
         constraints: &constraints,
         per_node: &per_node,
+        with_matches: &with_matches,
+        included: &included,
         hostname,
         require_all,
     };
@@ -120,10 +177,12 @@ struct Domains {
 /// The inputs of the registration, shared by its two ways.
 struct Registration<'a> {
     cluster: &'a Cluster,
-    pod: &'a Pod,
     feasible: &'a [NodeId],
     constraints: &'a [Constraint],
     per_node: &'a SpreadCounts,
+    /// [`Counted`]'s nodes with matching pods and their inclusion rows.
+    with_matches: &'a [usize],
+    included: &'a [bool],
     hostname: Option<Sym>,
     require_all: bool,
 }
@@ -131,6 +190,14 @@ struct Registration<'a> {
 impl Registration<'_> {
     fn is_hostname(&self, c: &Constraint) -> bool {
         Some(c.topology_key) == self.hostname
+    }
+
+    /// Each node with matching pods and its row of inclusion verdicts.
+    fn with_matches_rows(&self) -> impl Iterator<Item = (&usize, &[bool])> {
+        let width = self.constraints.len();
+        self.with_matches
+            .iter()
+            .zip(self.included.chunks_exact(width))
     }
 
     /// From the nodes' labels: the feasible nodes' values read on both
@@ -185,23 +252,20 @@ impl Registration<'_> {
         // so the inclusion policies, the costly part, are checked only
         // where a node would add to one.
         if !domain_index.is_empty() {
-            for n in nodes_with_matches(self.per_node, constraints, self.hostname) {
+            for (&n, included) in self.with_matches_rows() {
                 let node = &cluster.nodes[n];
                 if self.require_all && !node_has_all_keys(node, constraints) {
                     continue;
                 }
                 for (ci, c) in constraints.iter().enumerate() {
-                    if self.is_hostname(c) || self.per_node.per_node(ci)[n] == 0 {
+                    if self.is_hostname(c) || !included[ci] {
                         continue;
                     }
                     let pair = (
                         c.topology_key,
                         node.labels.get(c.topology_key).unwrap_or(empty),
                     );
-                    let Some(&index) = domain_index.get(&pair) else {
-                        continue;
-                    };
-                    if matches_inclusion_policies(c, self.pod, node, &cluster.interner) {
+                    if let Some(&index) = domain_index.get(&pair) {
                         domain_counts[index as usize] += self.per_node.per_node(ci)[n] as i64;
                     }
                 }
@@ -309,23 +373,16 @@ impl Registration<'_> {
         let any_registered = topo_size.iter().any(|&size| size > 0);
         let mut domain_counts = vec![0i64; total as usize];
         if any_registered {
-            for n in nodes_with_matches(self.per_node, constraints, self.hostname) {
+            for (&n, included) in self.with_matches_rows() {
                 if self.require_all && !has_all_keys(n) {
                     continue;
                 }
                 for (ci, (c, column)) in constraints.iter().zip(&columns).enumerate() {
-                    if self.is_hostname(c) || self.per_node.per_node(ci)[n] == 0 {
+                    if self.is_hostname(c) || !included[ci] {
                         continue;
                     }
                     let index = (offsets[ci] + column.domain[n]) as usize;
-                    if registered[index]
-                        && matches_inclusion_policies(
-                            c,
-                            self.pod,
-                            &cluster.nodes[n],
-                            &cluster.interner,
-                        )
-                    {
+                    if registered[index] {
                         domain_counts[index] += self.per_node.per_node(ci)[n] as i64;
                     }
                 }
