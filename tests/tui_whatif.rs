@@ -1305,3 +1305,54 @@ fn a_whole_width_plan_at_80_columns_keeps_the_reason_readable() {
         "{s}"
     );
 }
+
+/// At 80 columns a zone plan's VICTIMS column is cut ("evicts 1: shop/…")
+/// and names at most four victims: the notes at the plan's end list every
+/// preemption on the way with every victim whole, as the engine's plan
+/// has them.
+#[test]
+fn a_zone_plan_names_every_victim_whole_at_80_columns() {
+    use kplace::engine::Outcome;
+    let (mut app, plan, _) = demo_zone_plan_shown();
+    let preemptions: Vec<_> = plan
+        .displaced
+        .iter()
+        .filter_map(|d| {
+            let l = d.landing.as_ref()?;
+            if l.outcome != Outcome::Preempt {
+                return None;
+            }
+            Some((d.pod.clone(), l.node.clone()?, l.victims.clone()))
+        })
+        .collect();
+    assert!(!preemptions.is_empty(), "the demo's zone plan preempts");
+    key(&mut app, KeyCode::End);
+    let s = common::render(&app, 80, 60);
+    let at = s
+        .lines()
+        .position(|l| {
+            l.contains(&format!(
+                "Preemptions on the way ({}), every victim",
+                preemptions.len()
+            ))
+        })
+        .unwrap_or_else(|| panic!("no list of the preemptions:\n{s}"));
+    // The notes as one text: a line longer than the pane wraps at a space.
+    let notes = s
+        .lines()
+        .skip(at + 1)
+        .map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    for (pod, node, victims) in &preemptions {
+        let line = format!(
+            "{pod} → {node} evicts {}: {}",
+            victims.len(),
+            victims.join(", ")
+        );
+        assert!(
+            notes.contains(&line),
+            "no whole line {line:?} for {pod}:\n{s}"
+        );
+    }
+}

@@ -526,6 +526,9 @@ pub fn disruption_table(cluster: &Cluster, step: &Step, plan: &DisruptionPlan) -
         Some((_, n)) => *n += 1,
         None => reasons.push((why.to_string(), 1)),
     };
+    // Each preemption on the way with every victim, for the notes (a row
+    // names at most four, and a narrow pane cuts them).
+    let mut preemptions: Vec<String> = Vec::new();
     let mut rows = Vec::with_capacity(plan.displaced.len());
     for d in &plan.displaced {
         let (tone, node, outcome, detail) = match (&d.not_recreated, &d.landing) {
@@ -537,16 +540,24 @@ pub fn disruption_table(cluster: &Cluster, step: &Step, plan: &DisruptionPlan) -
                 (Outcome::Scheduled, Some(n)) => {
                     (Tone::Good, Some(n.clone()), String::new(), "-".into())
                 }
-                (Outcome::Preempt, Some(n)) => (
-                    Tone::Warn,
-                    Some(n.clone()),
-                    String::new(),
-                    format!(
-                        "evicts {}: {}",
+                (Outcome::Preempt, Some(n)) => {
+                    preemptions.push(format!(
+                        "  {} → {n} evicts {}: {}",
+                        d.pod,
                         l.victims.len(),
-                        names_capped(&l.victims, 4)
-                    ),
-                ),
+                        l.victims.join(", ")
+                    ));
+                    (
+                        Tone::Warn,
+                        Some(n.clone()),
+                        String::new(),
+                        format!(
+                            "evicts {}: {}",
+                            l.victims.len(),
+                            names_capped(&l.victims, 4)
+                        ),
+                    )
+                }
                 (o, _) => {
                     let why = l.message.trim().to_string();
                     count(&mut reasons, &why);
@@ -651,6 +662,19 @@ pub fn disruption_table(cluster: &Cluster, step: &Step, plan: &DisruptionPlan) -
                     ),
                 );
             }
+        }
+    }
+    if !preemptions.is_empty() {
+        push(Tone::Text, String::new());
+        push(
+            Tone::Heading,
+            format!(
+                "Preemptions on the way ({}), every victim",
+                preemptions.len()
+            ),
+        );
+        for line in preemptions {
+            push(Tone::Warn, line);
         }
     }
     DisruptionTable {
