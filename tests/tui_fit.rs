@@ -92,6 +92,48 @@ fn nodes_table_shows_whole_numbers_and_whole_names_at_80x24() {
     assert!(s.contains("eu-west-1a"), "{s}");
 }
 
+/// At 80 columns the demo's taints do not fit beside the other columns:
+/// the TAINTS column counts them (as k9s does) instead of leaving out
+/// that a node is tainted; with room, it lists them.
+#[test]
+fn nodes_table_counts_the_taints_that_do_not_fit() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('4'));
+    let s = common::render(&app, 80, 24);
+    let header = s
+        .lines()
+        .find(|l| l.contains("NAME↑") && l.contains("AGE"))
+        .unwrap_or_else(|| panic!("no header:\n{s}"));
+    assert!(
+        header.trim_end_matches([' ', '│']).ends_with("TAINTS"),
+        "{header}\n{s}"
+    );
+    let last_cell = |node: &str| -> String {
+        let row = s
+            .lines()
+            .find(|l| l.contains(node))
+            .unwrap_or_else(|| panic!("no {node} row:\n{s}"));
+        let row = row.trim_end_matches([' ', '│']);
+        // The AGE cell, then the count (or nothing).
+        row.rsplit("2y").next().unwrap_or("").trim().to_string()
+    };
+    // gpu-a01 carries nvidia.com/gpu=present:NoSchedule, batch-b01
+    // dedicated=batch:NoSchedule; worker-a01 carries none.
+    assert_eq!(last_cell("gpu-a01"), "1", "{s}");
+    assert_eq!(last_cell("batch-b01"), "1", "{s}");
+    assert_eq!(last_cell("worker-a01"), "", "{s}");
+    assert!(!s.contains("NoSchedule"), "{s}");
+    let s = common::render(&app, 130, 24);
+    let gpu = s
+        .lines()
+        .find(|l| l.contains("gpu-a01"))
+        .unwrap_or_else(|| panic!("no gpu-a01 row:\n{s}"));
+    assert!(
+        gpu.contains("nvidia.com/gpu=present:NoSchedule"),
+        "{gpu}\n{s}"
+    );
+}
+
 #[test]
 fn pods_table_keeps_the_distinguishing_end_of_names_at_80x24() {
     let mut app = demo_app();

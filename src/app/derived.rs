@@ -66,6 +66,9 @@ pub struct NodeRow {
     pub cpu: Usage,
     pub memory: Usage,
     pub taints: String,
+    /// How many taints `taints` lists (the Nodes table shows the count,
+    /// as k9s does, when the taints themselves do not fit).
+    pub taint_count: usize,
     pub created: Option<i64>,
     /// Every column, then the labels as `k=v` (from byte `labels_at`), for
     /// the filter.
@@ -761,7 +764,9 @@ fn node_row(cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize], id: u
     if node.unschedulable {
         status.push_str(",SchedulingDisabled");
     }
-    let taints = format::taints(node).collect::<Vec<_>>().join(",");
+    let taints: Vec<String> = format::taints(node).collect();
+    let taint_count = taints.len();
+    let taints = taints.join(",");
     let labels = node
         .labels
         .iter()
@@ -790,6 +795,7 @@ fn node_row(cluster: &Cluster, zones: &[ZoneSummary], node_zone: &[usize], id: u
         search: head + &labels,
         created: node.created,
         status,
+        taint_count,
         pods: info.pods.len(),
         cpu: Usage {
             requested: info.requested.milli_cpu,

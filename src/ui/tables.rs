@@ -283,8 +283,10 @@ pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     let now = format::now();
     let mut cells = Vec::new();
     let mut styles = Vec::new();
+    let mut taint_counts = Vec::new();
     for i in range {
         let r = &d.nodes.rows[s.nodes.rows[i] as usize];
+        taint_counts.push(r.taint_count);
         styles.push((
             if i == s.nodes.cursor.selected {
                 t.selected()
@@ -333,6 +335,21 @@ pub fn nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     // Taints give way first, then zone and status; the name last. The
     // sorted column stays while it can.
     let keep = [8, 1, 2, 9, 9, 9, 9, 9, 9, 0];
+    // Taints that do not fit are counted instead, as k9s shows them (the
+    // Describe view lists them): "dedica…" told nothing, and an empty
+    // column hid that the node is tainted at all. (Taints give way first,
+    // so they are shown exactly when every column fits.)
+    let inner = area.width.saturating_sub(2) as usize;
+    let taints = names.len() - 1;
+    if !shown_columns(&heads, &keep, &cells, inner)[taints] {
+        for (row, &count) in cells.iter_mut().zip(&taint_counts) {
+            row[taints] = if count == 0 {
+                String::new()
+            } else {
+                count.to_string()
+            };
+        }
+    }
     let table = fitted(app, heads, &keep, sorted, cells, styles, area);
     let table = table.block(panel(
         app,
