@@ -249,8 +249,8 @@ impl Registration<'_> {
         }
         let mut domain_counts = vec![0i64; domain_index.len()];
         // Only registered pairs collect counts (hostname pairs never are),
-        // so the inclusion policies, the costly part, are checked only
-        // where a node would add to one.
+        // from the nodes with matching pods that pass the constraint's
+        // inclusion policies ([`count`] checked them beside Filter).
         if !domain_index.is_empty() {
             for (&n, included) in self.with_matches_rows() {
                 let node = &cluster.nodes[n];
