@@ -108,14 +108,19 @@ fn nodes_table_counts_the_taints_that_do_not_fit() {
         header.trim_end_matches([' ', '│']).ends_with("TAINTS"),
         "{header}\n{s}"
     );
+    // The TAINTS cell of a node's row: the columns under the heading
+    // (cells start where their heading does).
+    let header_chars: Vec<char> = header.chars().collect();
+    let at = (0..header_chars.len())
+        .find(|&i| header_chars[i..].starts_with(&['T', 'A', 'I', 'N', 'T', 'S']))
+        .expect("the TAINTS heading");
     let last_cell = |node: &str| -> String {
         let row = s
             .lines()
             .find(|l| l.contains(node))
             .unwrap_or_else(|| panic!("no {node} row:\n{s}"));
-        let row = row.trim_end_matches([' ', '│']);
-        // The AGE cell, then the count (or nothing).
-        row.rsplit("2y").next().unwrap_or("").trim().to_string()
+        let cell: String = row.chars().skip(at).collect();
+        cell.trim_end_matches([' ', '│']).trim().to_string()
     };
     // gpu-a01 carries nvidia.com/gpu=present:NoSchedule, batch-b01
     // dedicated=batch:NoSchedule; worker-a01 carries none.

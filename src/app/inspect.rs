@@ -93,13 +93,15 @@ impl Inspect {
             } else {
                 ("! 1 away", Tone::Warn)
             };
-            // The key's last part (`zone`, `hostname`), as the pane shows it.
-            let key = a.topology_key.rsplit('/').next().unwrap_or(&a.topology_key);
             Line {
                 tone,
                 text: format!(
-                    "{mark}  {key} {}/{}  {}  (fullest {})",
-                    a.skew, a.max_skew, a.label, a.fullest
+                    "{mark}  {} {}/{}  {}  (fullest {})",
+                    a.short_key(),
+                    a.skew,
+                    a.max_skew,
+                    a.label,
+                    a.fullest
                 ),
             }
         }));

@@ -273,6 +273,13 @@ impl SkewAlert {
     pub fn at_max(&self) -> bool {
         self.skew >= self.max_skew as i64
     }
+
+    /// The topology key's last part (`zone`, `hostname`), as the fleet
+    /// list shows it.
+    pub fn short_key(&self) -> &str {
+        let k = &self.topology_key;
+        k.rsplit('/').next().unwrap_or(k)
+    }
 }
 
 /// Every workload's own DoNotSchedule constraints through the engine's

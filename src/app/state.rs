@@ -320,7 +320,6 @@ impl Session {
         table::refresh_pods(&mut self.pods, table, self.namespace.as_deref());
     }
 
-    /// Whether `key` (`namespace/name`) is in the namespace shown.
     /// The fleet's skew alerts in the namespace shown (`:ns`), in the
     /// fleet's order.
     pub fn fleet_alerts<'f>(&self, fleet: &'f super::derived::Fleet) -> Vec<&'f skew::SkewAlert> {
@@ -336,6 +335,7 @@ impl Session {
             .collect()
     }
 
+    /// Whether `key` (`namespace/name`) is in the namespace shown.
     pub fn in_namespace(&self, key: &str) -> bool {
         self.namespace
             .as_deref()

@@ -108,11 +108,10 @@ fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Re
     // the widest, so every name gets the same room (cut at the end, as in
     // the workload list above).
     let shown = &alerts[..alerts.len().min(area.height.saturating_sub(2) as usize)];
-    let short_key = |k: &str| k.rsplit('/').next().unwrap_or(k).to_string();
     let skew_text = |a: &&crate::app::skew::SkewAlert| format!("{}/{}", a.skew, a.max_skew);
     let key_width = shown
         .iter()
-        .map(|a| short_key(&a.topology_key).chars().count())
+        .map(|a| a.short_key().chars().count())
         .max()
         .unwrap_or(0);
     let skew_width = shown.iter().map(|a| skew_text(a).len()).max().unwrap_or(0);
@@ -122,7 +121,7 @@ fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Re
         } else {
             ("! 1 away", t.warn)
         };
-        let key = short_key(&a.topology_key);
+        let key = a.short_key();
         let tail = format!(" {key:<key_width$} {:>skew_width$} {mark}", skew_text(a));
         let name_width = width.saturating_sub(tail.chars().count());
         lines.push(Line::from(vec![
