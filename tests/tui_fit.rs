@@ -791,3 +791,52 @@ fn overview_of(items: Vec<serde_json::Value>, name: &str) -> App {
     key(&mut app, KeyCode::Char('1'));
     app
 }
+
+/// At the smallest terminal (60 columns) the Overview's node rows keep the
+/// `tainted` and `cordoned` flags whole: the percentages go bare first,
+/// their labels moving to the pane's title.
+#[test]
+fn overview_node_flags_stay_whole_at_60_columns() {
+    let node = |name: &str, taint: bool, cordon: bool| {
+        let mut n = serde_json::json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name,
+                "topology.kubernetes.io/zone": "us-east-1a"}},
+            "spec": {"unschedulable": cordon},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+        if taint {
+            n["spec"]["taints"] = serde_json::json!([
+                {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]);
+        }
+        n
+    };
+    let app = overview_of(
+        vec![
+            node("worker-a01", false, false),
+            node("worker-a02", true, false),
+            node("worker-a03", false, true),
+        ],
+        "flags",
+    );
+    let s = common::render(&app, 60, 15);
+    let row = |name: &str| {
+        s.lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("no {name} row:\n{s}"))
+            .split("││")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert!(row("worker-a02").contains(" tainted"), "{s}");
+    assert!(row("worker-a03").contains(" cordoned"), "{s}");
+    assert!(row("worker-a01").contains("0%"), "{s}");
+    assert!(s.contains("Nodes by zone: cpu mem"), "{s}");
+    // With room, the labels stay on the rows and the title is plain.
+    let s = common::render(&app, 160, 40);
+    assert!(!s.contains("Nodes by zone: cpu mem"), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.contains("worker-a02") && l.contains("cpu") && l.contains("tainted")),
+        "{s}"
+    );
+}

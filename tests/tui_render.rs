@@ -1770,3 +1770,50 @@ fn the_replay_view_wraps_its_lines_to_an_80_column_pane() {
         assert!(text.contains(whole), "{whole:?} missing:\n{s}");
     }
 }
+
+/// On the Overview the wheel scrolls the pane under the pointer: over the
+/// node list it brings later nodes into view and leaves the pending pods'
+/// selection where it was; over the pending pods it moves that selection.
+#[test]
+fn overview_wheel_scrolls_the_node_list_under_the_pointer() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('1'));
+    let before = screen(&app, 80, 24);
+    let (row, line) = before
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("worker-a01"))
+        .unwrap_or_else(|| panic!("no worker-a01 row:\n{before}"));
+    let column = line.find("worker-a01").unwrap() as u16;
+    let pending = app.session().map(|s| s.pending_cursor.selected);
+    let wheel = |kind| MouseEvent {
+        kind,
+        column,
+        row: row as u16,
+        modifiers: KeyModifiers::NONE,
+    };
+    for _ in 0..4 {
+        app.handle_mouse(wheel(MouseEventKind::ScrollDown));
+    }
+    let after = screen(&app, 80, 24);
+    assert!(!after.contains("worker-a01"), "not scrolled:\n{after}");
+    assert!(after.contains("worker-b0"), "no later node shown:\n{after}");
+    assert_eq!(app.session().map(|s| s.pending_cursor.selected), pending);
+    for _ in 0..4 {
+        app.handle_mouse(wheel(MouseEventKind::ScrollUp));
+    }
+    assert!(screen(&app, 80, 24).contains("worker-a01"));
+    // Over the pending pods the wheel moves their selection.
+    let (row, line) = before
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("Pending pods"))
+        .unwrap();
+    app.handle_mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: line.find("Pending pods").unwrap() as u16,
+        row: row as u16 + 3,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_ne!(app.session().map(|s| s.pending_cursor.selected), pending);
+}

@@ -15,6 +15,10 @@ pub struct Cursor {
     last_top: Cell<Option<usize>>,
     /// The screen row of the first list row, as last drawn (mouse clicks).
     screen_top: Cell<Option<u16>>,
+    /// The pane the list was last drawn in, as (x, y, width, height), for
+    /// a view of several scrolling panes (the mouse wheel scrolls the one
+    /// under the pointer).
+    pane: Cell<Option<(u16, u16, u16, u16)>>,
 }
 
 impl Cursor {
@@ -107,6 +111,18 @@ impl Cursor {
     /// The list starts at screen row `y` (from the drawing code).
     pub fn set_screen_top(&self, y: u16) {
         self.screen_top.set(Some(y));
+    }
+
+    /// The list was drawn in the pane at (x, y), `width` by `height`.
+    pub fn set_pane(&self, x: u16, y: u16, width: u16, height: u16) {
+        self.pane.set(Some((x, y, width, height)));
+    }
+
+    /// Whether screen cell (`column`, `row`) is in the pane drawn last.
+    pub fn pane_contains(&self, column: u16, row: u16) -> bool {
+        self.pane.get().is_some_and(|(x, y, w, h)| {
+            (x..x.saturating_add(w)).contains(&column) && (y..y.saturating_add(h)).contains(&row)
+        })
     }
 
     /// The list row at screen row `y`, if it is on a row drawn last.

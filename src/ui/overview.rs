@@ -173,31 +173,53 @@ fn readable_node_name(name: &str) -> usize {
     }
 }
 
-/// The name and bar widths of the node rows in a pane `inner` columns
-/// wide, for names that want `name` columns and a flag of `flag`: bars of
-/// up to half of [`BAR`], narrowed to 3; then the percentages alone
-/// (`cpu  87%`), before a name is cut; names are cut last, to no fewer
-/// than 8 columns.
-fn node_row_widths(inner: usize, name: usize, flag: usize) -> (usize, usize) {
-    // "  " name " " usage " " usage flag, a usage being "cpu " bar " 100%"
-    // or, without a bar, "cpu 100%".
-    let usage = |bar: usize| match bar {
-        0 => "cpu 100%".len(),
-        _ => "cpu ".len() + bar + " 100%".len(),
-    };
-    let row = |name: usize, bar: usize| 2 + name + 1 + 2 * usage(bar) + 1 + flag;
-    let mut bar = BAR / 2;
-    while row(name, bar) > inner && bar > 3 {
-        bar -= 1;
+/// How a node row shows its usage: bars of a width, the labelled
+/// percentages (`cpu  87%`), or the bare percentages, their labels in the
+/// pane's title.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum UsageForm {
+    Bars(usize),
+    Labelled,
+    Bare,
+}
+
+impl UsageForm {
+    /// The columns one resource's usage takes.
+    fn width(self) -> usize {
+        match self {
+            UsageForm::Bars(bar) => "cpu ".len() + bar + " 100%".len(),
+            UsageForm::Labelled => "cpu 100%".len(),
+            UsageForm::Bare => "100%".len(),
+        }
     }
-    if row(name, bar) > inner {
-        bar = 0;
+}
+
+/// The name width and usage form of the node rows in a pane `inner`
+/// columns wide, for names that want `name` columns and a flag of `flag`:
+/// bars of up to half of [`BAR`], narrowed to 3; then the labelled
+/// percentages, then the bare ones (so the `cordoned` and `tainted` flags
+/// stay whole), before a name is cut; names are cut last, to no fewer
+/// than 8 columns.
+fn node_row_widths(inner: usize, name: usize, flag: usize) -> (usize, UsageForm) {
+    // "  " name " " usage " " usage flag.
+    let row = |name: usize, form: UsageForm| 2 + name + 1 + 2 * form.width() + 1 + flag;
+    let mut form = UsageForm::Bars(BAR / 2);
+    while let UsageForm::Bars(bar) = form
+        && row(name, form) > inner
+        && bar > 3
+    {
+        form = UsageForm::Bars(bar - 1);
+    }
+    for narrower in [UsageForm::Labelled, UsageForm::Bare] {
+        if row(name, form) > inner {
+            form = narrower;
+        }
     }
     let mut name = name;
-    while row(name, bar) > inner && name > 8 {
+    while row(name, form) > inner && name > 8 {
         name -= 1;
     }
-    (name, bar)
+    (name, form)
 }
 
 /// One row of the node list: a zone heading or a node.
@@ -218,7 +240,10 @@ fn draw_nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         })
         .collect();
     let height = area.height.saturating_sub(2) as usize;
-    let range = s.node_bars.visible(rows.len(), height);
+    // Nothing is selected here: the cursor is the top row shown.
+    let range = s.node_bars.window(rows.len(), height);
+    s.node_bars
+        .set_pane(area.x, area.y, area.width, area.height);
     let visible_nodes = || {
         rows[range.clone()].iter().filter_map(|r| match *r {
             Row::Node(n) => Some(&d.nodes.rows[n]),
@@ -250,8 +275,8 @@ fn draw_nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         .max()
         .unwrap_or(0);
     let inner = (area.width as usize).saturating_sub(2);
-    let (name_width, bar_width) = match node_row_widths(inner, whole, flag) {
-        (name, bar) if name == whole && bar >= 3 => (name, bar),
+    let (name_width, form) = match node_row_widths(inner, whole, flag) {
+        (name, form @ UsageForm::Bars(_)) if name == whole => (name, form),
         _ => node_row_widths(inner, readable, flag),
     };
     let lines: Vec<Line> = rows[range]
@@ -271,9 +296,20 @@ fn draw_nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
                     ),
                     t.fg(t.fg),
                 )];
-                spans.extend(usage_spans(app, "cpu", row.cpu, t.bar_cpu, bar_width));
-                spans.push(Span::raw(" "));
-                spans.extend(usage_spans(app, "mem", row.memory, t.bar_memory, bar_width));
+                if form == UsageForm::Bare {
+                    spans.push(Span::styled(
+                        format!("{:>3}% {:>3}%", row.cpu.percent(), row.memory.percent()),
+                        t.fg(t.fg),
+                    ));
+                } else {
+                    let bar_width = match form {
+                        UsageForm::Bars(bar) => bar,
+                        _ => 0,
+                    };
+                    spans.extend(usage_spans(app, "cpu", row.cpu, t.bar_cpu, bar_width));
+                    spans.push(Span::raw(" "));
+                    spans.extend(usage_spans(app, "mem", row.memory, t.bar_memory, bar_width));
+                }
                 if row.status != "Ready" {
                     spans.push(Span::styled(" cordoned", t.fg(t.warn)));
                 } else if !row.taints.is_empty() {
@@ -284,7 +320,14 @@ fn draw_nodes(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
         })
         .collect();
     frame.render_widget(
-        Paragraph::new(lines).block(panel(app, "Nodes by zone")),
+        Paragraph::new(lines).block(panel(
+            app,
+            if form == UsageForm::Bare {
+                "Nodes by zone: cpu mem"
+            } else {
+                "Nodes by zone"
+            },
+        )),
         area,
     );
 }

@@ -339,6 +339,22 @@ impl App {
         if !matches!(self.overlay, Overlay::None) {
             return;
         }
+        let wheel = match mouse.kind {
+            MouseEventKind::ScrollUp => Some(Move::By(-WHEEL_ROWS)),
+            MouseEventKind::ScrollDown => Some(Move::By(WHEEL_ROWS)),
+            _ => None,
+        };
+        // The Overview's node list scrolls under the pointer; the keys
+        // move through the pending pods beside it.
+        if let Some(m) = wheel
+            && self.view == View::Overview
+            && let Some(s) = self.session_mut()
+            && s.node_bars.pane_contains(mouse.column, mouse.row)
+        {
+            let len = s.loaded.derived.nodes.rows.len() + s.loaded.derived.zones.len();
+            m.apply_scroll(&mut s.node_bars, len);
+            return;
+        }
         match mouse.kind {
             MouseEventKind::ScrollUp => self.move_selection(Move::By(-WHEEL_ROWS)),
             MouseEventKind::ScrollDown => self.move_selection(Move::By(WHEEL_ROWS)),
@@ -668,7 +684,7 @@ impl App {
                     m.apply(&mut s.pending_cursor, len);
                 } else {
                     let len = s.loaded.derived.nodes.rows.len() + s.loaded.derived.zones.len();
-                    m.apply(&mut s.node_bars, len);
+                    m.apply_scroll(&mut s.node_bars, len);
                 }
             }
             View::Skew => {
