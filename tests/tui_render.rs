@@ -1283,9 +1283,16 @@ fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
     assert!(high.contains("100000") && high.contains("Lower"), "{s}");
     assert!(!high.contains("Never"), "{s}");
     assert!(never.contains("100000") && never.contains("Never"), "{s}");
-    // The pod counts under its own class only.
-    assert!(never.contains("      1 "), "{never}");
-    assert!(high.contains("      0 "), "{high}");
+    // The pod counts under its own class only: name, VALUE, (DEFAULT is
+    // blank), PREEMPTS, then PODS.
+    let pods = |row: &str| {
+        row.trim_matches(['│', ' '])
+            .split_whitespace()
+            .nth(3)
+            .map(str::to_string)
+    };
+    assert_eq!(pods(&never).as_deref(), Some("1"), "{never}");
+    assert_eq!(pods(&high).as_deref(), Some("0"), "{high}");
 }
 
 /// A List of a globalDefault class `high` (1000), a node `n1` in zone
@@ -1816,4 +1823,63 @@ fn overview_wheel_scrolls_the_node_list_under_the_pointer() {
         modifiers: KeyModifiers::NONE,
     });
     assert_ne!(app.session().map(|s| s.pending_cursor.selected), pending);
+}
+
+/// The tiers table fits its pane: every heading whole, the requests (CPU,
+/// MEM) of each class always shown, pods per zone only for zones that fit
+/// whole, and at 60 columns DEFAULT and PENDING give way before a number
+/// is cut.
+#[test]
+fn tiers_table_keeps_its_numbers_whole_at_every_width() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('3'));
+    let known = [
+        "PRIORITY",
+        "CLASS",
+        "VALUE",
+        "DEFAULT",
+        "PREEMPTS",
+        "PODS",
+        "PENDING",
+        "CPU",
+        "MEM",
+        "eu-west-1a",
+        "eu-west-1b",
+        "eu-west-1c",
+    ];
+    for (w, h) in [(60u16, 24u16), (80, 24), (100, 30), (160, 40)] {
+        let s = screen(&app, w, h);
+        let header = line_with(&s, "PRIORITY CLASS");
+        let header = header.trim_matches(|c| c == '│' || c == ' ');
+        for word in header.split_whitespace() {
+            assert!(known.contains(&word), "{w}: cut heading {word:?}:\n{s}");
+        }
+        let standard = line_with(&s, "│standard ");
+        assert!(standard.contains(" 94.9 289.5Gi"), "{w}: {standard}\n{s}");
+        assert!(standard.contains(" 10000 "), "{w}: {standard}");
+        assert!(line_with(&s, "│batch ").contains("Never"), "{w}:\n{s}");
+        if w >= 80 {
+            assert!(
+                header.contains("DEFAULT") && header.contains("PENDING"),
+                "{w}:\n{s}"
+            );
+            assert!(standard.contains("default"), "{w}: {standard}");
+        } else {
+            assert!(
+                !header.contains("DEFAULT") && !header.contains("PENDING"),
+                "{s}"
+            );
+        }
+        let zones_shown = header.matches("eu-west-1").count();
+        if w >= 160 {
+            assert_eq!(zones_shown, 3, "{s}");
+            let tokens: Vec<&str> = standard
+                .trim_matches(['│', ' '])
+                .split_whitespace()
+                .collect();
+            assert_eq!(tokens[tokens.len() - 3..], ["66", "71", "52"], "{standard}");
+        } else if w <= 80 {
+            assert_eq!(zones_shown, 0, "{s}");
+        }
+    }
 }

@@ -29,61 +29,170 @@ pub fn draw(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
     draw_headroom(frame, app, s, bottom);
 }
 
+/// The table's cells: the class columns, then pods per zone.
+struct TierCells {
+    fixed: [String; 8],
+    zones: Vec<String>,
+}
+
+/// The fixed columns: name, value, default, preempts, pods, pending,
+/// cpu, mem. The name is left-aligned, the rest right-aligned.
+const TIER_HEADERS: [&str; 8] = [
+    "PRIORITY CLASS",
+    "VALUE",
+    "DEFAULT",
+    "PREEMPTS",
+    "PODS",
+    "PENDING",
+    "CPU",
+    "MEM",
+];
+
+/// The narrowest a class name is cut to before the table gives up room
+/// it needs; the selected class's whole name is in the headroom's title.
+const MIN_NAME: usize = 16;
+
+fn tier_cells(row: &TierRow) -> TierCells {
+    TierCells {
+        fixed: [
+            if row.classes.is_empty() {
+                "(no class)".to_string()
+            } else {
+                row.classes.clone()
+            },
+            row.value.to_string(),
+            if row.global_default { "default" } else { "" }.to_string(),
+            if row.never { "Never" } else { "Lower" }.to_string(),
+            row.pods.to_string(),
+            row.pending.to_string(),
+            format::cpu(row.cpu),
+            format::memory(row.memory),
+        ],
+        zones: row.per_zone.iter().map(|z| z.pods.to_string()).collect(),
+    }
+}
+
+/// The widths of the shown columns: `None` for a fixed column left out.
+struct TierLayout {
+    fixed: Vec<Option<usize>>,
+    zones: Vec<usize>,
+}
+
+/// The fixed columns that give way whole, in turn, when the numbers would
+/// not fit beside a name cut to [`MIN_NAME`]: DEFAULT (the headroom's
+/// title names the class it starts at), then PENDING (the Overview and
+/// Pods list the pending pods).
+const GIVE_WAY: [usize; 2] = [2, 5];
+
+/// The layout for a pane `inner` columns wide: each column as wide as its
+/// heading and cells (names to 30); the zones' pod counts on the right for
+/// as many zones as fit whole; then names cut to no fewer than
+/// [`MIN_NAME`] columns, then [`GIVE_WAY`]'s columns left out, so the
+/// numbers shown are never cut.
+fn tier_layout(cells: &[TierCells], zone_names: &[String], inner: usize) -> TierLayout {
+    use super::text::width;
+    let natural: Vec<usize> = TIER_HEADERS
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            cells
+                .iter()
+                .map(|c| width(&c.fixed[i]))
+                .chain([width(h)])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let name = natural[0].min(30);
+    let mut layout = TierLayout {
+        fixed: natural.iter().map(|&w| Some(w)).collect(),
+        zones: Vec::new(),
+    };
+    layout.fixed[0] = Some(name);
+    let total = |l: &TierLayout| {
+        let fixed = l.fixed.iter().flatten();
+        fixed.clone().sum::<usize>() + fixed.count() - 1
+            + l.zones.iter().map(|w| w + 1).sum::<usize>()
+    };
+    for (zi, zone) in zone_names.iter().enumerate() {
+        let w = cells
+            .iter()
+            .filter_map(|c| c.zones.get(zi).map(|z| width(z)))
+            .chain([width(zone)])
+            .max()
+            .unwrap_or(0);
+        layout.zones.push(w);
+        if total(&layout) > inner {
+            layout.zones.pop();
+            break;
+        }
+    }
+    let least = MIN_NAME.min(name);
+    for column in GIVE_WAY {
+        layout.fixed[0] = Some(least);
+        if total(&layout) <= inner {
+            break;
+        }
+        layout.fixed[column] = None;
+    }
+    layout.fixed[0] = Some(least);
+    let room = inner.saturating_sub(total(&layout) - least);
+    layout.fixed[0] = Some(room.clamp(least, name));
+    layout
+}
+
+fn tier_line(fixed: &[String], zones: &[String], layout: &TierLayout) -> String {
+    let name = layout.fixed[0].unwrap_or(0);
+    let mut line = format!("{:<name$}", format::truncate(&fixed[0], name));
+    for (cell, w) in fixed.iter().zip(&layout.fixed).skip(1) {
+        if let Some(w) = w {
+            line.push_str(&format!(" {cell:>w$}"));
+        }
+    }
+    for (cell, w) in zones.iter().zip(&layout.zones) {
+        line.push_str(&format!(" {cell:>w$}"));
+    }
+    line
+}
+
 fn draw_table(frame: &mut Frame, app: &App, s: &Session, rows: &[TierRow], area: Rect) {
     let t = &app.theme;
     let d = &s.loaded.derived;
-    let zone_cols: String = d
+    let zone_names: Vec<String> = d
         .zones
         .iter()
-        .take(6)
-        .map(|z| format!(" {:>12}", format::truncate(&z.name, 12)))
+        .map(|z| format::truncate(&z.name, 12))
         .collect();
-    let header = format!(
-        "{:<30} {:>11} {:>8} {:>9} {:>6} {:>7} {:>8} {:>8}{zone_cols}",
-        "PRIORITY CLASS", "VALUE", "DEFAULT", "PREEMPTS", "PODS", "PENDING", "CPU", "MEM"
-    );
+    let cells: Vec<TierCells> = rows.iter().map(tier_cells).collect();
+    let layout = tier_layout(&cells, &zone_names, (area.width as usize).saturating_sub(2));
+    let headers: Vec<String> = TIER_HEADERS.iter().map(|h| h.to_string()).collect();
     let mut lines = vec![Line::from(Span::styled(
-        header,
+        tier_line(&headers, &zone_names, &layout),
         Style::new().fg(t.header).add_modifier(Modifier::BOLD),
     ))];
     let height = (area.height as usize).saturating_sub(3);
     let range = s.tier_cursor.visible(rows.len(), height);
     for i in range {
-        let r = &rows[i];
-        let name = if r.classes.is_empty() {
-            "(no class)".to_string()
-        } else {
-            r.classes.clone()
-        };
-        let zones: String = r
-            .per_zone
-            .iter()
-            .take(6)
-            .map(|z| format!(" {:>12}", z.pods))
-            .collect();
-        let text = format!(
-            "{:<30} {:>11} {:>8} {:>9} {:>6} {:>7} {:>8} {:>8}{zones}",
-            format::truncate(&name, 30),
-            r.value,
-            if r.global_default { "default" } else { "" },
-            if r.never { "Never" } else { "Lower" },
-            r.pods,
-            r.pending,
-            format::cpu(r.cpu),
-            format::memory(r.memory),
-        );
         let style = if i == s.tier_cursor.selected {
             t.selected()
         } else {
             t.fg(t.fg)
         };
-        lines.push(Line::from(Span::styled(text, style)));
+        lines.push(Line::from(Span::styled(
+            tier_line(&cells[i].fixed, &cells[i].zones, &layout),
+            style,
+        )));
     }
+    let per_zone = if layout.zones.is_empty() {
+        ""
+    } else {
+        "pods per zone on the right; "
+    };
     frame.render_widget(
         Paragraph::new(lines).block(fitted_panel(
             app,
             &[
-                "Priority tiers: one row per class, with its own preemptionPolicy (pods per zone on the right; ↑↓ picks P)",
+                &format!("Priority tiers: one row per class, with its own preemptionPolicy ({per_zone}↑↓ picks P)"),
                 "Priority tiers: one row per class, with its own preemptionPolicy (↑↓ picks P)",
                 "Priority tiers (↑↓ picks P)",
             ],
