@@ -1291,8 +1291,8 @@ fn tiers_list_classes_sharing_a_value_as_rows_of_their_own() {
             .nth(3)
             .map(str::to_string)
     };
-    assert_eq!(pods(&never).as_deref(), Some("1"), "{never}");
-    assert_eq!(pods(&high).as_deref(), Some("0"), "{high}");
+    assert_eq!(pods(never).as_deref(), Some("1"), "{never}");
+    assert_eq!(pods(high).as_deref(), Some("0"), "{high}");
 }
 
 /// A List of a globalDefault class `high` (1000), a node `n1` in zone
