@@ -85,8 +85,8 @@ struct TierLayout {
 const GIVE_WAY: [usize; 2] = [2, 5];
 
 /// The layout for a pane `inner` columns wide: each column as wide as its
-/// heading and cells (names to 30); the zones' pod counts on the right for
-/// as many zones as fit whole; then names cut to no fewer than
+/// heading and cells (names to 30); the zones' pod counts on the right
+/// when every zone fits whole; then names cut to no fewer than
 /// [`MIN_NAME`] columns, then [`GIVE_WAY`]'s columns left out, so the
 /// numbers shown are never cut.
 fn tier_layout(cells: &[TierCells], zone_names: &[String], inner: usize) -> TierLayout {
@@ -122,10 +122,11 @@ fn tier_layout(cells: &[TierCells], zone_names: &[String], inner: usize) -> Tier
             .max()
             .unwrap_or(0);
         layout.zones.push(w);
-        if total(&layout) > inner {
-            layout.zones.pop();
-            break;
-        }
+    }
+    // Every zone or none: a table with some zones' counts reads as if the
+    // cluster had only those.
+    if total(&layout) > inner {
+        layout.zones.clear();
     }
     let least = MIN_NAME.min(name);
     for column in GIVE_WAY {
