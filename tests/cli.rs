@@ -2586,3 +2586,81 @@ fn the_tui_without_a_terminal_says_it_needs_one() {
         "{err}"
     );
 }
+
+/// Container ports the API server would refuse are refused in its words,
+/// in a pod manifest and in a snapshot's pods alike: the NodePorts filter
+/// would otherwise compare host ports no node could have.
+#[test]
+fn container_ports_out_of_range_are_refused_as_the_api_server_refuses_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = snapshot("spread-001");
+    let pod = |ports: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n  - name: a\n    image: nginx\n  - name: b\n    image: nginx\n    ports:\n{ports}"
+        )
+    };
+    for (ports, needles) in [
+        (
+            "    - containerPort: 70000\n",
+            vec![
+                "bad.yaml:11: ",
+                "spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive",
+            ],
+        ),
+        (
+            "    - containerPort: 0\n",
+            vec!["spec.containers[1].ports[0].containerPort: Required value"],
+        ),
+        (
+            "    - containerPort: 80\n    - containerPort: 81\n      hostPort: -1\n",
+            vec![
+                "spec.containers[1].ports[1].hostPort: Invalid value: -1: must be between 1 and 65535, inclusive",
+            ],
+        ),
+        (
+            "    - containerPort: 80\n      protocol: HTTP\n",
+            vec![
+                "spec.containers[1].ports[0].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\"",
+            ],
+        ),
+    ] {
+        let path = bad_pod(d, "bad.yaml", &pod(ports));
+        let mut all = vec!["Pod default/p"];
+        all.extend(needles);
+        assert_bad_input(&kplace(&["place", "--snapshot", &s, "--pod", &path]), &all);
+    }
+    // In range, with a protocol it knows: answered.
+    let good = bad_pod(
+        d,
+        "good.yaml",
+        &pod("    - containerPort: 65535\n      hostPort: 1\n      protocol: SCTP\n"),
+    );
+    let out = kplace(&["place", "--snapshot", &s, "--pod", &good]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // A snapshot's pod, read by the lean JSON reader.
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "web"},
+         "spec": {"nodeName": "n1", "containers": [{"name": "a", "image": "nginx",
+             "ports": [{"containerPort": 8080, "hostPort": 99999}]}]}}
+    ]});
+    let snap = d.join("snap.json");
+    std::fs::write(&snap, serde_json::to_vec_pretty(&list).unwrap()).unwrap();
+    assert_bad_input(
+        &kplace(&[
+            "place",
+            "--snapshot",
+            snap.to_str().unwrap(),
+            "--pod",
+            &good,
+        ]),
+        &[
+            "snap.json:",
+            "Pod web/q",
+            "spec.containers[0].ports[0].hostPort: Invalid value: 99999: must be between 1 and 65535, inclusive",
+        ],
+    );
+}

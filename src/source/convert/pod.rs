@@ -3,7 +3,7 @@
 
 use k8s_openapi::api::core::v1 as core;
 
-use super::pod_fields::{ContainerFields, PodFields};
+use super::pod_fields::{ContainerFields, PodFields, PortFields};
 use super::requests::{
     self, ContainerRequests, ResourceList, existing_non_zero, incoming_non_zero, pod_requests,
     to_resources,
@@ -160,7 +160,7 @@ pub fn convert_pod_memo<P: PodFields>(
         non_zero_requests: requests.non_zero,
         incoming_non_zero_requests: requests.incoming_non_zero,
         pod_level: requests.pod_level,
-        host_ports: host_ports(p),
+        host_ports: host_ports(p, &object)?,
         node_selector: placement.node_selector,
         node_affinity: placement.node_affinity,
         tolerations: placement.tolerations,
@@ -391,12 +391,14 @@ impl PodRequestLists {
 }
 
 /// Host ports the pod claims: `hostPort`, or every container port with
-/// `hostNetwork` (defaults: IP 0.0.0.0, protocol TCP).
-fn host_ports(p: &impl PodFields) -> Box<[HostPort]> {
+/// `hostNetwork` (defaults: IP 0.0.0.0, protocol TCP). Ports the API
+/// server would refuse are refused in its words.
+fn host_ports(p: &impl PodFields, object: &str) -> Result<Box<[HostPort]>, InvalidObject> {
     let host_network = p.host_network().unwrap_or(false);
     let mut host_ports = Vec::new();
-    for c in p.containers() {
-        for port in c.ports() {
+    for (ci, c) in p.containers().iter().enumerate() {
+        for (pi, port) in c.ports().enumerate() {
+            validate_port(&port, object, ci, pi)?;
             let host_port = match port.host_port {
                 Some(hp) if hp > 0 => hp,
                 _ if host_network => port.container_port,
@@ -419,7 +421,59 @@ fn host_ports(p: &impl PodFields) -> Box<[HostPort]> {
             }
         }
     }
-    host_ports.into_boxed_slice()
+    Ok(host_ports.into_boxed_slice())
+}
+
+/// The API server's checks of a container port that the NodePorts filter
+/// reads (`validateContainerPorts`): port numbers in range and a protocol
+/// it supports (empty is defaulted to TCP).
+fn validate_port(
+    port: &PortFields<'_>,
+    object: &str,
+    container: usize,
+    index: usize,
+) -> Result<(), InvalidObject> {
+    const RANGE: &str = "must be between 1 and 65535, inclusive";
+    let field = |name: &str| format!("spec.containers[{container}].ports[{index}].{name}");
+    match port.container_port {
+        0 => {
+            return Err(InvalidObject::new(
+                object,
+                field("containerPort"),
+                "Required value",
+            ));
+        }
+        n if !(1..=65535).contains(&n) => {
+            return Err(InvalidObject::new(
+                object,
+                field("containerPort"),
+                format!("Invalid value: {n}: {RANGE}"),
+            ));
+        }
+        _ => {}
+    }
+    if let Some(n) = port.host_port
+        && n != 0
+        && !(1..=65535).contains(&n)
+    {
+        return Err(InvalidObject::new(
+            object,
+            field("hostPort"),
+            format!("Invalid value: {n}: {RANGE}"),
+        ));
+    }
+    if let Some(protocol) = port.protocol
+        && !matches!(protocol, "" | "TCP" | "UDP" | "SCTP")
+    {
+        return Err(InvalidObject::new(
+            object,
+            field("protocol"),
+            format!(
+                "Unsupported value: {protocol:?}: supported values: \"SCTP\", \"TCP\", \"UDP\""
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Where the pod may and would rather go: node selector, node and pod
