@@ -827,7 +827,9 @@ impl Collector {
                         }
                     }
                     Parsed::LeanNode(node, item) => {
-                        match convert::convert_node(node.as_ref(), &mut b.interner) {
+                        let checked = self.pod_memo.checked_labels();
+                        match convert::convert_node_checked(node.as_ref(), &mut b.interner, checked)
+                        {
                             Ok(node) => ModelObject::Node(node),
                             Err(_) => {
                                 let whole = typed(item, origin, AnyObject::Node)?;

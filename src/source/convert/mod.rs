@@ -15,7 +15,7 @@ pub mod selector;
 pub mod storage;
 pub mod validate;
 
-pub use node::convert_node;
+pub use node::{convert_node, convert_node_checked};
 pub use pod::{PodMemo, convert_pod, convert_pod_memo, object_name};
 
 /// `2024-10-01T00:00:00Z` from Unix seconds: how the API server writes a

@@ -10,6 +10,16 @@ use crate::model::node::{Node, Taint, TaintEffect};
 
 /// Converts a node, whole (`k8s-openapi`) or parsed lean.
 pub fn convert_node(n: &impl NodeFields, interner: &mut Interner) -> Result<Node, InvalidObject> {
+    convert_node_checked(n, interner, &mut validate::CheckedLabels::default())
+}
+
+/// [`convert_node`], skipping the checks of label keys and values found
+/// valid before (`checked`): nodes repeat their label keys.
+pub fn convert_node_checked(
+    n: &impl NodeFields,
+    interner: &mut Interner,
+    checked: &mut validate::CheckedLabels,
+) -> Result<Node, InvalidObject> {
     let name = n.name().unwrap_or("");
     let object = object_name("Node", None, name);
     if name.is_empty() {
@@ -19,7 +29,8 @@ pub fn convert_node(n: &impl NodeFields, interner: &mut Interner) -> Result<Node
             "Required value",
         ));
     }
-    validate::label_pairs(n.labels(), &object, "metadata.labels")?;
+    validate::dns_subdomain_name(name, &object)?;
+    checked.pairs(n.labels(), interner, &object, "metadata.labels")?;
     validate::node_taints(n.taints(), &object)?;
     let mut alloc = ResourceList::new();
     for (k, v) in n.allocatable() {

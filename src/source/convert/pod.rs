@@ -107,12 +107,26 @@ pub fn convert_pod_memo<P: PodFields>(
             "Required value",
         ));
     }
-    validate::label_pairs(p.labels(), &object, "metadata.labels")?;
-    if let Some(selector) = p.node_selector() {
-        validate::label_pairs(selector, &object, "spec.nodeSelector")?;
-    }
     let ns_sym = interner.intern(namespace);
-    let labels = labels_of_pairs(p.labels(), interner);
+    // Pods come grouped by namespace: each is checked when it changes.
+    if memo.namespace_checked != Some(ns_sym) {
+        validate::namespace_name(namespace, &object)?;
+        memo.namespace_checked = Some(ns_sym);
+    }
+    let labels = memo.checked.labels(p.labels(), interner, &object)?;
+    if let Some(selector) = p.node_selector() {
+        memo.checked
+            .pairs(selector, interner, &object, "spec.nodeSelector")?;
+    }
+    // (A priorityClassName is not checked here: the Priority admission
+    // plugin, which runs before validation, rejects a name no class has,
+    // and every class's name is a subdomain.)
+    if let Some(scheduler) = p
+        .scheduler_name()
+        .filter(|s| !s.is_empty() && *s != "default-scheduler")
+    {
+        validate::dns_subdomain(scheduler, &object, "spec.schedulerName")?;
+    }
     let memoized = memo.find(p);
     let lists = match memoized {
         Some(_) => None,
@@ -215,6 +229,10 @@ fn identity<'p>(
             "Required value: name or generateName is required",
         ));
     }
+    // A generateName is a prefix the API server completes; a name is whole.
+    if p.name().is_some() {
+        validate::dns_subdomain_name(name, object)?;
+    }
     Ok((namespace, name))
 }
 
@@ -249,6 +267,9 @@ pub struct PodMemo {
     key: Vec<u8>,
     /// Whether the last pod's key can be kept.
     keyed: bool,
+    /// The namespace last found valid.
+    namespace_checked: Option<Sym>,
+    checked: validate::CheckedLabels,
 }
 
 /// Strings many pods repeat, each kept once and shared by `Arc`: on the
@@ -278,6 +299,12 @@ impl SharedStrs {
 
 impl PodMemo {
     pub const ENTRIES: usize = 8192;
+
+    /// The label keys and values found valid so far, which node
+    /// conversion shares.
+    pub fn checked_labels(&mut self) -> &mut validate::CheckedLabels {
+        &mut self.checked
+    }
 
     /// The requests of a pod with the same resource fields, if kept.
     fn find(&mut self, p: &impl PodFields) -> Option<PodRequests> {
