@@ -198,8 +198,28 @@ pub fn record(args: &RecordArgs) -> Result<()> {
     Ok(())
 }
 
+/// Says, on stderr, which of a recording's objects were left out because
+/// the API server would refuse them (the first three, escaped), so a
+/// binding they hide is not silently missing from the counts.
+fn note_left_out(invalid: &[String]) {
+    if invalid.is_empty() {
+        return;
+    }
+    eprintln!(
+        "kplace: note: {} object(s) of the recording left out, as the API server would refuse them:",
+        invalid.len()
+    );
+    for why in invalid.iter().take(3) {
+        eprintln!("  {}", kplace::report::escape_controls(why));
+    }
+    if invalid.len() > 3 {
+        eprintln!("  … and {} more", invalid.len() - 3);
+    }
+}
+
 pub fn verify(args: &VerifyArgs) -> Result<()> {
     let timeline = Timeline::load(&args.timeline).map_err(CliError::from)?;
+    note_left_out(&timeline.invalid);
     // Long recordings take a while: say how far it is when a person watches.
     let tty = std::io::stderr().is_terminal();
     let config = crate::cli::load_scheduler_config(args.scheduler_config.as_deref())?;
