@@ -393,3 +393,40 @@ fn demo_recording_replays_and_its_trust_check_lists_the_one_disagreement() {
         "still pending at that moment"
     );
 }
+
+/// Recorded objects the API server would refuse are left out of every
+/// moment, and a banner says so, with the first one's line and reason,
+/// escaped; a recording without any has no banner.
+#[test]
+fn replay_names_the_recorded_objects_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_timeline(dir.path());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut clean = App::new(Options {
+        snapshot: Some(path.clone()),
+        ..Default::default()
+    });
+    assert!(clean.wait_until_idle(SETTLE));
+    assert!(!screen(&clean).contains("left out"), "{}", screen(&clean));
+    // `web-keep` renamed to a name no API server accepts.
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, text.replacen("\"web-keep\"", "\"Web\\u001b[2J\"", 1)).unwrap();
+    let mut app = App::new(Options {
+        snapshot: Some(bad),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    let s = common::render(&app, 200, 40);
+    assert!(
+        s.contains(
+            "1 recorded object(s) left out, as the API server would refuse them; the first: line"
+        ),
+        "{s}"
+    );
+    assert!(
+        s.contains("Pod default/Web\\x1b[2J: metadata.name: Invalid value"),
+        "{s}"
+    );
+    assert!(where_is(&app, "web-keep").is_none());
+    assert_eq!(where_is(&app, "web-old"), Some(Some("node-a".into())));
+}

@@ -254,10 +254,19 @@ pub fn open_timeline(t: Timeline, name: String) -> Opened {
     let started = Instant::now();
     let cluster = t.state_after(0);
     let loaded = Loaded::first(cluster, name, started.elapsed());
+    // Objects the API server would refuse are left out of every moment:
+    // say so, or a pod they hide would be missing without a word.
+    let note = t.invalid.first().map(|first| {
+        crate::report::escape_controls(&format!(
+            "{} recorded object(s) left out, as the API server would refuse them; the first: {first}",
+            t.invalid.len()
+        ))
+        .into_owned()
+    });
     Opened {
         loaded,
         feed: Some(Feed::Replay(Box::new(Replay::new(Arc::new(t))))),
-        note: None,
+        note,
     }
 }
 
