@@ -42,17 +42,6 @@ fn is_qualified_part(s: &str) -> bool {
     is_qualified_part_bytes(s.as_bytes())
 }
 
-fn is_dns_subdomain(s: &str) -> bool {
-    s.split('.').all(|label| {
-        let b = label.as_bytes();
-        !b.is_empty()
-            && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-            && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
-            && b.iter()
-                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-    })
-}
-
 /// Whether `IsQualifiedName` finds nothing wrong with a label key, in one
 /// pass over its bytes: every label of every pod loaded is checked, and
 /// [`qualified_name_errors`] (string searches, a split per DNS label) is
@@ -84,14 +73,14 @@ fn is_qualified_name(value: &str) -> bool {
 
 const DNS_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
-/// Whether `s` is a lowercase RFC 1123 subdomain of at most 253
-/// characters: one branch-free pass (every byte a lowercase letter, digit,
-/// '-' or '.'), then a look at each '.', which pod names rarely have (each
+/// Whether `s` matches the lowercase RFC 1123 subdomain pattern, at any
+/// length: one branch-free pass (every byte a lowercase letter, digit, '-'
+/// or '.'), then a look at each '.', which pod names rarely have (each
 /// label starts and ends with a letter or digit). Every pod's name is
 /// checked on the serial conversion: about 200 instructions a name.
-fn is_dns_subdomain_name(s: &str) -> bool {
+fn is_dns_subdomain(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.is_empty() || b.len() > 253 {
+    if b.is_empty() {
         return false;
     }
     let refused = b.iter().fold(0u8, |acc, &c| {
@@ -99,10 +88,9 @@ fn is_dns_subdomain_name(s: &str) -> bool {
             (c.wrapping_sub(b'a') < 26) | (c.wrapping_sub(b'0') < 10) | (c == b'-') | (c == b'.');
         acc | u8::from(!fine)
     });
-    let allowed = refused == 0;
     let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
     // With both ends alphanumeric, every '.' has a byte on either side.
-    allowed
+    refused == 0
         && alnum(b[0])
         && alnum(b[b.len() - 1])
         && memchr::memchr_iter(b'.', b).all(|i| alnum(b[i - 1]) && alnum(b[i + 1]))
@@ -116,7 +104,7 @@ pub fn dns_subdomain_name(name: &str, object: &str) -> Result<(), InvalidObject>
 
 /// `IsDNS1123Subdomain` of a field (a pod's `schedulerName`).
 pub fn dns_subdomain(value: &str, object: &str, field: &str) -> Result<(), InvalidObject> {
-    if is_dns_subdomain_name(value) {
+    if value.len() <= 253 && is_dns_subdomain(value) {
         return Ok(());
     }
     let detail = if value.len() > 253 {
