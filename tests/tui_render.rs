@@ -1825,6 +1825,34 @@ fn overview_wheel_scrolls_the_node_list_under_the_pointer() {
     assert_ne!(app.session().map(|s| s.pending_cursor.selected), pending);
 }
 
+/// With pods pending, the arrows move their selection; `J` and `K`
+/// scroll the node list beside them, from the keyboard alone.
+#[test]
+fn overview_shift_j_and_k_scroll_the_node_list_while_pods_are_pending() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char('1'));
+    let before = screen(&app, 80, 24);
+    assert!(
+        before.contains("worker-a01"),
+        "no worker-a01 row:\n{before}"
+    );
+    let pending = app.session().map(|s| s.pending_cursor.selected);
+    for _ in 0..4 {
+        key(&mut app, KeyCode::Char('J'));
+    }
+    let after = screen(&app, 80, 24);
+    assert!(!after.contains("worker-a01"), "not scrolled:\n{after}");
+    assert!(after.contains("worker-b0"), "no later node shown:\n{after}");
+    assert_eq!(app.session().map(|s| s.pending_cursor.selected), pending);
+    for _ in 0..4 {
+        key(&mut app, KeyCode::Char('K'));
+    }
+    assert!(screen(&app, 80, 24).contains("worker-a01"));
+    // The arrows still move the pending pods.
+    key(&mut app, KeyCode::Down);
+    assert_ne!(app.session().map(|s| s.pending_cursor.selected), pending);
+}
+
 /// The tiers table fits its pane: every heading whole, the requests (CPU,
 /// MEM) of each class always shown, pods per zone only when every zone
 /// fits, and at 60 columns DEFAULT and PENDING give way before a number

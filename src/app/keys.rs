@@ -128,6 +128,7 @@ pub enum Action {
     Home,
     End,
     Open,
+    ScrollNodes,
     CycleSort,
     SortBy,
     Describe,
@@ -330,6 +331,13 @@ pub const BINDINGS: &[Binding] = &[
         Scope::Lists,
         "mouse",
         "wheel scrolls (on the Overview, the pane under the pointer); a click selects a row",
+    ),
+    act(
+        Scope::Lists,
+        "J / K",
+        "Overview: scroll the node list down / up (the arrows move the pending pods)",
+        &[K::Ch('J'), K::Ch('K')],
+        Action::ScrollNodes,
     ),
     act(
         Scope::Lists,

@@ -137,6 +137,10 @@ impl App {
             Action::Home => self.move_selection(Move::Home),
             Action::End => self.move_selection(Move::End),
             Action::Open => self.enter(),
+            Action::ScrollNodes => {
+                let down = key.code == KeyCode::Char('J');
+                self.scroll_node_list(Move::By(if down { 1 } else { -1 }));
+            }
             Action::CycleSort => self.cycle_sort(),
             Action::SortBy => {
                 if let KeyCode::Char(c) = key.code {
@@ -665,6 +669,17 @@ impl App {
             View::Nodes => s.refresh_nodes(),
             _ => s.refresh_pods(),
         }
+    }
+
+    /// The Overview's node list, scrolled by its own keys: the arrows
+    /// move the pending pods while any wait.
+    fn scroll_node_list(&mut self, m: Move) {
+        if self.view != View::Overview {
+            return;
+        }
+        let Some(s) = self.session_mut() else { return };
+        let len = s.loaded.derived.nodes.rows.len() + s.loaded.derived.zones.len();
+        m.apply_scroll(&mut s.node_bars, len);
     }
 
     fn move_selection(&mut self, m: Move) {
