@@ -1882,6 +1882,11 @@ fn tiers_table_keeps_its_numbers_whole_at_every_width() {
         for word in header.split_whitespace() {
             assert!(known.contains(&word), "{w}: cut heading {word:?}:\n{s}");
         }
+        // The title says what the arrows choose, in words.
+        assert!(
+            line_with(&s, "Priority tiers").contains("↑↓ picks the headroom's class)"),
+            "{w}:\n{s}"
+        );
         let standard = line_with(&s, "│standard ");
         assert!(standard.contains(" 94.9 289.5Gi"), "{w}: {standard}\n{s}");
         assert!(standard.contains(" 10000 "), "{w}: {standard}");

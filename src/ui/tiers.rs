@@ -193,9 +193,10 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, rows: &[TierRow], area:
         Paragraph::new(lines).block(fitted_panel(
             app,
             &[
-                &format!("Priority tiers: one row per class, with its own preemptionPolicy ({per_zone}↑↓ picks P)"),
-                "Priority tiers: one row per class, with its own preemptionPolicy (↑↓ picks P)",
-                "Priority tiers (↑↓ picks P)",
+                &format!("Priority tiers: one row per class, with its own preemptionPolicy ({per_zone}↑↓ picks the headroom's class)"),
+                "Priority tiers: one row per class, with its own preemptionPolicy (↑↓ picks the headroom's class)",
+                "Priority tiers (↑↓ picks the headroom's class)",
+                "Priority tiers (↑↓ picks)",
             ],
             area.width,
         )),
