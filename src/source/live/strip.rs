@@ -577,12 +577,6 @@ impl Strip for policy::PodDisruptionBudget {
     }
 }
 
-impl Strip for scheduling::PriorityClass {
-    fn strip(&mut self, mode: StripMode) {
-        strip_meta(&mut self.metadata, mode);
-    }
-}
-
 impl Strip for core::Namespace {
     fn strip(&mut self, mode: StripMode) {
         strip_meta(&mut self.metadata, mode);
@@ -700,32 +694,22 @@ impl Strip for core::PersistentVolumeClaim {
     }
 }
 
-impl Strip for storage::CSINode {
-    fn strip(&mut self, mode: StripMode) {
-        strip_meta(&mut self.metadata, mode);
-    }
+/// Kinds with nothing to strip beyond their metadata.
+macro_rules! strip_metadata_only {
+    ($($kind:ty),* $(,)?) => {
+        $(impl Strip for $kind {
+            fn strip(&mut self, mode: StripMode) {
+                strip_meta(&mut self.metadata, mode);
+            }
+        })*
+    };
 }
 
-impl Strip for dra::DeviceClassObject {
-    fn strip(&mut self, mode: StripMode) {
-        strip_meta(&mut self.metadata, mode);
-    }
-}
-
-impl Strip for dra::ResourceSliceObject {
-    fn strip(&mut self, mode: StripMode) {
-        strip_meta(&mut self.metadata, mode);
-    }
-}
-
-impl Strip for dra::ResourceClaimObject {
-    fn strip(&mut self, mode: StripMode) {
-        strip_meta(&mut self.metadata, mode);
-    }
-}
-
-impl Strip for dra::ResourceClaimTemplateObject {
-    fn strip(&mut self, mode: StripMode) {
-        strip_meta(&mut self.metadata, mode);
-    }
-}
+strip_metadata_only!(
+    scheduling::PriorityClass,
+    storage::CSINode,
+    dra::DeviceClassObject,
+    dra::ResourceSliceObject,
+    dra::ResourceClaimObject,
+    dra::ResourceClaimTemplateObject,
+);
