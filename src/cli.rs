@@ -129,8 +129,21 @@ pub enum FailOn {
 #[derive(Args, Debug)]
 pub struct PlaceArgs {
     /// The cluster snapshot (YAML or JSON List, multi-document YAML, a directory, or .gz).
-    #[arg(long, value_name = "FILE")]
-    pub snapshot: PathBuf,
+    /// Without --snapshot or --demo, the live cluster of the current kubeconfig context is asked.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["context", "kubeconfig", "demo"])]
+    pub snapshot: Option<PathBuf>,
+    /// Ask the live cluster of this kubeconfig context, listed once (read-only: list only).
+    #[arg(long, value_name = "NAME", conflicts_with = "demo")]
+    pub context: Option<String>,
+    /// Read this kubeconfig instead of $KUBECONFIG or ~/.kube/config (live).
+    #[arg(long, value_name = "PATH", conflicts_with = "demo")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Ask the built-in demo cluster (the TUI's `--demo`), to try kplace out.
+    #[arg(long)]
+    pub demo: bool,
+    /// Live: give up when the first full list takes longer than this many seconds.
+    #[arg(long, default_value_t = 60, value_name = "SECS")]
+    pub sync_timeout: u64,
     /// The incoming pod: a manifest file (`-` reads it from standard
     /// input) holding a Pod or a workload (Deployment, ReplicaSet,
     /// StatefulSet, DaemonSet, Job, CronJob: its pod template, as the
@@ -386,7 +399,7 @@ fn resolve_pod(
             return Ok(Question::Existing(id));
         }
         return Err(CliError::BadInput(format!(
-            "{arg}: no such file, and no pod {name} in namespace {ns} in the snapshot"
+            "{arg}: no such file, and no pod {name} in namespace {ns} in the cluster"
         )));
     }
     Err(CliError::BadInput(format!(
@@ -418,12 +431,78 @@ fn manifest_claims(
     )
 }
 
+/// The cluster `place` asks, and what it is.
+struct OpenedCluster {
+    cluster: Cluster,
+    timings: kplace::source::file::LoadTimings,
+    notes: Vec<String>,
+    /// What the API server or the recording says the release is.
+    server: ServerVersion,
+    /// The file, `context NAME`, or the demo: for warnings.
+    label: String,
+}
+
+/// `--snapshot FILE`, `--demo`, or else the live cluster of `--context`
+/// (the current context by default), listed once.
+fn open_cluster(args: &PlaceArgs, options: LoadOptions) -> Result<OpenedCluster> {
+    let started = Instant::now();
+    if let Some(path) = &args.snapshot {
+        let (cluster, timings, notes) =
+            load_snapshot_with(path, options).map_err(CliError::from)?;
+        let server = ServerVersion::of_recording(&cluster);
+        return Ok(OpenedCluster {
+            cluster,
+            timings,
+            notes,
+            server,
+            label: path.display().to_string(),
+        });
+    }
+    let (cluster, server, label, notes) = if args.demo {
+        let cluster = kplace::app::demo::load_demo().map_err(CliError::BadInput)?;
+        let server = ServerVersion::of_recording(&cluster);
+        (
+            cluster,
+            server,
+            kplace::app::demo::DEMO_NAME.to_string(),
+            Vec::new(),
+        )
+    } else {
+        let target = kplace::source::live::Target {
+            kubeconfig: args.kubeconfig.clone(),
+            context: args.context.clone(),
+        };
+        let asked = args.context.is_some() || args.kubeconfig.is_some();
+        let (cluster, server, context, notes) = crate::cli_live::list_live_cluster(
+            target,
+            Duration::from_secs(args.sync_timeout),
+            (!asked).then_some(
+                "without --snapshot FILE or --demo, `place` asks the current kubeconfig context's cluster",
+            ),
+        )?;
+        (cluster, server, format!("context {context}"), notes)
+    };
+    let timings = kplace::source::file::LoadTimings {
+        load: started.elapsed(),
+        convert: Duration::ZERO,
+    };
+    Ok(OpenedCluster {
+        cluster,
+        timings,
+        notes,
+        server,
+        label,
+    })
+}
+
 pub fn place(args: &PlaceArgs) -> Result<()> {
     let options = LoadOptions {
         allow_duplicates: args.allow_duplicates,
     };
-    let (cluster, mut timings, load_notes) =
-        load_snapshot_with(&args.snapshot, options).map_err(CliError::from)?;
+    let opened = open_cluster(args, options)?;
+    let (cluster, mut timings, load_notes, label) =
+        (opened.cluster, opened.timings, opened.notes, opened.label);
+    let server = opened.server;
     // Never dropped: the process ends with this command, and the system
     // takes its memory back at once, where freeing the 150,000-pod
     // synthetic cluster one allocation at a time held the exit for 50 ms.
@@ -452,13 +531,9 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
             }
         }
     }
-    let choice = choose(
-        args.scheduler_version,
-        &ServerVersion::of_recording(&cluster),
-        &cluster,
-    );
-    if let Some(note) = ServerVersion::of_recording(&cluster).note(&choice) {
-        eprintln!("kplace: warning: {}: {note}", args.snapshot.display());
+    let choice = choose(args.scheduler_version, &server, &cluster);
+    if let Some(note) = server.note(&choice) {
+        eprintln!("kplace: warning: {label}: {note}");
     }
     let config = load_scheduler_config(args.scheduler_config.as_deref())?;
     let scheduler = configured_scheduler(choice, config.as_deref())?;
@@ -694,7 +769,7 @@ fn place_replicas(
     if let Some(class) = &args.priority_class {
         if cluster.priority_class(class).is_none() {
             return Err(CliError::BadInput(format!(
-                "--priority-class {class}: no PriorityClass with name {class} in the snapshot"
+                "--priority-class {class}: no PriorityClass with name {class} in the cluster"
             ))
             .into());
         }

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use kplace::source::live::{LiveError, Target};
 use kplace::source::record::{RecordError, RecordOptions};
 use kplace::source::timeline::Timeline;
+use kplace::source::version::ServerVersion;
 use kplace::verify::{self, Check, Summary};
 
 use crate::cli::CliError;
@@ -352,4 +353,57 @@ fn verify_table(
         }
     }
     Ok(())
+}
+
+/// A live cluster listed once for a one-shot answer (`kplace place
+/// --context`): read-only (list only; nothing is written), the first full
+/// list awaited for at most `sync_timeout`. Returns the cluster, what the
+/// API server said its version is, the context's name, and notes (kinds
+/// that could not be read, objects left out) for stderr.
+/// `hint` follows a kubeconfig error (what else the command can read).
+pub fn list_live_cluster(
+    target: Target,
+    sync_timeout: Duration,
+    hint: Option<&str>,
+) -> Result<(kplace::model::Cluster, ServerVersion, String, Vec<String>)> {
+    use kplace::source::live::{LiveOptions, LiveSource};
+    let live = LiveSource::connect(
+        LiveOptions {
+            target,
+            fail_fast: true,
+            ..Default::default()
+        },
+        None,
+    )
+    .map_err(|e| match e {
+        LiveError::BadKubeconfig(_) => anyhow::Error::from(CliError::BadInput(match hint {
+            Some(hint) => format!("{e}; {hint}"),
+            None => e.to_string(),
+        })),
+        e => anyhow::anyhow!(e),
+    })?;
+    if std::io::stderr().is_terminal() {
+        eprintln!(
+            "kplace: listing the cluster of context {} (read-only)…",
+            live.context()
+        );
+    }
+    live.wait_synced(sync_timeout)
+        .map_err(|e| anyhow::anyhow!("context {}: {e}", live.context()))?;
+    let server = live.wait_server_version(Duration::from_secs(5));
+    let (cluster, skipped) = live.cluster();
+    let mut notes: Vec<String> = live.limitations().into_iter().map(|l| l.message).collect();
+    if !skipped.is_empty() {
+        notes.push(format!(
+            "{} object(s) the API server returned were left out: {}",
+            skipped.len(),
+            skipped
+                .iter()
+                .take(3)
+                .map(|s| kplace::report::escape_controls(s))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    Ok((cluster, server, live.context().to_string(), notes))
 }

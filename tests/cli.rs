@@ -2780,3 +2780,51 @@ fn names_a_cluster_could_not_hold_are_refused() {
         ],
     );
 }
+
+/// `place --demo` answers the built-in cluster (the TUI's `--demo`), so the
+/// command can be tried without a cluster or a file; it takes no other source.
+#[test]
+fn place_demo_answers_the_built_in_cluster() {
+    let out = kplace(&[
+        "place",
+        "--demo",
+        "--pod",
+        "shop/frontend-6b8f7c5d4-r6ndz",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["outcome"], "unschedulable");
+    assert!(
+        answer["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("0/32 nodes are available")),
+        "{answer:#}"
+    );
+    let both = kplace(&["place", "--demo", "--snapshot", "x.json", "--pod", "a/b"]);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"));
+}
+
+/// Without `--snapshot` or `--demo`, `place` asks the current context's
+/// live cluster; with no kubeconfig at all it says so, and what else it reads.
+#[test]
+fn place_without_a_source_asks_the_current_context_and_says_what_else_it_reads() {
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kplace"))
+        .args(["place", "--pod", "default/web"])
+        .env("HOME", home.path())
+        .env("KUBECONFIG", "")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no kubeconfig found"), "{err}");
+    assert!(err.contains("without --snapshot FILE or --demo"), "{err}");
+}

@@ -329,6 +329,57 @@ mod recording {
         );
     }
 
+    /// `place` asks a live cluster directly (`kubectl kplace place --pod
+    /// NS/NAME`), and answers as it would from a recording of it, with the
+    /// API server's version chosen and said.
+    #[test]
+    fn place_asks_a_live_cluster_as_it_would_a_recording_of_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut objects = synth_objects(6, 40);
+        objects.push(test_pod("incoming", None));
+        let server = FakeServer::start(objects);
+        server.set_version(Some("v1.32.2"));
+        let opts = record_options(&server, dir.path(), "snap.json", None);
+        record(&opts).expect("record");
+        let recorded = place_json(&opts.output, Path::new("default/incoming"));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
+            .args(["place", "--kubeconfig"])
+            .arg(server.kubeconfig(dir.path()))
+            .args(["--pod", "default/incoming", "-o", "json"])
+            .output()
+            .expect("run kplace");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let live: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(live["schedulerVersion"], "1.32");
+        assert_eq!(live["schedulerVersionSource"]["kind"], "api-server");
+        assert_eq!(
+            live["schedulerVersionSource"]["reason"],
+            "the API server reports v1.32.2"
+        );
+        assert_eq!(live["outcome"], "scheduled", "{live:#}");
+        for field in ["outcome", "node", "feasibleNodes", "bestNodes", "message"] {
+            assert_eq!(live[field], recorded[field], "{field}");
+        }
+        // A pod the cluster does not hold is named as missing from it.
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
+            .args(["place", "--kubeconfig"])
+            .arg(server.kubeconfig(dir.path()))
+            .args(["--pod", "default/nope"])
+            .output()
+            .expect("run kplace");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("no pod nope in namespace default in the cluster"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     #[test]
     fn recorded_snapshot_answers_like_the_servers_objects() {
         let dir = tempfile::tempdir().unwrap();

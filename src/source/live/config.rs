@@ -35,7 +35,8 @@ pub async fn resolve(target: &Target) -> Result<Resolved, LiveError> {
             Some(Kubeconfig::read_from(path).map_err(|e| bad(path.display(), error_chain(&e)))?)
         }
         None => {
-            let default_exists = std::env::var_os("KUBECONFIG").is_some()
+            // An empty KUBECONFIG is unset, as kubectl reads it.
+            let default_exists = std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty())
                 || dirs::home_dir().is_some_and(|h| h.join(".kube/config").exists());
             if default_exists {
                 Some(Kubeconfig::read().map_err(|e| bad("kubeconfig", error_chain(&e)))?)
