@@ -151,6 +151,9 @@ pub struct PlaceArgs {
     /// output); or NAMESPACE/NAME of a pod in the snapshot.
     #[arg(long, value_name = "POD.yaml|-|NAMESPACE/NAME")]
     pub pod: String,
+    /// The namespace of a pod given by NAME alone (`-n shop --pod web-0`, as kubectl takes it).
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
     /// The pod or workload to use when the manifest holds several
     /// (`deployment/web`, `sts/db`, `job/migrate`, `pod/debug`, or a name).
     #[arg(long, value_name = "KIND/NAME")]
@@ -357,6 +360,7 @@ fn new_pod(
 
 fn resolve_pod(
     arg: &str,
+    namespace: Option<&str>,
     select: Option<&str>,
     cluster: &mut Cluster,
     from: &mut Option<FromWorkload>,
@@ -392,19 +396,56 @@ fn resolve_pod(
             "--workload chooses among the objects of a manifest file; {arg} is not a file"
         )));
     }
-    if let Some((ns, name)) = arg.split_once('/')
-        && !name.contains('/')
+    if let (Some((ns, _)), Some(flag)) = (arg.split_once('/'), namespace)
+        && ns != flag
     {
+        return Err(CliError::BadInput(format!(
+            "--pod {arg} names namespace {ns}, and -n names {flag}: give one"
+        )));
+    }
+    let named = match (arg.split_once('/'), namespace) {
+        (Some((ns, name)), _) if !name.contains('/') => Some((ns, name)),
+        (None, Some(ns)) => Some((ns, arg)),
+        _ => None,
+    };
+    if let Some((ns, name)) = named {
         if let Some(id) = cluster.find_pod(ns, name) {
             return Ok(Question::Existing(id));
         }
         return Err(CliError::BadInput(format!(
-            "{arg}: no such file, and no pod {name} in namespace {ns} in the cluster"
+            "{arg}: no such file, and no pod {name} in namespace {ns} in the cluster{}",
+            elsewhere(cluster, name)
         )));
     }
     Err(CliError::BadInput(format!(
-        "{arg}: no such file (give a Pod manifest, - for standard input, or NAMESPACE/NAME)"
+        "{arg}: no such file (give a Pod manifest, - for standard input, NAMESPACE/NAME, or NAME with -n NAMESPACE){}",
+        elsewhere(cluster, arg)
     )))
+}
+
+/// `; pods named NAME are in: a/NAME, b/NAME` when the cluster holds pods
+/// of that name in other namespaces (the first five), for a name asked in
+/// the wrong namespace or without one.
+fn elsewhere(cluster: &Cluster, name: &str) -> String {
+    if name.contains('/') {
+        return String::new();
+    }
+    let found: Vec<String> = (0..cluster.pods.len() as kplace::model::PodId)
+        .filter(|&id| &*cluster.pod(id).name == name)
+        .map(|id| cluster.pod_key(id))
+        .collect();
+    if found.is_empty() {
+        return String::new();
+    }
+    let more = if found.len() > 5 {
+        format!(" and {} more", found.len() - 5)
+    } else {
+        String::new()
+    };
+    format!(
+        "; pods of that name: {}{more}",
+        found.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+    )
 }
 
 /// Adds a manifest's ResourceClaims to the snapshot in memory (the file
@@ -514,6 +555,7 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     let mut from_workload = None;
     let question = resolve_pod(
         &args.pod,
+        args.namespace.as_deref(),
         args.workload.as_deref(),
         &mut cluster,
         &mut from_workload,

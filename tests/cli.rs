@@ -2828,3 +2828,45 @@ fn place_without_a_source_asks_the_current_context_and_says_what_else_it_reads()
     assert!(err.contains("no kubeconfig found"), "{err}");
     assert!(err.contains("without --snapshot FILE or --demo"), "{err}");
 }
+
+/// A pod already in the cluster is named as kubectl names it: NAMESPACE/NAME,
+/// or NAME with `-n NAMESPACE`; a name asked in the wrong namespace (or
+/// without one) is refused with the namespaces that hold a pod of that name.
+#[test]
+fn place_takes_a_pod_name_with_dash_n_and_says_where_a_name_lives() {
+    let pod = "frontend-6b8f7c5d4-r6ndz";
+    let with_n = kplace(&["place", "--demo", "-n", "shop", "--pod", pod, "-o", "json"]);
+    assert!(
+        with_n.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with_n.stderr)
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&with_n.stdout).unwrap();
+    assert_eq!(answer["pod"], format!("shop/{pod}"));
+    for args in [
+        vec!["place", "--demo", "--pod", pod],
+        vec!["place", "--demo", "-n", "default", "--pod", pod],
+    ] {
+        let out = kplace(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("pods of that name: shop/{pod}")),
+            "{err}"
+        );
+    }
+    let both = kplace(&[
+        "place",
+        "--demo",
+        "-n",
+        "lab",
+        "--pod",
+        &format!("shop/{pod}"),
+    ]);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&both.stderr).contains("names namespace shop, and -n names lab"),
+        "{}",
+        String::from_utf8_lossy(&both.stderr)
+    );
+}
