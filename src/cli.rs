@@ -67,7 +67,7 @@ pub struct TuiArgs {
     /// Colour theme: dark, light, high-contrast, or a user theme.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
-    /// Open the placement view of this pod (NAMESPACE/NAME).
+    /// Open the placement view of this pod (NAMESPACE/NAME, or NAME when one pod has it).
     #[arg(long, value_name = "NAMESPACE/NAME")]
     pub pod: Option<String>,
     /// Answer as this kube-scheduler release (1.30–1.34) instead of the one the
@@ -430,8 +430,8 @@ fn elsewhere(cluster: &Cluster, name: &str) -> String {
     if name.contains('/') {
         return String::new();
     }
-    let found: Vec<String> = (0..cluster.pods.len() as kplace::model::PodId)
-        .filter(|&id| &*cluster.pod(id).name == name)
+    let found: Vec<String> = cluster
+        .pods_named(name)
         .map(|id| cluster.pod_key(id))
         .collect();
     if found.is_empty() {

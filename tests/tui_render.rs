@@ -603,6 +603,32 @@ fn pod_option_opens_its_placement() {
     assert!(s.contains("Insufficient cpu"), "{s}");
 }
 
+/// `--pod NAME` alone opens the one pod of that name; a name in the wrong
+/// namespace is refused with the namespaces that hold a pod of that name.
+#[test]
+fn pod_option_takes_a_unique_name_alone_and_says_where_a_name_lives() {
+    let mut app = App::new(Options {
+        demo: true,
+        pod: Some("trainer-xl".into()),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    assert_eq!(app.view, View::Placement);
+    assert!(screen(&app, 160, 48).contains("Placement: ml/trainer-xl"));
+    let mut app = App::new(Options {
+        demo: true,
+        pod: Some("shop/trainer-xl".into()),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    assert_ne!(app.view, View::Placement);
+    let s = screen(&app, 160, 48);
+    assert!(
+        s.contains("--pod shop/trainer-xl: no such pod in built-in demo cluster (pods of that name: ml/trainer-xl)"),
+        "{s}"
+    );
+}
+
 #[test]
 fn bad_theme_option_falls_back_with_a_message() {
     let app = App::new(Options {

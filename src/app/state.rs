@@ -890,18 +890,32 @@ impl App {
         let Some(key) = self.open_pod.take() else {
             return;
         };
-        let found = key
-            .split_once('/')
-            .and_then(|(ns, name)| self.session().and_then(|s| s.cluster().find_pod(ns, name)));
+        let Some(s) = self.session() else { return };
+        let cluster = s.cluster();
+        let found = match key.split_once('/') {
+            Some((ns, name)) => cluster.find_pod(ns, name),
+            // A name alone opens the one pod of that name, if there is one.
+            None => {
+                let mut named = cluster.pods_named(&key);
+                named.next().filter(|_| named.next().is_none())
+            }
+        };
         match found {
             Some(pod) => self.show_placement(pod),
             None => {
-                let name = self
-                    .session()
-                    .map_or(String::new(), |s| s.loaded.name.clone());
-                self.set_error(format!(
-                    "--pod {key}: no such pod in {name} (give NAMESPACE/NAME)"
-                ));
+                let name = key.rsplit('/').next().unwrap_or(&key);
+                let holders: Vec<String> = cluster
+                    .pods_named(name)
+                    .take(4)
+                    .map(|id| cluster.pod_key(id))
+                    .collect();
+                let hint = if holders.is_empty() {
+                    "give NAMESPACE/NAME".to_string()
+                } else {
+                    format!("pods of that name: {}", holders.join(", "))
+                };
+                let shown = s.loaded.name.clone();
+                self.set_error(format!("--pod {key}: no such pod in {shown} ({hint})"));
             }
         }
     }

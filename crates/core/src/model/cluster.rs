@@ -1474,6 +1474,12 @@ impl Cluster {
         self.pod_id(self.interner.lookup(namespace)?, name)
     }
 
+    /// The pods of this name in any namespace, in id order: for a pod
+    /// named without its namespace (a scan; only on that path).
+    pub fn pods_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = PodId> + 'a {
+        (0..self.pods.len() as PodId).filter(move |&id| &*self.pod(id).name == name)
+    }
+
     pub fn priority_class(&self, name: &str) -> Option<&PriorityClass> {
         self.priority_classes.iter().find(|pc| &*pc.name == name)
     }
