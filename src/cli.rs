@@ -70,6 +70,10 @@ pub struct TuiArgs {
     /// Open the placement view of this pod (NAMESPACE/NAME, or NAME when one pod has it).
     #[arg(long, value_name = "NAMESPACE/NAME")]
     pub pod: Option<String>,
+    /// Show only this namespace's pods and workloads (`:ns NAME`; `:ns all` shows all),
+    /// as k9s takes it; a `--pod NAME` is looked up in it.
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
     /// Answer as this kube-scheduler release (1.30–1.34) instead of the one the
     /// cluster reports (`:version X.Y` switches at runtime).
     #[arg(long, value_name = "X.Y", value_parser = parse_scheduler_version)]
@@ -1159,6 +1163,7 @@ pub fn tui(args: TuiArgs) -> Result<()> {
         snapshot: args.snapshot,
         theme: args.theme,
         pod: args.pod,
+        namespace: args.namespace,
         scheduler_version: args.scheduler_version,
         scheduler_config: load_scheduler_config(args.scheduler_config.as_deref())?,
     })

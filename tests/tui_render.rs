@@ -629,6 +629,46 @@ fn pod_option_takes_a_unique_name_alone_and_says_where_a_name_lives() {
     );
 }
 
+/// `-n NAMESPACE` opens with the lists showing that namespace only, as
+/// `:ns NAME` does, and a `--pod NAME` is looked up in it.
+#[test]
+fn namespace_option_filters_the_lists_and_places_a_named_pod_in_it() {
+    let mut app = App::new(Options {
+        demo: true,
+        namespace: Some("shop".into()),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("shop/frontend-6b8f7c5d4-r6ndz"), "{s}");
+    assert!(
+        !s.contains("ml/trainer-xl"),
+        "another namespace's pod is listed:\n{s}"
+    );
+    assert!(s.contains("namespace shop"), "{s}");
+    let mut app = App::new(Options {
+        demo: true,
+        namespace: Some("ml".into()),
+        pod: Some("trainer-xl".into()),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    assert_eq!(app.view, View::Placement);
+    assert!(screen(&app, 160, 48).contains("Placement: ml/trainer-xl"));
+    let mut app = App::new(Options {
+        demo: true,
+        namespace: Some("nowhere".into()),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    let s = screen(&app, 160, 48);
+    assert!(
+        s.contains("no pods or workloads in namespace \"nowhere\""),
+        "{s}"
+    );
+    assert!(s.contains("ml/trainer-xl"), "the lists stay whole:\n{s}");
+}
+
 #[test]
 fn bad_theme_option_falls_back_with_a_message() {
     let app = App::new(Options {

@@ -49,6 +49,8 @@ pub struct Options {
     pub theme: Option<String>,
     /// `NAMESPACE/NAME`: open the Placement view on this pod.
     pub pod: Option<String>,
+    /// `-n NAMESPACE`: open with the lists showing this namespace only.
+    pub namespace: Option<String>,
     /// `--scheduler-version`: answer as this release whatever the cluster reports.
     pub scheduler_version: Option<crate::engine::Version>,
     /// `--scheduler-config`: a validated configuration's profiles.

@@ -653,6 +653,8 @@ pub struct App {
     /// `NAMESPACE/NAME` whose Placement opens once a cluster is shown:
     /// `--pod` at load, or a replay jump when its moment is built.
     pub(crate) open_pod: Option<String>,
+    /// `-n NAMESPACE`, applied once a cluster is shown.
+    pub(crate) open_namespace: Option<String>,
     /// Live cluster or recording: where the next snapshots come from.
     pub feed: Option<Feed>,
     /// First line of the help overlay shown (when it does not fit).
@@ -755,7 +757,11 @@ impl App {
             demo_note: None,
             should_quit: false,
             tick: 0,
-            open_pod: options.pod.clone(),
+            open_pod: match (&options.pod, &options.namespace) {
+                (Some(pod), Some(ns)) if !pod.contains('/') => Some(format!("{ns}/{pod}")),
+                (pod, _) => pod.clone(),
+            },
+            open_namespace: options.namespace.clone(),
             feed: None,
             help_scroll: 0,
             kubeconfig: options.live.as_ref().and_then(|t| t.kubeconfig.clone()),
@@ -887,6 +893,9 @@ impl App {
     /// Opens the Placement `open_pod` asks for in the cluster shown; a
     /// pod that is not there is named in the status line.
     pub(crate) fn open_waiting_pod(&mut self) {
+        if let Some(ns) = self.open_namespace.take() {
+            self.set_namespace(Some(ns));
+        }
         let Some(key) = self.open_pod.take() else {
             return;
         };

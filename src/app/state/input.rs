@@ -430,7 +430,7 @@ impl App {
     /// Overview's pending pods, Skew's workloads, Pods) and stays in the
     /// view shown; `:ns`, `:ns all` or `:ns -A` shows every namespace again.
     /// Nodes and Tiers are cluster-wide and stay as they are.
-    fn set_namespace(&mut self, ns: Option<String>) {
+    pub(crate) fn set_namespace(&mut self, ns: Option<String>) {
         let Some(s) = self.session_mut() else { return };
         if let Some(n) = &ns {
             // The namespaces of the pods and workloads the lists show, from
