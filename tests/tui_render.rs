@@ -646,6 +646,11 @@ fn namespace_option_filters_the_lists_and_places_a_named_pod_in_it() {
         "another namespace's pod is listed:\n{s}"
     );
     assert!(s.contains("namespace shop"), "{s}");
+    // The outcome counts describe the pods listed: shop's two.
+    assert!(
+        s.contains("would schedule 1 · preempt 0 · unschedulable 1"),
+        "{s}"
+    );
     let mut app = App::new(Options {
         demo: true,
         namespace: Some("ml".into()),

@@ -272,9 +272,11 @@ impl Session {
         &self.loaded.cluster
     }
 
+    /// The outcomes of the pending pods listed (those of the namespace
+    /// shown, under `:ns`), so the counts describe the list below them.
     pub fn counts(&self) -> OutcomeCounts {
         let mut c = OutcomeCounts::default();
-        for id in &self.loaded.derived.pending {
+        for id in &self.pending_rows {
             match self.outcomes.get(id).map(|o| o.outcome) {
                 Some(Outcome::Scheduled) => c.scheduled += 1,
                 Some(Outcome::Preempt) => c.preempt += 1,
