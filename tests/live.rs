@@ -255,21 +255,30 @@ mod recording {
     }
 
     fn place_json_with(snapshot: &Path, pod: &Path, extra: &[&str]) -> Value {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
-            .args(["place", "--snapshot"])
-            .arg(snapshot)
-            .arg("--pod")
-            .arg(pod)
-            .args(["-o", "json"])
-            .args(extra)
-            .output()
-            .expect("run kplace");
+        let mut args: Vec<&std::ffi::OsStr> = vec!["--snapshot".as_ref(), snapshot.as_ref()];
+        args.extend(["--pod".as_ref(), pod.as_os_str()]);
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
+        place_json_of(&args)
+    }
+
+    /// `kplace place ARGS -o json`, which must succeed: its answer.
+    fn place_json_of(args: &[&std::ffi::OsStr]) -> Value {
+        let out = place(args, &["-o", "json"]);
         assert!(
             out.status.success(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
         serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn place(args: &[&std::ffi::OsStr], more: &[&str]) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
+            .arg("place")
+            .args(args)
+            .args(more)
+            .output()
+            .expect("run kplace")
     }
 
     fn read_text(path: &Path) -> String {
@@ -342,18 +351,13 @@ mod recording {
         let opts = record_options(&server, dir.path(), "snap.json", None);
         record(&opts).expect("record");
         let recorded = place_json(&opts.output, Path::new("default/incoming"));
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
-            .args(["place", "--kubeconfig"])
-            .arg(server.kubeconfig(dir.path()))
-            .args(["--pod", "default/incoming", "-o", "json"])
-            .output()
-            .expect("run kplace");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let live: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let kubeconfig = server.kubeconfig(dir.path());
+        let live = place_json_of(&[
+            "--kubeconfig".as_ref(),
+            kubeconfig.as_ref(),
+            "--pod".as_ref(),
+            "default/incoming".as_ref(),
+        ]);
         assert_eq!(live["schedulerVersion"], "1.32");
         assert_eq!(live["schedulerVersionSource"]["kind"], "api-server");
         assert_eq!(
@@ -365,12 +369,10 @@ mod recording {
             assert_eq!(live[field], recorded[field], "{field}");
         }
         // A pod the cluster does not hold is named as missing from it.
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kplace"))
-            .args(["place", "--kubeconfig"])
-            .arg(server.kubeconfig(dir.path()))
-            .args(["--pod", "default/nope"])
-            .output()
-            .expect("run kplace");
+        let out = place(
+            &["--kubeconfig".as_ref(), kubeconfig.as_ref()],
+            &["--pod", "default/nope"],
+        );
         assert_eq!(out.status.code(), Some(2));
         assert!(
             String::from_utf8_lossy(&out.stderr)

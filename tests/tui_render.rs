@@ -603,24 +603,27 @@ fn pod_option_opens_its_placement() {
     assert!(s.contains("Insufficient cpu"), "{s}");
 }
 
+/// The demo opened as `kplace --demo [-n NAMESPACE] [--pod POD]` would
+/// open it, settled.
+fn demo_opened_with(namespace: Option<&str>, pod: Option<&str>) -> App {
+    let mut app = App::new(Options {
+        demo: true,
+        namespace: namespace.map(str::to_string),
+        pod: pod.map(str::to_string),
+        ..Default::default()
+    });
+    assert!(app.wait_until_idle(SETTLE));
+    app
+}
+
 /// `--pod NAME` alone opens the one pod of that name; a name in the wrong
 /// namespace is refused with the namespaces that hold a pod of that name.
 #[test]
 fn pod_option_takes_a_unique_name_alone_and_says_where_a_name_lives() {
-    let mut app = App::new(Options {
-        demo: true,
-        pod: Some("trainer-xl".into()),
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE));
+    let app = demo_opened_with(None, Some("trainer-xl"));
     assert_eq!(app.view, View::Placement);
     assert!(screen(&app, 160, 48).contains("Placement: ml/trainer-xl"));
-    let mut app = App::new(Options {
-        demo: true,
-        pod: Some("shop/trainer-xl".into()),
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE));
+    let app = demo_opened_with(None, Some("shop/trainer-xl"));
     assert_ne!(app.view, View::Placement);
     let s = screen(&app, 160, 48);
     assert!(
@@ -633,13 +636,7 @@ fn pod_option_takes_a_unique_name_alone_and_says_where_a_name_lives() {
 /// `:ns NAME` does, and a `--pod NAME` is looked up in it.
 #[test]
 fn namespace_option_filters_the_lists_and_places_a_named_pod_in_it() {
-    let mut app = App::new(Options {
-        demo: true,
-        namespace: Some("shop".into()),
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE));
-    let s = screen(&app, 160, 48);
+    let s = screen(&demo_opened_with(Some("shop"), None), 160, 48);
     assert!(s.contains("shop/frontend-6b8f7c5d4-r6ndz"), "{s}");
     assert!(
         !s.contains("ml/trainer-xl"),
@@ -651,22 +648,10 @@ fn namespace_option_filters_the_lists_and_places_a_named_pod_in_it() {
         s.contains("would schedule 1 · preempt 0 · unschedulable 1"),
         "{s}"
     );
-    let mut app = App::new(Options {
-        demo: true,
-        namespace: Some("ml".into()),
-        pod: Some("trainer-xl".into()),
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE));
+    let app = demo_opened_with(Some("ml"), Some("trainer-xl"));
     assert_eq!(app.view, View::Placement);
     assert!(screen(&app, 160, 48).contains("Placement: ml/trainer-xl"));
-    let mut app = App::new(Options {
-        demo: true,
-        namespace: Some("nowhere".into()),
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE));
-    let s = screen(&app, 160, 48);
+    let s = screen(&demo_opened_with(Some("nowhere"), None), 160, 48);
     assert!(
         s.contains("no pods or workloads in namespace \"nowhere\""),
         "{s}"
