@@ -136,7 +136,7 @@ pub struct PlaceArgs {
     /// Without --snapshot or --demo, the live cluster of the current kubeconfig context is asked.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["context", "kubeconfig", "demo"])]
     pub snapshot: Option<PathBuf>,
-    /// Ask the live cluster of this kubeconfig context, listed once (read-only: list only).
+    /// Ask the live cluster of this kubeconfig context, listed once (read-only: get, list, watch).
     #[arg(long, value_name = "NAME", conflicts_with = "demo")]
     pub context: Option<String>,
     /// Read this kubeconfig instead of $KUBECONFIG or ~/.kube/config (live).
@@ -152,7 +152,7 @@ pub struct PlaceArgs {
     /// input) holding a Pod or a workload (Deployment, ReplicaSet,
     /// StatefulSet, DaemonSet, Job, CronJob: its pod template, as the
     /// controller's pod), alone or among other objects (`helm template`
-    /// output); or NAMESPACE/NAME of a pod in the snapshot.
+    /// output); or NAMESPACE/NAME of a pod in the cluster.
     #[arg(long, value_name = "POD.yaml|-|NAMESPACE/NAME")]
     pub pod: String,
     /// The namespace of a pod given by NAME alone (`-n shop --pod web-0`, as kubectl takes it).
