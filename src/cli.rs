@@ -152,8 +152,14 @@ pub struct PlaceArgs {
     /// input) holding a Pod or a workload (Deployment, ReplicaSet,
     /// StatefulSet, DaemonSet, Job, CronJob: its pod template, as the
     /// controller's pod), alone or among other objects (`helm template`
-    /// output); or NAMESPACE/NAME of a pod in the cluster.
-    #[arg(long, value_name = "POD.yaml|-|NAMESPACE/NAME")]
+    /// output); or NAMESPACE/NAME of a pod in the cluster. `-f FILE` and
+    /// `--filename FILE` take a manifest as kubectl does.
+    #[arg(
+        long,
+        short = 'f',
+        visible_alias = "filename",
+        value_name = "POD.yaml|-|NAMESPACE/NAME"
+    )]
     pub pod: String,
     /// The namespace of a pod given by NAME alone (`-n shop --pod web-0`, as kubectl takes it).
     #[arg(short = 'n', long, value_name = "NAMESPACE")]

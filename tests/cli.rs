@@ -2870,3 +2870,32 @@ fn place_takes_a_pod_name_with_dash_n_and_says_where_a_name_lives() {
         String::from_utf8_lossy(&both.stderr)
     );
 }
+
+/// `-f FILE` and `--filename FILE` take the pod manifest, as kubectl does.
+#[test]
+fn place_takes_the_manifest_with_dash_f_as_kubectl_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = dir.path().join("pod.yaml");
+    std::fs::write(
+        &pod,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  namespace: shop\nspec:\n  containers:\n  - name: c\n    image: x\n    resources:\n      requests:\n        cpu: 100m\n",
+    )
+    .unwrap();
+    let pod = pod.to_str().unwrap();
+    let answers: Vec<serde_json::Value> = ["--pod", "-f", "--filename"]
+        .iter()
+        .map(|flag| {
+            let out = kplace(&["place", "--demo", flag, pod, "-o", "json"]);
+            assert!(
+                out.status.success(),
+                "{flag}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice(&out.stdout).unwrap()
+        })
+        .collect();
+    assert_eq!(answers[0]["pod"], "shop/a");
+    assert_eq!(answers[0]["outcome"], "scheduled");
+    assert_eq!(answers[1], answers[0]);
+    assert_eq!(answers[2], answers[0]);
+}
