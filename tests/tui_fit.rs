@@ -840,3 +840,56 @@ fn overview_node_flags_stay_whole_at_60_columns() {
         "{s}"
     );
 }
+
+/// The mouse wheel over the fleet pane scrolls it (the keys keep moving
+/// through the workloads above), so every alert can be reached in place.
+#[test]
+fn the_wheel_scrolls_the_fleet_pane_under_the_pointer() {
+    use crossterm::event::{KeyModifiers, MouseEvent, MouseEventKind};
+    let (_dir, mut app) = small_synth_skew_app();
+    let alerts = app
+        .session()
+        .map(|s| {
+            let fleet = s.loaded.derived.fleet().expect("the fleet is built");
+            s.fleet_alerts(fleet)
+                .iter()
+                .map(|a| a.label.clone())
+                .collect::<Vec<_>>()
+        })
+        .unwrap();
+    let before = common::render(&app, 80, 30);
+    let lines: Vec<&str> = before.lines().collect();
+    let title = lines
+        .iter()
+        .position(|l| l.contains("Fleet:"))
+        .unwrap_or_else(|| panic!("no fleet pane:\n{before}"));
+    let first_row = lines[title + 1];
+    let shown = lines[title + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with('└'))
+        .count();
+    assert!(
+        alerts.len() > shown,
+        "{} alerts fit:\n{before}",
+        alerts.len()
+    );
+    let selected = app.session().map(|s| s.skew_cursor.selected);
+    let wheel = |kind| MouseEvent {
+        kind,
+        column: 5,
+        row: title as u16 + 2,
+        modifiers: KeyModifiers::NONE,
+    };
+    for _ in 0..2 {
+        app.handle_mouse(wheel(MouseEventKind::ScrollDown));
+    }
+    let after = common::render(&app, 80, 30);
+    let after_lines: Vec<&str> = after.lines().collect();
+    assert_ne!(after_lines[title + 1], first_row, "not scrolled:\n{after}");
+    assert_eq!(app.session().map(|s| s.skew_cursor.selected), selected);
+    for _ in 0..2 {
+        app.handle_mouse(wheel(MouseEventKind::ScrollUp));
+    }
+    let back = common::render(&app, 80, 30);
+    assert_eq!(back.lines().nth(title + 1), Some(first_row), "{back}");
+}

@@ -330,7 +330,7 @@ pub const BINDINGS: &[Binding] = &[
     doc(
         Scope::Lists,
         "mouse",
-        "wheel scrolls (on the Overview, the pane under the pointer); a click selects a row",
+        "wheel scrolls (on the Overview and Skew, the pane under the pointer); a click selects a row",
     ),
     act(
         Scope::Lists,

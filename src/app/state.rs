@@ -85,6 +85,8 @@ pub struct Session {
     pub pending_cursor: Cursor,
     /// Scroll of the Overview's node bars.
     pub node_bars: Cursor,
+    /// Scroll of Skew's fleet pane (the mouse wheel over it).
+    pub fleet_scroll: Cursor,
     pub skew_filter: String,
     /// Indices into `derived.skew_subjects` matching the filter.
     pub skew_rows: Vec<usize>,
@@ -171,6 +173,7 @@ impl Session {
             pending_rows: loaded.derived.pending.clone(),
             pending_cursor: Cursor::default(),
             node_bars: Cursor::default(),
+            fleet_scroll: Cursor::default(),
             skew_filter: String::new(),
             skew_rows: Vec::new(),
             skew_cursor: Cursor::default(),

@@ -107,7 +107,13 @@ fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Re
     // Columns line up over the rows shown: the key and the skew padded to
     // the widest, so every name gets the same room (cut at the end, as in
     // the workload list above).
-    let shown = &alerts[..alerts.len().min(area.height.saturating_sub(2) as usize)];
+    // The wheel over the pane scrolls it (`f` opens the whole list).
+    let range = s
+        .fleet_scroll
+        .window(alerts.len(), area.height.saturating_sub(2) as usize);
+    s.fleet_scroll
+        .set_pane(area.x, area.y, area.width, area.height);
+    let shown = &alerts[range];
     let skew_text = |a: &&crate::app::skew::SkewAlert| format!("{}/{}", a.skew, a.max_skew);
     let key_width = shown
         .iter()

@@ -359,6 +359,20 @@ impl App {
             m.apply_scroll(&mut s.node_bars, len);
             return;
         }
+        // So does Skew's fleet pane; the keys move through the workloads.
+        if let Some(m) = wheel
+            && self.view == View::Skew
+            && let Some(s) = self.session_mut()
+            && s.fleet_scroll.pane_contains(mouse.column, mouse.row)
+        {
+            let len = s
+                .loaded
+                .derived
+                .fleet()
+                .map_or(0, |f| s.fleet_alerts(f).len());
+            m.apply_scroll(&mut s.fleet_scroll, len);
+            return;
+        }
         match mouse.kind {
             MouseEventKind::ScrollUp => self.move_selection(Move::By(-WHEEL_ROWS)),
             MouseEventKind::ScrollDown => self.move_selection(Move::By(WHEEL_ROWS)),
