@@ -433,9 +433,9 @@ fn resolve_pod(
     )))
 }
 
-/// `; pods named NAME are in: a/NAME, b/NAME` when the cluster holds pods
-/// of that name in other namespaces (the first five), for a name asked in
-/// the wrong namespace or without one.
+/// `; pods of that name: a/NAME, b/NAME` when the cluster holds pods of
+/// that name in other namespaces (the first five), for a name asked in the
+/// wrong namespace or without one.
 fn elsewhere(cluster: &Cluster, name: &str) -> String {
     if name.contains('/') {
         return String::new();
@@ -550,10 +550,13 @@ pub fn place(args: &PlaceArgs) -> Result<()> {
     let options = LoadOptions {
         allow_duplicates: args.allow_duplicates,
     };
-    let opened = open_cluster(args, options)?;
-    let (cluster, mut timings, load_notes, label) =
-        (opened.cluster, opened.timings, opened.notes, opened.label);
-    let server = opened.server;
+    let OpenedCluster {
+        cluster,
+        mut timings,
+        notes: load_notes,
+        server,
+        label,
+    } = open_cluster(args, options)?;
     // Never dropped: the process ends with this command, and the system
     // takes its memory back at once, where freeing the 150,000-pod
     // synthetic cluster one allocation at a time held the exit for 50 ms.

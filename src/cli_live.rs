@@ -356,7 +356,7 @@ fn verify_table(
 }
 
 /// A live cluster listed once for a one-shot answer (`kplace place
-/// --context`): read-only (list only; nothing is written), the first full
+/// --context`): read-only (get, list, watch; nothing is written), the first full
 /// list awaited for at most `sync_timeout`. Returns the cluster, what the
 /// API server said its version is, the context's name, and notes (kinds
 /// that could not be read, objects left out) for stderr.
