@@ -434,28 +434,16 @@ fn resolve_pod(
 }
 
 /// `; pods of that name: a/NAME, b/NAME` when the cluster holds pods of
-/// that name in other namespaces (the first five), for a name asked in the
-/// wrong namespace or without one.
+/// that name in other namespaces, for a name asked in the wrong namespace
+/// or without one.
 fn elsewhere(cluster: &Cluster, name: &str) -> String {
     if name.contains('/') {
         return String::new();
     }
-    let found: Vec<String> = cluster
-        .pods_named(name)
-        .map(|id| cluster.pod_key(id))
-        .collect();
-    if found.is_empty() {
-        return String::new();
-    }
-    let more = if found.len() > 5 {
-        format!(" and {} more", found.len() - 5)
-    } else {
-        String::new()
-    };
-    format!(
-        "; pods of that name: {}{more}",
-        found.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
-    )
+    cluster
+        .pods_named_list(name, 5)
+        .map(|list| format!("; pods of that name: {list}"))
+        .unwrap_or_default()
 }
 
 /// Adds a manifest's ResourceClaims to the snapshot in memory (the file

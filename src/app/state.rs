@@ -918,16 +918,11 @@ impl App {
             Some(pod) => self.show_placement(pod),
             None => {
                 let name = key.rsplit('/').next().unwrap_or(&key);
-                let holders: Vec<String> = cluster
-                    .pods_named(name)
-                    .take(4)
-                    .map(|id| cluster.pod_key(id))
-                    .collect();
-                let hint = if holders.is_empty() {
-                    "give NAMESPACE/NAME".to_string()
-                } else {
-                    format!("pods of that name: {}", holders.join(", "))
-                };
+                let hint = cluster
+                    .pods_named_list(name, 4)
+                    .map_or("give NAMESPACE/NAME".to_string(), |list| {
+                        format!("pods of that name: {list}")
+                    });
                 let shown = s.loaded.name.clone();
                 self.set_error(format!("--pod {key}: no such pod in {shown} ({hint})"));
             }

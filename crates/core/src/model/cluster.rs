@@ -1480,6 +1480,21 @@ impl Cluster {
         (0..self.pods.len() as PodId).filter(move |&id| &*self.pod(id).name == name)
     }
 
+    /// `ns/name` of the pods of this name (the first `max`, then `and N
+    /// more`), or `None` when no namespace holds one: what to suggest for a
+    /// pod asked in the wrong namespace or without one.
+    pub fn pods_named_list(&self, name: &str, max: usize) -> Option<String> {
+        let found: Vec<PodId> = self.pods_named(name).collect();
+        if found.is_empty() {
+            return None;
+        }
+        let mut list: Vec<String> = found.iter().take(max).map(|&id| self.pod_key(id)).collect();
+        if found.len() > max {
+            list.push(format!("and {} more", found.len() - max));
+        }
+        Some(list.join(", "))
+    }
+
     pub fn priority_class(&self, name: &str) -> Option<&PriorityClass> {
         self.priority_classes.iter().find(|pc| &*pc.name == name)
     }
