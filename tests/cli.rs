@@ -1525,6 +1525,64 @@ fn the_same_object_twice_is_refused_naming_both_places_unless_allowed() {
     );
 }
 
+/// Pods are the same object only by namespace and name: a pod of the same
+/// name in another namespace is kept beside it, and each repeat replaces
+/// the last, its note naming the place it replaces.
+#[test]
+fn pods_are_duplicates_only_in_the_same_namespace_and_the_last_copy_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = |ns: &str, cpu: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"x","namespace":"{ns}"}},"spec":{{"nodeName":"n1","containers":[{{"name":"a","image":"i","resources":{{"requests":{{"cpu":"{cpu}"}}}}}}]}},"status":{{"phase":"Running"}}}}"#
+        )
+    };
+    let node = r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"}}}"#;
+    let snap = dir.path().join("one.json");
+    let items = [
+        node.to_string(),
+        pod("a", "1"),
+        pod("b", "1"),
+        pod("a", "3"),
+        pod("a", "2"),
+    ];
+    std::fs::write(
+        &snap,
+        format!(
+            "{{\"kind\":\"List\",\"items\":[\n{}]}}\n",
+            items.join(",\n")
+        ),
+    )
+    .unwrap();
+    let snap = snap.to_str().unwrap();
+    let place = |cpu: &str| {
+        let p = cpu_pod(dir.path(), &format!("p{cpu}.yaml"), cpu);
+        stdout_json(&kplace(&[
+            "place",
+            "--snapshot",
+            snap,
+            "--pod",
+            &p,
+            "-o",
+            "json",
+            "--allow-duplicates",
+        ]))
+    };
+    // a/x (2, the last copy) and b/x (1) hold 3 of n1's 4 CPUs.
+    let fits = place("1");
+    assert_eq!(fits["outcome"], "scheduled", "{fits}");
+    let notes = fits["notes"].to_string();
+    assert!(
+        notes.contains(&format!("Pod a/x is defined twice ({snap}:3 and {snap}:5)")),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(&format!("Pod a/x is defined twice ({snap}:5 and {snap}:6)")),
+        "{notes}"
+    );
+    assert!(!notes.contains("b/x"), "{notes}");
+    assert_ne!(place("2")["outcome"], "scheduled");
+}
+
 /// A large JSON List is given back to the system behind the parser: errors
 /// on items far into it, and on duplicates whose first copy came early,
 /// still name the lines the items start on.

@@ -173,6 +173,12 @@ impl ClusterBuilder {
         self.pods.chunks.reserve(items.div_ceil(POD_CHUNK));
     }
 
+    /// The pod at `index` (an index [`ClusterBuilder::push_at`] returned
+    /// for a pod).
+    pub fn pod_at(&self, index: usize) -> &Pod {
+        &self.pods.chunks[index / POD_CHUNK][index % POD_CHUNK]
+    }
+
     pub fn push(&mut self, object: ModelObject) {
         self.push_at(object, None);
     }

@@ -29,6 +29,7 @@ use crate::source::convert::lean_node::LeanNode;
 use crate::source::convert::lean_pod::LeanPod;
 use crate::source::convert::{self, object_name};
 
+mod pods_seen;
 mod scan;
 
 /// The YAML parser's own bound on scalar bytes (the input is already
@@ -110,8 +111,11 @@ struct Collector {
     options: LoadOptions,
     /// Files read so far (the last is the current one).
     files: Vec<String>,
-    /// Where each object was first seen, and its index in the builder.
+    /// Where each object other than a pod was first seen, and its index
+    /// in the builder.
     seen: std::collections::HashMap<IdentityKey, Seen, std::hash::BuildHasherDefault<KnownHash>>,
+    /// The same for pods, without a key per pod.
+    pods_seen: pods_seen::PodsSeen,
     /// What the reader decided on its own (duplicates it let through).
     notes: Vec<String>,
     /// Pods' requests by their resource fields' text.
@@ -723,8 +727,10 @@ impl Collector {
         // Room for every item's slot up front. Not for `seen`: a map sized
         // for every item up front (~20 MB for 170,000) is touched at once,
         // beside the whole file; grown as objects come, it reaches that size
-        // only once most of the file's pages are given back.
+        // only once most of the file's pages are given back. Pods' own check
+        // writes only a byte per slot up front (~260 KB for 170,000).
         self.builder.reserve(items.len());
+        self.pods_seen.reserve(items.len());
         let parse = |b: usize| -> Option<ParsedBatch<'a>> {
             let base = b * BATCH;
             if base >= items.len() {
@@ -810,7 +816,6 @@ impl Collector {
                     Parsed::Object(o) => o.identity(),
                     Parsed::Skipped(_) => unreachable!("matched above"),
                 };
-                let key = IdentityKey::new(kind, ns, name);
                 let b = &mut self.builder;
                 // A lean object conversion refuses is parsed whole and
                 // converted again, for the error (or answer) the whole
@@ -849,13 +854,36 @@ impl Collector {
                 let file = self.files.len().saturating_sub(1);
                 let at = origin.position.key();
                 // One lookup for an object seen first (all but duplicates).
-                let (key, seen) = match self.seen.entry(key) {
-                    std::collections::hash_map::Entry::Vacant(slot) => {
-                        let index = self.builder.push_at(model, None);
-                        slot.insert(Seen { file, at, index });
-                        return Ok(());
+                let (key, seen) = if let ModelObject::Pod(pod) = &model {
+                    let hash = pods_seen::identity_hash(pod.namespace, &pod.name);
+                    let builder = &self.builder;
+                    match self.pods_seen.earlier(hash, pod, |i| builder.pod_at(i)) {
+                        None => {
+                            let index = self.builder.push_at(model, None);
+                            self.pods_seen.add(hash, index, file, at);
+                            return Ok(());
+                        }
+                        Some(s) => (
+                            None,
+                            Seen {
+                                file: s.file,
+                                at: s.at,
+                                index: s.index,
+                            },
+                        ),
                     }
-                    std::collections::hash_map::Entry::Occupied(e) => e.remove_entry(),
+                } else {
+                    match self.seen.entry(IdentityKey::new(kind, ns, name)) {
+                        std::collections::hash_map::Entry::Vacant(slot) => {
+                            let index = self.builder.push_at(model, None);
+                            slot.insert(Seen { file, at, index });
+                            return Ok(());
+                        }
+                        std::collections::hash_map::Entry::Occupied(e) => {
+                            let (key, seen) = e.remove_entry();
+                            (Some(key), seen)
+                        }
+                    }
                 };
                 let object = object_name(kind, (!ns.is_empty()).then_some(ns), name);
                 let first = self.place_of(&seen, origin);
@@ -877,7 +905,12 @@ impl Collector {
                         .push("more objects are defined twice; the later of each is used".into());
                 }
                 let index = self.builder.push_at(model, Some(seen.index));
-                self.seen.insert(key, Seen { file, at, index });
+                match key {
+                    Some(key) => {
+                        self.seen.insert(key, Seen { file, at, index });
+                    }
+                    None => self.pods_seen.replaced(index, file, at),
+                }
             }
             Parsed::Skipped(kind) => *self.skipped.entry(kind.clone()).or_default() += 1,
         }
@@ -920,10 +953,11 @@ impl Collector {
             });
         }
         let started = Instant::now();
-        // The duplicate check's 170,000 keys are freed on an idle loading
-        // worker while the cluster is built: freed here, after it, they held
-        // the first answer for 10-13 ms on the synthetic cluster.
-        let seen = self.seen;
+        // The duplicate check is freed on an idle loading worker while the
+        // cluster is built: freed here, after it, its keys (one per object,
+        // before pods had a check of their own) held the first answer for
+        // 10-13 ms on the synthetic cluster.
+        let seen = (self.seen, self.pods_seen);
         rayon::spawn(move || drop(seen));
         let mut cluster = self.builder.finish();
         cluster.skipped_kinds = self.skipped;
