@@ -893,3 +893,38 @@ fn the_wheel_scrolls_the_fleet_pane_under_the_pointer() {
     let back = common::render(&app, 80, 30);
     assert_eq!(back.lines().nth(title + 1), Some(first_row), "{back}");
 }
+
+/// J and K scroll Skew's fleet pane from the keyboard, as they scroll the
+/// Overview's node list, and leave the workload selection where it was.
+#[test]
+fn shift_j_and_k_scroll_the_fleet_pane() {
+    use crossterm::event::KeyCode;
+    let (_dir, mut app) = small_synth_skew_app();
+    let before = common::render(&app, 120, 30);
+    let lines: Vec<&str> = before.lines().collect();
+    // The fleet pane's rows: the left of each line, up to the pane's edge.
+    let fleet_row = |screen: &str, row: usize| -> String {
+        let line = screen.lines().nth(row).unwrap_or_default();
+        line.split("││").next().unwrap_or_default().to_string()
+    };
+    let title = lines
+        .iter()
+        .position(|l| l.contains("Fleet:"))
+        .unwrap_or_else(|| panic!("no fleet pane:\n{before}"));
+    assert!(lines[title].contains("J/K"), "{}", lines[title]);
+    let first_row = fleet_row(&before, title + 1);
+    let second_row = fleet_row(&before, title + 2);
+    assert_ne!(first_row, second_row, "{before}");
+    let selected = app.session().map(|s| s.skew_cursor.selected);
+    common::key(&mut app, KeyCode::Char('J'));
+    let after = common::render(&app, 120, 30);
+    assert_eq!(
+        fleet_row(&after, title + 1),
+        second_row,
+        "J scrolls by one row:\n{after}"
+    );
+    assert_eq!(app.session().map(|s| s.skew_cursor.selected), selected);
+    common::key(&mut app, KeyCode::Char('K'));
+    let back = common::render(&app, 120, 30);
+    assert_eq!(fleet_row(&back, title + 1), first_row, "{back}");
+}

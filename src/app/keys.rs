@@ -128,7 +128,7 @@ pub enum Action {
     Home,
     End,
     Open,
-    ScrollNodes,
+    ScrollSideList,
     CycleSort,
     SortBy,
     Describe,
@@ -335,9 +335,9 @@ pub const BINDINGS: &[Binding] = &[
     act(
         Scope::Lists,
         "J / K",
-        "Overview: scroll the node list down / up (the arrows move the pending pods)",
+        "scroll the Overview's node list, Skew's fleet pane (the arrows move the rows beside)",
         &[K::Ch('J'), K::Ch('K')],
-        Action::ScrollNodes,
+        Action::ScrollSideList,
     ),
     act(
         Scope::Lists,

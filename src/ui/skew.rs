@@ -107,7 +107,7 @@ fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Re
     // Columns line up over the rows shown: the key and the skew padded to
     // the widest, so every name gets the same room (cut at the end, as in
     // the workload list above).
-    // The wheel over the pane scrolls it (`f` opens the whole list).
+    // The wheel over the pane and J / K scroll it (`f` opens the whole list).
     let range = s
         .fleet_scroll
         .window(alerts.len(), area.height.saturating_sub(2) as usize);
@@ -146,6 +146,18 @@ fn draw_fleet(frame: &mut Frame, app: &App, s: &Session, fleet: &Fleet, area: Re
         Paragraph::new(lines).block(fitted_panel(
             app,
             &[
+                format!(
+                    "Fleet: {at} at maxSkew, {} one replica away (J/K scroll, f: all)",
+                    alerts.len() - at
+                ),
+                format!(
+                    "Fleet: {at} at maxSkew, {} one away (J/K scroll, f: all)",
+                    alerts.len() - at
+                ),
+                format!(
+                    "Fleet: {at} at max, {} near (J/K, f: all)",
+                    alerts.len() - at
+                ),
                 format!(
                     "Fleet: {at} at maxSkew, {} one replica away (f: all)",
                     alerts.len() - at

@@ -137,9 +137,9 @@ impl App {
             Action::Home => self.move_selection(Move::Home),
             Action::End => self.move_selection(Move::End),
             Action::Open => self.enter(),
-            Action::ScrollNodes => {
+            Action::ScrollSideList => {
                 let down = key.code == KeyCode::Char('J');
-                self.scroll_node_list(Move::By(if down { 1 } else { -1 }));
+                self.scroll_side_list(Move::By(if down { 1 } else { -1 }));
             }
             Action::CycleSort => self.cycle_sort(),
             Action::SortBy => {
@@ -685,15 +685,26 @@ impl App {
         }
     }
 
-    /// The Overview's node list, scrolled by its own keys: the arrows
-    /// move the pending pods while any wait.
-    fn scroll_node_list(&mut self, m: Move) {
-        if self.view != View::Overview {
-            return;
-        }
+    /// The Overview's node list and Skew's fleet pane, scrolled by their
+    /// own keys: the arrows move the pending pods and the workloads.
+    fn scroll_side_list(&mut self, m: Move) {
+        let view = self.view;
         let Some(s) = self.session_mut() else { return };
-        let len = s.loaded.derived.nodes.rows.len() + s.loaded.derived.zones.len();
-        m.apply_scroll(&mut s.node_bars, len);
+        match view {
+            View::Overview => {
+                let len = s.loaded.derived.nodes.rows.len() + s.loaded.derived.zones.len();
+                m.apply_scroll(&mut s.node_bars, len);
+            }
+            View::Skew => {
+                let len = s
+                    .loaded
+                    .derived
+                    .fleet()
+                    .map_or(0, |f| s.fleet_alerts(f).len());
+                m.apply_scroll(&mut s.fleet_scroll, len);
+            }
+            _ => {}
+        }
     }
 
     fn move_selection(&mut self, m: Move) {
