@@ -1933,6 +1933,9 @@ fn tiers_table_keeps_its_numbers_whole_at_every_width() {
         "eu-west-1a",
         "eu-west-1b",
         "eu-west-1c",
+        "1a",
+        "1b",
+        "1c",
     ];
     for (w, h) in [(60u16, 24u16), (80, 24), (100, 30), (160, 40)] {
         let s = screen(&app, w, h);
@@ -1963,15 +1966,28 @@ fn tiers_table_keeps_its_numbers_whole_at_every_width() {
             );
         }
         let zones_shown = header.matches("eu-west-1").count();
+        let short_shown = header
+            .split_whitespace()
+            .filter(|h| ["1a", "1b", "1c"].contains(h))
+            .count();
+        let tokens: Vec<&str> = standard
+            .trim_matches(['│', ' '])
+            .split_whitespace()
+            .collect();
         if w >= 160 {
-            assert_eq!(zones_shown, 3, "{s}");
-            let tokens: Vec<&str> = standard
-                .trim_matches(['│', ' '])
-                .split_whitespace()
-                .collect();
+            assert_eq!((zones_shown, short_shown), (3, 0), "{s}");
             assert_eq!(tokens[tokens.len() - 3..], ["66", "71", "52"], "{standard}");
+        } else if w >= 100 {
+            // Too narrow for the whole names: the part that tells the
+            // zones apart heads each, and the title says what it stands for.
+            assert_eq!((zones_shown, short_shown), (0, 3), "{s}");
+            assert_eq!(tokens[tokens.len() - 3..], ["66", "71", "52"], "{standard}");
+            assert!(
+                line_with(&s, "Priority tiers").contains("1a for eu-west-1a"),
+                "{s}"
+            );
         } else {
-            assert_eq!(zones_shown, 0, "{s}");
+            assert_eq!((zones_shown, short_shown), (0, 0), "{s}");
         }
     }
 }

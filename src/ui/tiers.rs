@@ -142,6 +142,35 @@ fn tier_layout(cells: &[TierCells], zone_names: &[String], inner: usize) -> Tier
     layout
 }
 
+/// The zones' names without the prefix they all share up to its last `-`
+/// (`us-east-1a`, `us-east-1b` → `us-east-`, `1a`, `1b`), with that
+/// prefix; `None` for one zone, or names that share no such prefix.
+fn short_zone_names(names: &[String]) -> Option<(String, Vec<String>)> {
+    let (first, rest) = names.split_first()?;
+    if rest.is_empty() {
+        return None;
+    }
+    let common = rest.iter().fold(first.len(), |n, z| {
+        first
+            .bytes()
+            .zip(z.bytes())
+            .take(n)
+            .take_while(|(a, b)| a == b)
+            .count()
+    });
+    // Up to an ASCII `-`, so a char boundary in every name (each shares
+    // the bytes before it); `common` itself may fall inside a character.
+    let cut = first.as_bytes()[..common]
+        .iter()
+        .rposition(|&b| b == b'-')?
+        + 1;
+    let short: Vec<String> = names.iter().map(|z| z[cut..].to_string()).collect();
+    if short.iter().any(String::is_empty) {
+        return None;
+    }
+    Some((first[..cut].to_string(), short))
+}
+
 fn tier_line(fixed: &[String], zones: &[String], layout: &TierLayout) -> String {
     let name = layout.fixed[0].unwrap_or(0);
     let mut line = format!("{:<name$}", format::truncate(&fixed[0], name));
@@ -165,10 +194,25 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, rows: &[TierRow], area:
         .map(|z| format::truncate(&z.name, 12))
         .collect();
     let cells: Vec<TierCells> = rows.iter().map(tier_cells).collect();
-    let layout = tier_layout(&cells, &zone_names, (area.width as usize).saturating_sub(2));
+    let inner = (area.width as usize).saturating_sub(2);
+    let mut layout = tier_layout(&cells, &zone_names, inner);
+    // Too narrow for the zones' whole names: headed by what tells them
+    // apart (`1a` for `us-east-1a`), the prefix they share in the title.
+    let mut zone_headers = zone_names;
+    let mut shared_prefix = None;
+    if layout.zones.is_empty()
+        && let Some((prefix, short)) = short_zone_names(&zone_headers)
+    {
+        let short_layout = tier_layout(&cells, &short, inner);
+        if !short_layout.zones.is_empty() {
+            layout = short_layout;
+            zone_headers = short;
+            shared_prefix = Some(prefix);
+        }
+    }
     let headers: Vec<String> = TIER_HEADERS.iter().map(|h| h.to_string()).collect();
     let mut lines = vec![Line::from(Span::styled(
-        tier_line(&headers, &zone_names, &layout),
+        tier_line(&headers, &zone_headers, &layout),
         Style::new().fg(t.header).add_modifier(Modifier::BOLD),
     ))];
     let height = (area.height as usize).saturating_sub(3);
@@ -184,16 +228,20 @@ fn draw_table(frame: &mut Frame, app: &App, s: &Session, rows: &[TierRow], area:
             style,
         )));
     }
-    let per_zone = if layout.zones.is_empty() {
-        ""
-    } else {
-        "pods per zone on the right; "
+    let per_zone = match (&shared_prefix, layout.zones.is_empty()) {
+        (_, true) => String::new(),
+        (Some(prefix), false) => {
+            let first = zone_headers.first().map_or("", String::as_str);
+            format!("pods per zone on the right, {first} for {prefix}{first}; ")
+        }
+        (None, false) => "pods per zone on the right; ".to_string(),
     };
     frame.render_widget(
         Paragraph::new(lines).block(fitted_panel(
             app,
             &[
                 &format!("Priority tiers: one row per class, with its own preemptionPolicy ({per_zone}↑↓ picks the headroom's class)"),
+                &format!("Priority tiers ({per_zone}↑↓ picks the headroom's class)"),
                 "Priority tiers: one row per class, with its own preemptionPolicy (↑↓ picks the headroom's class)",
                 "Priority tiers (↑↓ picks the headroom's class)",
                 "Priority tiers (↑↓ picks)",
@@ -376,4 +424,50 @@ fn draw_headroom(frame: &mut Frame, app: &App, s: &Session, area: Rect) {
             )),
         area,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_zone_names;
+
+    fn short(names: &[&str]) -> Option<(String, Vec<String>)> {
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        short_zone_names(&names)
+    }
+
+    #[test]
+    fn zones_are_shortened_to_what_follows_their_shared_prefix_up_to_a_dash() {
+        assert_eq!(
+            short(&["us-east-1a", "us-east-1b", "us-east-1c"]),
+            Some((
+                "us-east-".into(),
+                vec!["1a".into(), "1b".into(), "1c".into()]
+            ))
+        );
+        // GKE's zones: the letter alone.
+        assert_eq!(
+            short(&["us-central1-a", "us-central1-b"]),
+            Some(("us-central1-".into(), vec!["a".into(), "b".into()]))
+        );
+        // Regions apart: the shared prefix ends at the region's dash.
+        assert_eq!(
+            short(&["eu-west-1a", "eu-north-1a"]),
+            Some(("eu-".into(), vec!["west-1a".into(), "north-1a".into()]))
+        );
+        // Multi-byte names are cut at the dash, never inside a character.
+        assert_eq!(
+            short(&["zoné-α", "zoné-β"]),
+            Some(("zoné-".into(), vec!["α".into(), "β".into()]))
+        );
+    }
+
+    #[test]
+    fn zones_without_a_shared_dashed_prefix_keep_their_names() {
+        assert_eq!(short(&["us-east-1a"]), None);
+        assert_eq!(short(&[]), None);
+        assert_eq!(short(&["rack1", "rack2"]), None);
+        assert_eq!(short(&["a-1", "b-1"]), None);
+        // A name that is all prefix would head its column with nothing.
+        assert_eq!(short(&["dc-", "dc-2"]), None);
+    }
 }
