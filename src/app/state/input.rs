@@ -348,29 +348,12 @@ impl App {
             MouseEventKind::ScrollDown => Some(Move::By(WHEEL_ROWS)),
             _ => None,
         };
-        // The Overview's node list scrolls under the pointer; the keys
-        // move through the pending pods beside it.
+        // The Overview's node list and Skew's fleet pane scroll under the
+        // pointer; the keys move through the pending pods and workloads.
         if let Some(m) = wheel
-            && self.view == View::Overview
-            && let Some(s) = self.session_mut()
-            && s.node_bars.pane_contains(mouse.column, mouse.row)
+            && self.side_pane_contains(mouse.column, mouse.row)
         {
-            let len = s.loaded.derived.nodes.rows.len() + s.loaded.derived.zones.len();
-            m.apply_scroll(&mut s.node_bars, len);
-            return;
-        }
-        // So does Skew's fleet pane; the keys move through the workloads.
-        if let Some(m) = wheel
-            && self.view == View::Skew
-            && let Some(s) = self.session_mut()
-            && s.fleet_scroll.pane_contains(mouse.column, mouse.row)
-        {
-            let len = s
-                .loaded
-                .derived
-                .fleet()
-                .map_or(0, |f| s.fleet_alerts(f).len());
-            m.apply_scroll(&mut s.fleet_scroll, len);
+            self.scroll_side_list(m);
             return;
         }
         match mouse.kind {
@@ -687,6 +670,17 @@ impl App {
 
     /// The Overview's node list and Skew's fleet pane, scrolled by their
     /// own keys: the arrows move the pending pods and the workloads.
+    fn side_pane_contains(&self, column: u16, row: u16) -> bool {
+        let Some(s) = self.session() else {
+            return false;
+        };
+        match self.view {
+            View::Overview => s.node_bars.pane_contains(column, row),
+            View::Skew => s.fleet_scroll.pane_contains(column, row),
+            _ => false,
+        }
+    }
+
     fn scroll_side_list(&mut self, m: Move) {
         let view = self.view;
         let Some(s) = self.session_mut() else { return };
