@@ -326,3 +326,52 @@ fn pre_filter_from_kept_lookups_equals_a_fresh_one() {
         "{states} states, {pairs} pairs"
     );
 }
+
+/// Filter judging each node by its numbered domains (a PreFilter counted
+/// from kept lookups, as a disruption's placements run it) gives every
+/// node of every conformance snapshot the same verdict, and the same
+/// reason, as Filter reading the node's labels and hashing its pair, for
+/// every pod with spread constraints.
+#[test]
+fn spread_filter_by_numbered_domain_equals_filter_by_labels() {
+    use kplace::engine::plugins::podtopologyspread::filtering::{State, pre_filter_with};
+    use kplace::engine::profile::SpreadArgs;
+    let args = SpreadArgs::default();
+    let (mut by_domain, mut passed, mut failed) = (0, 0, 0);
+    for (dir, cluster) in snapshots_with_their_pods() {
+        let lookups = kplace::engine::node_memo::SpreadLookups::default();
+        for id in 0..cluster.pods.len() as u32 {
+            let pod = cluster.pod(id);
+            let (Some(fresh), Some(kept)) = (
+                pre_filter(&cluster, pod, &args),
+                pre_filter_with(&cluster, pod, &args, Some(&lookups)),
+            ) else {
+                continue;
+            };
+            by_domain += usize::from(kept.judges_by_domain());
+            let (fresh, kept) = (State::new(&fresh), State::new(&kept));
+            for n in 0..cluster.nodes.len() as u32 {
+                let node = cluster.node(n);
+                let by_labels = fresh.filter(pod, node);
+                assert_eq!(
+                    kept.filter_node(pod, node, Some(n)),
+                    by_labels,
+                    "{}: pod {} on node {}",
+                    dir.display(),
+                    cluster.pod_key(id),
+                    node.name
+                );
+                if by_labels.is_ok() {
+                    passed += 1;
+                } else {
+                    failed += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        by_domain >= 40 && passed >= 100 && failed >= 100,
+        "{by_domain} states by domain, {passed} nodes passed, {failed} failed"
+    );
+    eprintln!("{by_domain} states by domain, {passed} nodes passed, {failed} failed");
+}

@@ -360,6 +360,7 @@ impl<'a> Cycle<'a> {
         self.run_filter_plugins(
             &state,
             self.cluster.node(node_id),
+            Some(node_id),
             info,
             Filters::StaticPrefix,
         )
@@ -407,15 +408,18 @@ impl<'a> Cycle<'a> {
 
     /// Every Filter plugin in profile order; the first failure decides.
     pub fn run_filters(&self, state: &FilterState, node: &Node, info: &NodeInfo) -> FilterResult {
-        self.run_filter_plugins(state, node, info, Filters::All)
+        self.run_filter_plugins(state, node, None, info, Filters::All)
     }
 
     /// The Filter plugins in profile order (all, or only those that read
-    /// the node's pods); the first failure decides.
+    /// the node's pods); the first failure decides. `node_id` is the
+    /// node's id in the cycle's cluster when the caller knows it (spreading
+    /// then judges the node by its numbered domains).
     fn run_filter_plugins(
         &self,
         state: &FilterState,
         node: &Node,
+        node_id: Option<NodeId>,
         info: &NodeInfo,
         which: Filters,
     ) -> FilterResult {
@@ -482,7 +486,7 @@ impl<'a> Cycle<'a> {
                 }
                 Plugin::PodTopologySpread => {
                     if let Some(s) = &state.spread {
-                        s.filter(pod, node)?;
+                        s.filter_node(pod, node, node_id)?;
                     }
                 }
                 Plugin::InterPodAffinity => {
@@ -592,7 +596,13 @@ impl<'a> Cycle<'a> {
             }
             let (node, info) = (self.cluster.node(node_id), self.cluster.node_info(node_id));
             return self
-                .run_filter_plugins(state, node, info, Filters::AfterStaticPrefixVerdictPastFit)
+                .run_filter_plugins(
+                    state,
+                    node,
+                    Some(node_id),
+                    info,
+                    Filters::AfterStaticPrefixVerdictPastFit,
+                )
                 .is_ok();
         }
         let info = self.cluster.node_info(node_id);
@@ -659,7 +669,7 @@ impl<'a> Cycle<'a> {
             .filter(|(_, n)| *n == node_id)
             .peekable();
         if nominated.peek().is_none() {
-            return self.run_filter_plugins(state, node, info, which);
+            return self.run_filter_plugins(state, node, Some(node_id), info, which);
         }
         let mut with = info.clone();
         let mut with_state = state.clone();
@@ -668,8 +678,8 @@ impl<'a> Cycle<'a> {
             with.add_pod(id, p);
             self.add_pod(&mut with_state, p, node);
         }
-        self.run_filter_plugins(&with_state, node, &with, which)?;
-        self.run_filter_plugins(state, node, info, which)
+        self.run_filter_plugins(&with_state, node, Some(node_id), &with, which)?;
+        self.run_filter_plugins(state, node, Some(node_id), info, which)
     }
 }
 

@@ -111,6 +111,7 @@ struct InclusionKey {
 type Column = Arc<KeyColumn>;
 
 /// One topology key over every node.
+#[derive(Debug)]
 pub(crate) struct KeyColumn {
     /// The node's value (`None`: the node lacks the key).
     pub values: Box<[Option<Sym>]>,

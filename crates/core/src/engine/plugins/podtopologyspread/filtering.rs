@@ -8,12 +8,14 @@ use super::common::{
     Constraint, Pair, constraints_with, counts_per_constraint, matches_inclusion_policies,
     node_has_all_keys,
 };
-use crate::engine::node_memo::SpreadLookups;
+use std::sync::Arc;
+
+use crate::engine::node_memo::{KeyColumn, SpreadLookups};
 use crate::engine::profile::SpreadArgs;
 use crate::engine::status::{FilterResult, Plugin, Rejection};
 use crate::model::intern::Sym;
 use crate::model::pod::WhenUnsatisfiable;
-use crate::model::{Cluster, Node, Pod};
+use crate::model::{Cluster, Node, NodeId, Pod};
 
 pub const REASON_SKEW: &str = "node(s) didn't match pod topology spread constraints";
 pub const REASON_MISSING_LABEL: &str =
@@ -76,6 +78,26 @@ pub struct PreFilterState {
     /// met them (the order the critical paths were updated in).
     pub met: Vec<Pair>,
     empty: Sym,
+    /// When the pairs were counted by numbered domain (a memo's lookups,
+    /// one constraint per key): each constraint's verdict by domain, so
+    /// Filter judges a node by its domain number instead of searching its
+    /// labels and hashing its pair. A disruption filters every node of
+    /// every placement through it.
+    by_domain: Option<Box<[DomainLimit]>>,
+}
+
+/// One constraint of a PreFilter counted by numbered domain.
+#[derive(Debug)]
+struct DomainLimit {
+    /// The constraint's key over every node.
+    column: Arc<KeyColumn>,
+    /// Matching pods per domain (0 for a domain no eligible node is in),
+    /// as `pair_counts` holds them.
+    counts: Box<[i64]>,
+    /// The most matching pods a domain may hold for the pod to pass:
+    /// `maxSkew + minMatchNum - selfMatch`. `None`: Filter skips the
+    /// constraint once the node has its key (no eligible node has it).
+    limit: Option<i64>,
 }
 
 /// The per-evaluation view: PreFilter's state plus the changes AddPod and
@@ -88,6 +110,12 @@ pub struct State<'a> {
 }
 
 impl PreFilterState {
+    /// Whether Filter can judge a node by its numbered domains (the pairs
+    /// were counted from a memo's lookups, one constraint per key).
+    pub fn judges_by_domain(&self) -> bool {
+        self.by_domain.is_some()
+    }
+
     fn value_slot(&self, v: Sym) -> Option<Sym> {
         if v == self.empty { None } else { Some(v) }
     }
@@ -151,6 +179,24 @@ impl<'a> State<'a> {
     }
 
     pub fn filter(&self, pod: &Pod, node: &Node) -> FilterResult {
+        self.filter_node(pod, node, None)
+    }
+
+    /// [`State::filter`], given the node's id when the caller knows it: a
+    /// state counted by numbered domain and not changed by AddPod or
+    /// RemovePod then judges the node by its domains, with the same
+    /// verdict and the same first failing constraint.
+    #[inline]
+    pub fn filter_node(&self, pod: &Pod, node: &Node, id: Option<NodeId>) -> FilterResult {
+        if let (Some(id), Some(limits)) = (id, &self.pre.by_domain)
+            && self.deltas.is_empty()
+        {
+            return filter_by_domain(limits, id as usize);
+        }
+        self.filter_by_labels(pod, node)
+    }
+
+    fn filter_by_labels(&self, pod: &Pod, node: &Node) -> FilterResult {
         for c in &self.pre.constraints {
             let Some(value) = node.labels.get(c.topology_key) else {
                 return Err(Rejection::unresolvable(
@@ -178,6 +224,27 @@ impl<'a> State<'a> {
         }
         Ok(())
     }
+}
+
+/// Filter from each constraint's counts by domain (see [`DomainLimit`]).
+fn filter_by_domain(limits: &[DomainLimit], n: usize) -> FilterResult {
+    for l in limits {
+        if l.column.values[n].is_none() {
+            return Err(Rejection::unresolvable(
+                Plugin::PodTopologySpread,
+                REASON_MISSING_LABEL,
+            ));
+        }
+        if let Some(limit) = l.limit
+            && l.counts[l.column.domain[n] as usize] > limit
+        {
+            return Err(Rejection::unschedulable(
+                Plugin::PodTopologySpread,
+                REASON_SKEW,
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The global minimum Filter measures a domain against (`minMatchNum`):
@@ -258,7 +325,13 @@ pub(crate) fn pre_filter_constraints_with(
     lookups: Option<&SpreadLookups>,
 ) -> PreFilterState {
     let empty = cluster.empty_sym();
-    let counted = counted_pairs(cluster, pod, &constraints, lookups);
+    let (counted, per_domain) = match lookups {
+        Some(lookups) if distinct_keys(&constraints) => {
+            let (met, per_domain) = counted_by_domain(cluster, pod, &constraints, lookups);
+            (met, Some(per_domain))
+        }
+        _ => (counted_by_pair(cluster, pod, &constraints, lookups), None),
+    };
     let mut pair_counts: FxHashMap<Pair, i64> =
         FxHashMap::with_capacity_and_hasher(counted.len(), Default::default());
     let mut order: Vec<Pair> = Vec::with_capacity(counted.len());
@@ -271,6 +344,30 @@ pub(crate) fn pre_filter_constraints_with(
         *domains.entry(pair.0).or_default() += 1;
     }
     let critical_paths = critical_paths_of(&constraints, &counted, empty);
+    let by_domain = per_domain.map(|per_domain| {
+        constraints
+            .iter()
+            .zip(per_domain)
+            .map(|(c, (column, counts))| {
+                let paths = critical_paths
+                    .iter()
+                    .find(|p| p.0 == c.topology_key)
+                    .map(|p| &p.1);
+                let limit = match (domains.get(&c.topology_key), paths) {
+                    (Some(&n), Some(paths)) => Some(
+                        c.max_skew as i64 + min_match(c, n, paths)
+                            - c.selector.matches(&pod.labels) as i64,
+                    ),
+                    _ => None,
+                };
+                DomainLimit {
+                    column,
+                    counts,
+                    limit,
+                }
+            })
+            .collect()
+    });
     PreFilterState {
         constraints,
         pair_counts,
@@ -278,6 +375,7 @@ pub(crate) fn pre_filter_constraints_with(
         critical_paths,
         met: order,
         empty,
+        by_domain,
     }
 }
 
@@ -313,26 +411,37 @@ pub(crate) fn counted_pairs(
     constraints: &[Constraint],
     lookups: Option<&SpreadLookups>,
 ) -> Vec<(Pair, i64)> {
-    let distinct_keys = constraints.iter().enumerate().all(|(i, c)| {
-        constraints[..i]
-            .iter()
-            .all(|d| d.topology_key != c.topology_key)
-    });
     match lookups {
-        Some(lookups) if distinct_keys => counted_by_domain(cluster, pod, constraints, lookups),
+        Some(lookups) if distinct_keys(constraints) => {
+            counted_by_domain(cluster, pod, constraints, lookups).0
+        }
         _ => counted_by_pair(cluster, pod, constraints, lookups),
     }
 }
 
+/// Whether no two constraints share a topology key (counting by numbered
+/// domain needs it: a node's pairs are then distinct).
+fn distinct_keys(constraints: &[Constraint]) -> bool {
+    constraints.iter().enumerate().all(|(i, c)| {
+        constraints[..i]
+            .iter()
+            .all(|d| d.topology_key != c.topology_key)
+    })
+}
+
+/// Per constraint: its key's column and the matching pods per domain.
+type PerDomain = Vec<(Arc<KeyColumn>, Box<[i64]>)>;
+
 /// [`counted_pairs`] from a memo's numbered domains and inclusion masks:
 /// with one constraint per key, a node's pairs are distinct, and each
-/// constraint's pairs are its key's domains, counted in an array.
+/// constraint's pairs are its key's domains, counted in an array. Also
+/// gives each constraint's counts by domain.
 fn counted_by_domain(
     cluster: &Cluster,
     pod: &Pod,
     constraints: &[Constraint],
     lookups: &SpreadLookups,
-) -> Vec<(Pair, i64)> {
+) -> (Vec<(Pair, i64)>, PerDomain) {
     use crate::model::pod::InclusionPolicy::Honor;
     let empty = cluster.empty_sym();
     let columns: Vec<_> = constraints
@@ -378,7 +487,24 @@ fn counted_by_domain(
             met[*slot as usize].1 += counts[i][n] as i64;
         }
     }
-    met
+    let per_domain = columns
+        .into_iter()
+        .zip(&at)
+        .map(|(column, at)| {
+            let counts = at
+                .iter()
+                .map(|&slot| {
+                    if slot == UNMET {
+                        0
+                    } else {
+                        met[slot as usize].1
+                    }
+                })
+                .collect();
+            (column, counts)
+        })
+        .collect();
+    (met, per_domain)
 }
 
 /// [`counted_pairs`] by hashing each node's pairs: for constraints that
