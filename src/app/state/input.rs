@@ -668,8 +668,8 @@ impl App {
         }
     }
 
-    /// The Overview's node list and Skew's fleet pane, scrolled by their
-    /// own keys: the arrows move the pending pods and the workloads.
+    /// Whether the point is over the shown view's side list (the
+    /// Overview's node list, Skew's fleet pane), which the wheel scrolls.
     fn side_pane_contains(&self, column: u16, row: u16) -> bool {
         let Some(s) = self.session() else {
             return false;
@@ -681,6 +681,9 @@ impl App {
         }
     }
 
+    /// The Overview's node list and Skew's fleet pane, scrolled by their
+    /// own keys (`J`, `K`) and the wheel: the arrows move the pending pods
+    /// and the workloads.
     fn scroll_side_list(&mut self, m: Move) {
         let view = self.view;
         let Some(s) = self.session_mut() else { return };
