@@ -331,5 +331,8 @@ fn main() {
         "remedies verified as files: {}",
         verified.load(Ordering::Relaxed)
     );
+    // `exit` skips destructors: remove the scratch files first, or every
+    // run leaves them in the temp directory.
+    drop(scratch);
     conclusion.exit();
 }
