@@ -401,12 +401,18 @@ fn resolve_pod(
         )?;
         return new_pod(m, cluster, from);
     }
+    if path.is_dir() {
+        return Err(CliError::BadInput(format!(
+            "{arg}: is a directory, not a manifest file (give a Pod or workload manifest, - for standard input, or NAMESPACE/NAME)"
+        )));
+    }
     if select.is_some() {
         return Err(CliError::BadInput(format!(
             "--workload chooses among the objects of a manifest file; {arg} is not a file"
         )));
     }
     if let (Some((ns, _)), Some(flag)) = (arg.split_once('/'), namespace)
+        && !ns.is_empty()
         && ns != flag
     {
         return Err(CliError::BadInput(format!(
@@ -414,14 +420,30 @@ fn resolve_pod(
         )));
     }
     let named = match (arg.split_once('/'), namespace) {
-        (Some((ns, name)), _) if !name.contains('/') => Some((ns, name)),
+        (Some((ns, name)), _) if !ns.is_empty() && !name.is_empty() && !name.contains('/') => {
+            Some((ns, name))
+        }
         (None, Some(ns)) => Some((ns, arg)),
         _ => None,
     };
+    if let Some((ns, name)) = named
+        && let Some(id) = cluster.find_pod(ns, name)
+    {
+        return Ok(Question::Existing(id));
+    }
+    // A path that names no file (`/tmp/pod.yaml`, `./pod.yaml`, `pod.json`)
+    // and no pod: say the file is missing, not that a pod of an empty
+    // namespace is.
+    let looks_like_path = arg.starts_with(['/', '.', '~'])
+        || [".yaml", ".yml", ".json"]
+            .iter()
+            .any(|ext| arg.to_ascii_lowercase().ends_with(ext));
+    if looks_like_path {
+        return Err(CliError::BadInput(format!(
+            "{arg}: no such file (give a Pod manifest, - for standard input, NAMESPACE/NAME, or NAME with -n NAMESPACE)"
+        )));
+    }
     if let Some((ns, name)) = named {
-        if let Some(id) = cluster.find_pod(ns, name) {
-            return Ok(Question::Existing(id));
-        }
         return Err(CliError::BadInput(format!(
             "{arg}: no such file, and no pod {name} in namespace {ns} in the cluster{}",
             elsewhere(cluster, name)

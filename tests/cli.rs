@@ -565,6 +565,82 @@ fn bad_input_gets_exit_2_and_a_named_error() {
     );
 }
 
+/// A snapshot whose item is no mapping (a string, a list) or whose JSON
+/// is an array at the top says what it is, with its line, instead of asking
+/// for a `kind` or reading the array as a struct's fields.
+#[test]
+fn a_snapshot_item_that_is_no_object_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pod = bad_pod(
+        d,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: b}]\n",
+    );
+    for (file, text, needles) in [
+        (
+            "scalar.yaml",
+            "---\nhello\n",
+            &["scalar.yaml:2: the item is a string, not a Kubernetes object"][..],
+        ),
+        (
+            "second.yaml",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n- 1\n",
+            &["second.yaml:5: the item is a list, not a Kubernetes object"],
+        ),
+        (
+            "in-list.json",
+            "{\"kind\": \"List\", \"items\": [\n{\"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}},\n 3]}",
+            &["in-list.json:3: the item is a number, not a Kubernetes object"],
+        ),
+        (
+            "array.json",
+            "\n[{\"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}}]",
+            &["array.json:2: a JSON array at the top level is not a snapshot: give a List"],
+        ),
+    ] {
+        let path = bad_pod(d, file, text);
+        assert_bad_input(
+            &kplace(&["place", "--snapshot", &path, "--pod", &pod]),
+            needles,
+        );
+    }
+}
+
+/// A `--pod` that is a path to no file says the file is missing: not that
+/// a pod of an empty namespace is missing, and not a namespace clash with
+/// `-n`. A directory is named as one.
+#[test]
+fn a_missing_pod_file_is_named_as_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = snapshot("spread-001");
+    for (arg, ns) in [
+        ("/no/such/pod.yaml", None),
+        ("/nonexistent", None),
+        ("./pod.yaml", None),
+        ("pod.json", None),
+        ("/nonexistent", Some("default")),
+    ] {
+        let mut args = vec!["place", "--snapshot", &s, "--pod", arg];
+        if let Some(ns) = ns {
+            args.extend(["-n", ns]);
+        }
+        let out = kplace(&args);
+        assert_bad_input(
+            &out,
+            &[&format!("{arg}: no such file (give a Pod manifest")],
+        );
+        let err = stderr(&out);
+        assert!(!err.contains("namespace  "), "{err}");
+        assert!(!err.contains("names namespace"), "{err}");
+    }
+    let d = dir.path().to_str().unwrap();
+    assert_bad_input(
+        &kplace(&["place", "--snapshot", &s, "--pod", d]),
+        &[d, "is a directory, not a manifest file"],
+    );
+}
+
 #[test]
 fn a_huge_file_is_refused_without_reading_it() {
     let dir = tempfile::tempdir().unwrap();

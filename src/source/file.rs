@@ -285,8 +285,16 @@ fn yaml_line(bytes: &[u8], doc: usize, item: Option<usize>) -> Option<usize> {
     struct Shape {
         items: Option<Vec<Spanned<serde::de::IgnoredAny>>>,
     }
-    let docs: Vec<Option<Spanned<Shape>>> =
-        serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).ok()?;
+    let Ok(docs) = serde_saphyr::from_slice_multiple_with_options::<Option<Spanned<Shape>>>(
+        bytes,
+        yaml_options(),
+    ) else {
+        // A document that is no mapping (a string, a list): its own line.
+        let docs: Vec<Option<Spanned<serde::de::IgnoredAny>>> =
+            serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).ok()?;
+        let at = docs.into_iter().flatten().nth(doc)?.defined;
+        return Some(at.line() as usize).filter(|&l| l > 0 && item.is_none());
+    };
     let d = docs.into_iter().flatten().nth(doc)?;
     let at = match item {
         None => &d.defined,
@@ -527,6 +535,21 @@ fn object_of<'a>(item: &impl ItemSource<'a>) -> String {
         .unwrap_or_else(|_| "object".to_string())
 }
 
+/// What an item that is not a mapping is (`a string`, `a list`…), for
+/// an error that says so instead of asking for its `kind`. Parses the item
+/// again: only on the error path.
+fn not_an_object<'a>(item: &impl ItemSource<'a>) -> Option<&'static str> {
+    use serde_json::Value;
+    match item.parse::<Value>().ok()? {
+        Value::Object(_) => None,
+        Value::Null => Some("empty (null)"),
+        Value::Bool(_) => Some("a boolean"),
+        Value::Number(_) => Some("a number"),
+        Value::String(_) => Some("a string"),
+        Value::Array(_) => Some("a list"),
+    }
+}
+
 /// Parses one item into its typed form. Pure, so items parse in parallel.
 fn parse_item<'a>(item: &impl ItemSource<'a>, origin: &Origin) -> Result<Parsed<'a>, SourceError> {
     let Some(kind) = item.kind() else {
@@ -536,7 +559,12 @@ fn parse_item<'a>(item: &impl ItemSource<'a>, origin: &Origin) -> Result<Parsed<
         return Err(SourceError::Syntax {
             file: origin.file.to_string(),
             line: origin.line(),
-            message: format!("{}: kind: Required value", object_of(item)),
+            message: match not_an_object(item) {
+                Some(shape) => format!(
+                    "the item is {shape}, not a Kubernetes object (a mapping with apiVersion, kind and metadata)"
+                ),
+                None => format!("{}: kind: Required value", object_of(item)),
+            },
         });
     };
     match kind.as_str() {
@@ -1144,6 +1172,18 @@ fn ingest_json(
                     line: Some(line_of(bytes, e.valid_up_to())),
                     message: format!("not UTF-8: {e}"),
                 })?;
+                // An array is not an object: serde would read it as a
+                // struct's fields in order and ask for a string.
+                if text.trim_start().starts_with('[') {
+                    return Err(SourceError::Syntax {
+                        file: file.to_string(),
+                        line: Some(line_of(bytes, text.len() - text.trim_start().len())),
+                        message: "a JSON array at the top level is not a snapshot: give a List \
+                                  (`{\"kind\": \"List\", \"items\": [...]}`, as `kubectl get -o json` \
+                                  writes it), or the objects one after another"
+                            .to_string(),
+                    });
+                }
                 let mut stream =
                     serde_json::Deserializer::from_str(text).into_iter::<JsonEnvelope>();
                 let mut items: Vec<&RawValue> = Vec::new();
