@@ -565,6 +565,85 @@ fn bad_input_gets_exit_2_and_a_named_error() {
     );
 }
 
+/// A request above its limit, an extended resource's request unequal to
+/// its limit or without one: the API server refuses such a pod
+/// (`ValidateContainerResourceRequirements`), in its words, and so does
+/// kplace; a limit alone (the request defaults to it) and a request under
+/// a cpu limit are fine.
+#[test]
+fn requests_are_checked_against_limits_as_the_api_server_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = snapshot("spread-001");
+    let pod = |init: bool, resources: &str| {
+        let containers = if init { "initContainers" } else { "containers" };
+        let extra = if init {
+            "  containers: [{name: main, image: b}]\n"
+        } else {
+            ""
+        };
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n{extra}  {containers}:\n  - name: a\n    image: b\n    resources:\n{resources}"
+        )
+    };
+    for (file, init, resources, needles) in [
+        (
+            "over.yaml",
+            false,
+            "      requests: {cpu: \"1\"}\n      limits: {cpu: 500m}\n",
+            &[
+                "over.yaml:9: Pod default/p: spec.containers[0].resources.requests: Invalid value: \"1\": must be less than or equal to cpu limit of 500m",
+            ][..],
+        ),
+        (
+            "gpu-unequal.yaml",
+            true,
+            "      requests: {nvidia.com/gpu: \"1\"}\n      limits: {nvidia.com/gpu: \"2\"}\n",
+            &[
+                "spec.initContainers[0].resources.requests: Invalid value: \"1\": must be equal to nvidia.com/gpu limit of 2",
+            ],
+        ),
+        (
+            "gpu-no-limit.yaml",
+            false,
+            "      requests: {example.com/fpga: \"1\"}\n",
+            &[
+                "spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources",
+            ],
+        ),
+        (
+            "hugepages.yaml",
+            false,
+            "      requests: {memory: 1Gi, hugepages-2Mi: 2Mi}\n      limits: {memory: 1Gi, hugepages-2Mi: 4Mi}\n",
+            &["must be equal to hugepages-2Mi limit of 4Mi"],
+        ),
+    ] {
+        let path = bad_pod(d, file, &pod(init, resources));
+        assert_bad_input(
+            &kplace(&["place", "--snapshot", &s, "--pod", &path]),
+            needles,
+        );
+    }
+    for (file, resources) in [
+        (
+            "under.yaml",
+            "      requests: {cpu: 250m}\n      limits: {cpu: 500m}\n",
+        ),
+        (
+            "limit-only.yaml",
+            "      limits: {nvidia.com/gpu: \"1\", cpu: \"1\"}\n",
+        ),
+        (
+            "prefixed.yaml",
+            "      requests: {kubernetes.io/batch-cpu: \"2\"}\n",
+        ),
+    ] {
+        let path = bad_pod(d, file, &pod(false, resources));
+        let out = kplace(&["place", "--snapshot", &s, "--pod", &path]);
+        assert!(out.status.code() != Some(2), "{file}: {}", stderr(&out));
+    }
+}
+
 /// A snapshot whose item is no mapping (a string, a list) or whose JSON
 /// is an array at the top says what it is, with its line, instead of asking
 /// for a `kind` or reading the array as a struct's fields.

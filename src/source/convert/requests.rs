@@ -125,12 +125,62 @@ pub fn container_requests(
         );
     }
     for (k, v) in c.requests() {
-        out.insert(
-            k,
-            parse_nonnegative(v, object, format_args!("{path}.resources.requests.{k}"))?,
-        );
+        let q = parse_nonnegative(v, object, format_args!("{path}.resources.requests.{k}"))?;
+        check_request_against_limit(c, k, v, q, out.get(k), object, &path)?;
+        out.insert(k, q);
     }
     Ok(out)
+}
+
+/// `ValidateContainerResourceRequirements`' check of a request against its
+/// container's limit: at most the limit, equal to it for a resource that
+/// cannot be overcommitted (extended resources, huge pages), which must
+/// have a limit. The API server refuses such a pod, so kplace does too.
+/// (The values are echoed as written, where upstream prints them in
+/// canonical form.)
+fn check_request_against_limit(
+    c: &impl ContainerFields,
+    name: &str,
+    written: &str,
+    request: Quantity,
+    limit: Option<&Quantity>,
+    object: &str,
+    path: &impl std::fmt::Display,
+) -> Result<(), InvalidObject> {
+    let overcommit = is_overcommit_allowed(name);
+    let detail = match limit {
+        Some(limit) if *limit == request => return Ok(()),
+        Some(_) if !overcommit => "must be equal to",
+        Some(limit) if request > *limit => "must be less than or equal to",
+        Some(_) => return Ok(()),
+        None if overcommit => return Ok(()),
+        None => {
+            return Err(InvalidObject::new(
+                object,
+                format!("{path}.resources.limits"),
+                "Required value: Limit must be set for non overcommitable resources".to_string(),
+            ));
+        }
+    };
+    let limit_written = c
+        .limits()
+        .find(|(k, _)| *k == name)
+        .map_or("", |(_, v)| v.trim());
+    Err(InvalidObject::new(
+        object,
+        format!("{path}.resources.requests"),
+        format!(
+            "Invalid value: {:?}: {detail} {name} limit of {limit_written}",
+            written.trim()
+        ),
+    ))
+}
+
+/// `IsOvercommitAllowed`: a native resource (no domain, or a
+/// `kubernetes.io/` one) that is not huge pages.
+fn is_overcommit_allowed(name: &str) -> bool {
+    let native = !name.contains('/') || name.contains("kubernetes.io/");
+    native && !name.starts_with("hugepages-")
 }
 
 /// `field` is formatted only for an error: converting 150,000 pods builds
