@@ -340,6 +340,12 @@ fn ns_command_filters_every_namespaced_list_and_stays_in_the_view() {
         s.contains("unknown view \"deploy\"; views are: overview (1)"),
         "{s}"
     );
+    // The what-if family is named too, so `:foo` teaches `:lose ZONE`.
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("draft, replicas, cordon ZONE, lose ZONE, drain NODE, then, scenario clear"),
+        "{s}"
+    );
     command(&mut app, "svc");
     assert!(screen(&app).contains("unknown view \"svc\""));
     assert_eq!(app.view, View::Pods, "an unknown view changes nothing");

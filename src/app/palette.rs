@@ -137,7 +137,7 @@ pub fn unknown(typed: &str) -> String {
         .map(|(i, v)| format!("{} ({})", v.command(), i + 1))
         .collect();
     format!(
-        "unknown view {:?}; views are: {}; commands: ns NAME, ctx [NAME], theme, version, config, help, quit",
+        "unknown view {:?}; views are: {}; commands: ns NAME, ctx [NAME], theme, version, config, draft, replicas, cordon ZONE, lose ZONE, drain NODE, then, scenario clear, save, load, at, mark, help, quit (tab completes)",
         typed.split_whitespace().next().unwrap_or(typed),
         views.join(", ")
     )

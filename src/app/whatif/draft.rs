@@ -510,6 +510,9 @@ pub fn pod_doc(cluster: &Cluster, pod: &Pod, name: &str) -> Value {
             bytes_quantity(r.ephemeral_storage).into(),
         );
     }
+    // An extended resource or huge pages cannot be overcommitted: the API
+    // server wants its limit, equal to the request.
+    let mut limits = Map::new();
     for &(name, v) in &r.scalars {
         let n = i.resolve(name);
         let q = if n.starts_with("hugepages-") {
@@ -517,7 +520,14 @@ pub fn pod_doc(cluster: &Cluster, pod: &Pod, name: &str) -> Value {
         } else {
             v.to_string()
         };
+        if !crate::source::convert::requests::is_overcommit_allowed(n) {
+            limits.insert(n.to_string(), q.clone().into());
+        }
         requests.insert(n.to_string(), q.into());
+    }
+    let mut resources = json!({"requests": Value::Object(requests)});
+    if !limits.is_empty() {
+        resources["limits"] = Value::Object(limits);
     }
     let volumes = volumes_json(pod);
     if !volumes.is_empty() {
@@ -530,7 +540,7 @@ pub fn pod_doc(cluster: &Cluster, pod: &Pod, name: &str) -> Value {
         .unwrap_or_else(|| "registry.k8s.io/pause:3.9".into());
     spec.insert(
         "containers".into(),
-        json!([{"name": "main", "image": image, "resources": {"requests": Value::Object(requests)}}]),
+        json!([{"name": "main", "image": image, "resources": resources}]),
     );
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": Value::Object(meta), "spec": Value::Object(spec)})
 }

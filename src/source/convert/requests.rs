@@ -178,7 +178,7 @@ fn check_request_against_limit(
 
 /// `IsOvercommitAllowed`: a native resource (no domain, or a
 /// `kubernetes.io/` one) that is not huge pages.
-fn is_overcommit_allowed(name: &str) -> bool {
+pub fn is_overcommit_allowed(name: &str) -> bool {
     let native = !name.contains('/') || name.contains("kubernetes.io/");
     native && !name.starts_with("hugepages-")
 }
