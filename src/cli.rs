@@ -246,12 +246,18 @@ pub struct SynthArgs {
     /// Output file; `.gz` compresses.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
-    #[arg(long, default_value_t = 5000)]
+    /// Nodes, in four pools (general, compute, memory, tainted infra), at
+    /// most 50,000 (the largest cluster Kubernetes supports is 5,000).
+    #[arg(long, default_value_t = 5000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=50_000))]
     pub nodes: usize,
-    #[arg(long, default_value_t = 150_000)]
+    /// Pods: DaemonSet pods, workload pods and a few pending ones; those the
+    /// nodes cannot hold (110 per node) stay pending. At most 1,500,000.
+    #[arg(long, default_value_t = 150_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1_500_000))]
     pub pods: usize,
-    #[arg(long, default_value_t = 5)]
+    /// Availability zones, 1 to 26 (no more than there are nodes).
+    #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=26))]
     pub zones: usize,
+    /// Everything random derives from it: the same options write the same bytes.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Also write a pod that fits on about a fifth of the nodes.
@@ -1122,7 +1128,7 @@ pub fn synth(args: &SynthArgs) -> Result<()> {
     let spec = kplace::synth::SynthSpec {
         nodes: args.nodes,
         pods: args.pods,
-        zones: args.zones.max(1),
+        zones: args.zones,
         seed: args.seed,
     };
     // Never replace a file silently.
@@ -1143,21 +1149,31 @@ pub fn synth(args: &SynthArgs) -> Result<()> {
     let mut w = std::io::BufWriter::new(file);
     let gz = args.output.extension().is_some_and(|e| e == "gz");
     let started = Instant::now();
-    if gz {
+    let written = if gz {
         let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::fast());
-        kplace::synth::write_cluster_json(&mut enc, &spec)?;
+        let written = kplace::synth::write_cluster_json(&mut enc, &spec)?;
         enc.finish()?.flush()?;
+        written
     } else {
-        kplace::synth::write_cluster_json(&mut w, &spec)?;
+        let written = kplace::synth::write_cluster_json(&mut w, &spec)?;
         w.flush()?;
-    }
+        written
+    };
     eprintln!(
-        "wrote {} ({} nodes, {} pods) in {:.1} s",
+        "wrote {} ({} nodes in {} zone(s), {} pods, {} of them pending) in {:.1} s",
         args.output.display(),
-        spec.nodes,
-        spec.pods,
+        written.nodes,
+        written.zones,
+        written.pods,
+        written.pending,
         started.elapsed().as_secs_f64()
     );
+    if written.zones < spec.zones {
+        eprintln!(
+            "kplace: note: {} zone(s) asked, but {} node(s) span only {}",
+            spec.zones, written.nodes, written.zones
+        );
+    }
     if let Some(path) = &args.fitting_pod {
         std::fs::write(path, kplace::synth::fitting_pod_yaml(&spec))?;
     }

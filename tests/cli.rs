@@ -2121,6 +2121,55 @@ fn synth_never_replaces_a_file_without_force() {
     );
 }
 
+/// `synth` refuses sizes that make no cluster (no nodes, zones past `z`)
+/// or would take unbounded memory, and says what it wrote: the zones the
+/// nodes span and the pods the nodes could not hold, left pending; the
+/// file holds exactly that.
+#[test]
+fn synth_bounds_its_sizes_and_says_what_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.json");
+    let path = out.to_str().unwrap();
+    for (flag, value, range) in [
+        ("--nodes", "0", "1..=50000"),
+        ("--zones", "27", "1..=26"),
+        ("--pods", "1500001", "0..=1500000"),
+    ] {
+        let refused = kplace(&["synth", "-o", path, flag, value]);
+        assert_eq!(refused.status.code(), Some(2), "{flag} {value}");
+        assert!(
+            stderr(&refused).contains(&format!("{value} is not in {range}")),
+            "{}",
+            stderr(&refused)
+        );
+        assert!(!out.exists(), "nothing written for {flag} {value}");
+    }
+    let run = kplace(&[
+        "synth", "-o", path, "--nodes", "3", "--zones", "5", "--pods", "1000",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let said = stderr(&run);
+    let written: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let items = written["items"].as_array().unwrap();
+    let pods: Vec<&Value> = items.iter().filter(|i| i["kind"] == "Pod").collect();
+    let pending = pods
+        .iter()
+        .filter(|p| p["spec"]["nodeName"].is_null())
+        .count();
+    assert_eq!(pods.len(), 1000);
+    assert!(pending >= 1000 - 3 * 110, "{pending} pending");
+    assert!(
+        said.contains(&format!(
+            "(3 nodes in 3 zone(s), 1000 pods, {pending} of them pending)"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains("note: 5 zone(s) asked, but 3 node(s) span only 3"),
+        "{said}"
+    );
+}
+
 #[test]
 fn pod_dash_reads_the_manifest_from_standard_input() {
     use std::io::Write;

@@ -35,7 +35,7 @@ use rng::*;
 use writers::*;
 
 pub use incoming::{fitting_pod_yaml, preempting_pod_yaml};
-pub use writers::write_cluster_json;
+pub use writers::{Written, write_cluster_json};
 
 use crate::source::convert::rfc3339;
 

@@ -70,8 +70,35 @@ impl Ids {
 /// Writes the cluster as one kubectl-style JSON `List`: PriorityClasses,
 /// Namespaces, Nodes, Pods, ReplicaSets, StatefulSets, DaemonSets, Services
 /// and PodDisruptionBudgets. Items are streamed, never held all at once.
-pub fn write_cluster_json(w: &mut impl Write, spec: &SynthSpec) -> io::Result<()> {
+/// What [`write_cluster_json`] wrote: the zones the nodes span (at most
+/// one per node) and how many pods stayed pending (more pods than the
+/// nodes hold, or the few planned pending).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Written {
+    pub nodes: usize,
+    pub zones: usize,
+    pub pods: usize,
+    pub pending: usize,
+}
+
+pub fn write_cluster_json(w: &mut impl Write, spec: &SynthSpec) -> io::Result<Written> {
     let plan = Plan::new(spec);
+    let written = Written {
+        nodes: plan.nodes.len(),
+        zones: {
+            let mut zones: Vec<usize> = plan.nodes.iter().map(|n| n.zone).collect();
+            zones.sort_unstable();
+            zones.dedup();
+            zones.len()
+        },
+        pods: plan.daemons * plan.nodes.len() + plan.placements.iter().map(Vec::len).sum::<usize>(),
+        pending: plan
+            .placements
+            .iter()
+            .flatten()
+            .filter(|n| n.is_none())
+            .count(),
+    };
     let mut out = ListWriter::new(BufWriter::with_capacity(1 << 16, w))?;
     let mut ids = Ids {
         rng: Rng::new(spec.seed.rotate_left(17) ^ 0xC1A5_7E12),
@@ -140,7 +167,8 @@ pub fn write_cluster_json(w: &mut impl Write, spec: &SynthSpec) -> io::Result<()
             out.item(&pdb_json(&plan, w, budget, &mut ids))?;
         }
     }
-    out.finish()
+    out.finish()?;
+    Ok(written)
 }
 
 pub(super) fn cpu_quantity(m: i64) -> String {
