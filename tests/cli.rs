@@ -3091,6 +3091,31 @@ fn place_without_a_source_asks_the_current_context_and_says_what_else_it_reads()
     assert!(err.contains("without --snapshot FILE or --demo"), "{err}");
 }
 
+/// A `$KUBECONFIG` naming no file that exists is said so, once, with its
+/// value: not `kubeconfig: kubeconfig: failed to read …`.
+#[test]
+fn a_kubeconfig_variable_naming_no_file_is_said_so() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = home.path().join("no-such-config");
+    let out = Command::new(env!("CARGO_BIN_EXE_kplace"))
+        .args(["place", "--pod", "default/web"])
+        .env("HOME", home.path())
+        .env("KUBECONFIG", &missing)
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "kubeconfig: $KUBECONFIG names no file that exists ({})",
+            missing.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("kubeconfig: kubeconfig"), "{err}");
+}
+
 /// A pod already in the cluster is named as kubectl names it: NAMESPACE/NAME,
 /// or NAME with `-n NAMESPACE`; a name asked in the wrong namespace (or
 /// without one) is refused with the namespaces that hold a pod of that name.

@@ -36,10 +36,24 @@ pub async fn resolve(target: &Target) -> Result<Resolved, LiveError> {
         }
         None => {
             // An empty KUBECONFIG is unset, as kubectl reads it.
-            let default_exists = std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty())
-                || dirs::home_dir().is_some_and(|h| h.join(".kube/config").exists());
+            let env = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty());
+            if let Some(v) = &env
+                && !std::env::split_paths(v).any(|p| p.exists())
+            {
+                return Err(LiveError::BadKubeconfig(format!(
+                    "$KUBECONFIG names no file that exists ({})",
+                    v.to_string_lossy()
+                )));
+            }
+            let default_exists =
+                env.is_some() || dirs::home_dir().is_some_and(|h| h.join(".kube/config").exists());
             if default_exists {
-                Some(Kubeconfig::read().map_err(|e| bad("kubeconfig", error_chain(&e)))?)
+                let source = if env.is_some() {
+                    "$KUBECONFIG"
+                } else {
+                    "~/.kube/config"
+                };
+                Some(Kubeconfig::read().map_err(|e| bad(source, error_chain(&e)))?)
             } else {
                 None
             }
