@@ -644,6 +644,36 @@ fn requests_are_checked_against_limits_as_the_api_server_does() {
     }
 }
 
+/// A YAML alias bomb is refused within the parser's budget, and the error
+/// says what it is, not the budget's debug form.
+#[test]
+fn a_yaml_alias_bomb_is_refused_in_plain_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nextra:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n",
+    );
+    for i in 1..12 {
+        let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+        text.push_str(&format!("  a{i}: &a{i} [{refs}]\n"));
+    }
+    text.push_str("spec:\n  containers: [{name: a, image: b}]\n");
+    let bomb = bad_pod(dir.path(), "bomb.yaml", &text);
+    for args in [
+        vec!["place", "--demo", "--pod", &bomb],
+        vec!["place", "--snapshot", &bomb, "--pod", &bomb],
+    ] {
+        let out = kplace(&args);
+        assert_bad_input(
+            &out,
+            &[
+                "bomb.yaml:",
+                "too many YAML alias expansions (an alias bomb?): refused to keep memory bounded",
+            ],
+        );
+        assert!(!stderr(&out).contains("{ recorded"), "{}", stderr(&out));
+    }
+}
+
 /// A snapshot whose item is no mapping (a string, a list) or whose JSON
 /// is an array at the top says what it is, with its line, instead of asking
 /// for a `kind` or reading the array as a struct's fields.

@@ -1453,6 +1453,25 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
 /// means nothing to whoever wrote the file.
 fn kubectl_wording(message: &str) -> String {
     const ADVICE: &str = ", set DuplicateKeyPolicy in Options if acceptable";
+    // The parser's budget names its counter in Rust's debug form
+    // (`RecordedAnchorEvents { recorded_anchor_events: 1000001 }`): say what
+    // it means to whoever wrote the file.
+    if let Some(breach) = message.strip_prefix("budget breached: ") {
+        let counter = breach.split([' ', '{']).next().unwrap_or(breach);
+        let what = match counter {
+            "RecordedAnchorEvents"
+            | "RecordedAnchorBytes"
+            | "Aliases"
+            | "Anchors"
+            | "AliasAnchorRatio"
+            | "MergeKeys" => "too many YAML alias expansions (an alias bomb?)",
+            "Depth" | "InclusionDepth" | "PropertyExpansionDepth" => "YAML nested too deeply",
+            "Documents" => "too many YAML documents",
+            "ScalarBytes" | "InputBytes" => "more text in the YAML than the input limit",
+            _ => "the YAML is beyond the parser's limits",
+        };
+        return format!("{what}: refused to keep memory bounded ({counter})");
+    }
     match message
         .strip_prefix("duplicate mapping key")
         .and_then(|m| m.strip_suffix(ADVICE))
