@@ -674,6 +674,54 @@ fn a_yaml_alias_bomb_is_refused_in_plain_words() {
     }
 }
 
+/// A new pod that names its node (`spec.nodeName`) is never queued by
+/// kube-scheduler: the answer says so, and whether that node exists; a pod
+/// naming none carries no such note.
+#[test]
+fn a_pod_naming_its_node_is_told_the_scheduler_never_sees_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = |node: Option<&str>| {
+        let node = node
+            .map(|n| format!("  nodeName: {n}\n"))
+            .unwrap_or_default();
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: x}}\nspec:\n{node}  containers: [{{name: a, image: b}}]\n"
+        )
+    };
+    let notes = |file: &str, node: Option<&str>| -> Vec<String> {
+        let path = bad_pod(dir.path(), file, &manifest(node));
+        let out = kplace(&["place", "--demo", "--pod", &path, "-o", "json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        // (`notes` is left out of the JSON when there are none.)
+        stdout_json(&out)["notes"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    let there = notes("there.yaml", Some("worker-a01"));
+    assert!(
+        there.iter().any(|n| n.starts_with(
+            "spec.nodeName is \"worker-a01\": kube-scheduler never queues a pod that names its node; it is bound to worker-a01 as created"
+        )),
+        "{there:?}"
+    );
+    let nowhere = notes("nowhere.yaml", Some("nowhere"));
+    assert!(
+        nowhere.iter().any(|n| n.contains(
+            "\"nowhere\", a node not in the snapshot: kube-scheduler never queues a pod that names its node, so it would stay Pending"
+        )),
+        "{nowhere:?}"
+    );
+    let free = notes("free.yaml", None);
+    assert!(
+        !free.iter().any(|n| n.contains("spec.nodeName")),
+        "{free:?}"
+    );
+}
+
 /// A snapshot whose item is no mapping (a string, a list) or whose JSON
 /// is an array at the top says what it is, with its line, instead of asking
 /// for a `kind` or reading the array as a struct's fields.

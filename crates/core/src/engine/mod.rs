@@ -228,6 +228,7 @@ fn attempt(
         cluster.nodes.len(),
     );
     answer.notes.extend(release_notes(pod, version));
+    answer.notes.extend(node_name_note(cluster, pod));
     if !pod.resource_claims.is_empty() && !profile.runs_filter(status::Plugin::DynamicResources) {
         answer.notes.push(if version.dynamic_resources_in_default_profile() {
             format!(
@@ -688,6 +689,22 @@ pub fn carry_out(fork: &mut Cluster, placement: &Placement) -> Option<NodeId> {
 
 /// What the chosen release does differently with this pod that an operator
 /// would not guess from the spec.
+/// A pod that names its node is never queued by kube-scheduler: the API
+/// server takes it bound, and that node's kubelet admits or rejects it.
+/// The filters still answer (NodeName keeps only that node), so say what
+/// the answer stands for.
+fn node_name_note(cluster: &Cluster, pod: &Pod) -> Option<String> {
+    let name = pod.node_name.as_deref()?;
+    Some(match cluster.node_id(name) {
+        Some(_) => format!(
+            "spec.nodeName is {name:?}: kube-scheduler never queues a pod that names its node; it is bound to {name} as created, and that node's kubelet admits or rejects it (its own checks of resources, ports and node affinity). This answer is the scheduler's filters and scores run on the pod as written"
+        ),
+        None => format!(
+            "spec.nodeName is {name:?}, a node not in the snapshot: kube-scheduler never queues a pod that names its node, so it would stay Pending until a node of that name joins. This answer is the scheduler's filters run on the pod as written"
+        ),
+    })
+}
+
 fn release_notes(pod: &Pod, version: Version) -> Vec<String> {
     let mut notes = Vec::new();
     if pod.pod_level.is_some() && !version.pod_level_resources() {
