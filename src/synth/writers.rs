@@ -67,9 +67,6 @@ impl Ids {
     }
 }
 
-/// Writes the cluster as one kubectl-style JSON `List`: PriorityClasses,
-/// Namespaces, Nodes, Pods, ReplicaSets, StatefulSets, DaemonSets, Services
-/// and PodDisruptionBudgets. Items are streamed, never held all at once.
 /// What [`write_cluster_json`] wrote: the zones the nodes span (at most
 /// one per node) and how many pods stayed pending (more pods than the
 /// nodes hold, or the few planned pending).
@@ -81,16 +78,15 @@ pub struct Written {
     pub pending: usize,
 }
 
+/// Writes the cluster as one kubectl-style JSON `List`: PriorityClasses,
+/// Namespaces, Nodes, Pods, ReplicaSets, StatefulSets, DaemonSets, Services
+/// and PodDisruptionBudgets. Items are streamed, never held all at once.
 pub fn write_cluster_json(w: &mut impl Write, spec: &SynthSpec) -> io::Result<Written> {
     let plan = Plan::new(spec);
     let written = Written {
         nodes: plan.nodes.len(),
-        zones: {
-            let mut zones: Vec<usize> = plan.nodes.iter().map(|n| n.zone).collect();
-            zones.sort_unstable();
-            zones.dedup();
-            zones.len()
-        },
+        // Nodes go round-robin over the zones.
+        zones: plan.zones.min(plan.nodes.len()),
         pods: plan.daemons * plan.nodes.len() + plan.placements.iter().map(Vec::len).sum::<usize>(),
         pending: plan
             .placements
