@@ -404,7 +404,8 @@ fn resolve_pod(
             &path.display().to_string(),
             &mut cluster.interner,
             select,
-        )?;
+        )
+        .map_err(|e| kplace::source::file::misnamed_gzip(e, path))?;
         return new_pod(m, cluster, from);
     }
     if path.is_dir() {

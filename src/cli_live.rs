@@ -153,17 +153,6 @@ pub fn record(args: &RecordArgs) -> Result<()> {
             keep
         },
     };
-    if let Some(d) = args.duration {
-        eprintln!(
-            "recording to {} {}",
-            args.output.display(),
-            if d.is_zero() {
-                "until ctrl-c".to_string()
-            } else {
-                format!("for {} s (ctrl-c or SIGTERM stops early)", d.as_secs())
-            }
-        );
-    }
     let summary = kplace::source::record::record(&options).map_err(|e| match e {
         RecordError::Live(LiveError::BadKubeconfig(_)) | RecordError::Exists(_) => {
             anyhow::Error::from(CliError::BadInput(e.to_string()))

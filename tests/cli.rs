@@ -3192,6 +3192,91 @@ fn a_kubeconfig_variable_naming_no_file_is_said_so() {
         "{err}"
     );
     assert!(!err.contains("kubeconfig: kubeconfig"), "{err}");
+    // `record` says nothing of recording before it has connected.
+    let out = Command::new(env!("CARGO_BIN_EXE_kplace"))
+        .args(["record", "--duration", "10s", "-o"])
+        .arg(home.path().join("incident.jsonl.gz"))
+        .env("HOME", home.path())
+        .env("KUBECONFIG", &missing)
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("$KUBECONFIG names no file that exists"),
+        "{err}"
+    );
+    assert!(!err.contains("recording"), "{err}");
+    assert!(!home.path().join("incident.jsonl.gz").exists());
+}
+
+/// YAML that is not UTF-8 is named with its line and byte; a file named
+/// `.gz` that is not gzip (read as plain text) says so beside the error,
+/// as a snapshot and as a pod.
+#[test]
+fn a_file_named_gz_that_is_not_gzip_is_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("pod.yaml");
+    std::fs::write(
+        &plain,
+        b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\xff\n",
+    )
+    .unwrap();
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        plain.to_str().unwrap(),
+        "--pod",
+        "default/a",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}:4: not UTF-8: invalid utf-8 sequence of 1 bytes from index 44",
+            plain.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("named .gz"), "{err}");
+    let misnamed = dir.path().join("cluster.yaml.gz");
+    std::fs::copy(&plain, &misnamed).unwrap();
+    let hint = format!(
+        "({} is named .gz but is not gzip-compressed: it does not start with gzip's bytes 1f 8b, so it was read as plain text)",
+        misnamed.display()
+    );
+    for args in [
+        vec![
+            "place",
+            "--snapshot",
+            misnamed.to_str().unwrap(),
+            "--pod",
+            "default/a",
+        ],
+        vec!["place", "--demo", "--pod", misnamed.to_str().unwrap()],
+    ] {
+        let out = kplace(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(":4: not UTF-8"), "{args:?}: {err}");
+        assert!(err.contains(&hint), "{args:?}: {err}");
+    }
+    // A real gzip file with a bad line is not told it is not gzip.
+    let gz = dir.path().join("real.yaml.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut enc, &std::fs::read(&plain).unwrap()).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    let out = kplace(&[
+        "place",
+        "--snapshot",
+        gz.to_str().unwrap(),
+        "--pod",
+        "default/a",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(":4: not UTF-8"), "{err}");
+    assert!(!err.contains("named .gz"), "{err}");
 }
 
 /// A pod already in the cluster is named as kubectl names it: NAMESPACE/NAME,

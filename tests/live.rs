@@ -889,6 +889,17 @@ mod recording {
             );
             let mut seen = Vec::new();
             wait_line(&rx, "recording watch events", &mut seen);
+            // Said once connected, not before: first the connection, then
+            // where and how long it records.
+            assert!(seen[0].starts_with("connected to "), "{seen:?}");
+            let recording = seen
+                .iter()
+                .find(|l| l.contains("recording watch events"))
+                .unwrap();
+            assert!(
+                recording.contains(&format!("to {} for 60 s", out.display())),
+                "{recording}"
+            );
             assert!(!out.exists(), "the final name appears only when complete");
             server.apply(test_pod("arrived-while-recording", None));
             // Let the watch event reach the file.

@@ -154,7 +154,7 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<FileBytes, ReadError> {
 }
 
 /// The first two bytes of every gzip stream.
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 #[cfg(test)]
 mod tests {

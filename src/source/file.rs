@@ -80,6 +80,14 @@ pub enum SourceError {
         object: String,
         first: String,
     },
+    /// A file named `.gz` that is not gzip, read as plain text, failed.
+    #[error(
+        "{source} ({file} is named .gz but is not gzip-compressed: it does not start with gzip's bytes 1f 8b, so it was read as plain text)"
+    )]
+    NotGzip {
+        file: String,
+        source: Box<SourceError>,
+    },
 }
 
 /// How a snapshot is read.
@@ -1391,6 +1399,7 @@ fn yaml_options() -> serde_saphyr::Options {
 
 fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), SourceError> {
     let started = Instant::now();
+    yaml_is_utf8(bytes, file)?;
     let docs: Vec<serde_json::Value> =
         serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).map_err(|e| {
             SourceError::Syntax {
@@ -1431,6 +1440,18 @@ fn ingest_yaml(c: &mut Collector, bytes: &[u8], file: &str) -> Result<(), Source
         },
         |_| {},
     )
+}
+
+/// YAML must be UTF-8; the parser says only "input is not valid UTF-8",
+/// this says where.
+fn yaml_is_utf8(bytes: &[u8], file: &str) -> Result<(), SourceError> {
+    std::str::from_utf8(bytes)
+        .map(|_| ())
+        .map_err(|e| SourceError::Syntax {
+            file: file.to_string(),
+            line: Some(line_of(bytes, e.valid_up_to())),
+            message: format!("not UTF-8: {e}"),
+        })
 }
 
 /// The parser's message without its own `error: line L column C:` prefix
@@ -1596,7 +1617,7 @@ pub fn load_snapshot_with(
             "a cluster snapshot",
             "the TUI replays it: `kplace --snapshot FILE`; `kplace verify FILE` checks it",
         )?;
-        ingest_bytes(&mut c, &bytes, &name, Bytes::Ours)?;
+        ingest_bytes(&mut c, &bytes, &name, Bytes::Ours).map_err(|e| misnamed_gzip(e, f))?;
     }
     let mut notes = std::mem::take(&mut c.notes);
     // The parsed objects are all spent: their pages go back before the
@@ -1689,6 +1710,7 @@ pub(crate) fn manifest_docs(
             .map(|d| d.map_err(syntax))
             .collect();
     }
+    yaml_is_utf8(bytes, file)?;
     serde_saphyr::from_slice_multiple_with_options(bytes, yaml_options()).map_err(|e| {
         SourceError::Syntax {
             file: file.to_string(),
@@ -1842,4 +1864,29 @@ fn in_terms_of_workload(
 pub fn load_pod(path: &Path, interner: &mut Interner) -> Result<Pod, SourceError> {
     let bytes = read_bytes(path)?;
     load_pod_bytes(&bytes, &path.display().to_string(), interner)
+        .map_err(|e| misnamed_gzip(e, path))
+}
+
+/// A file named `.gz` is decompressed only when it starts with gzip's magic
+/// bytes; one that does not, and then fails to read, most likely lost its
+/// compression on the way (or was never compressed), which the parser's
+/// error alone would not say.
+pub fn misnamed_gzip(e: SourceError, path: &Path) -> SourceError {
+    let named_gz = path
+        .extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("gz"));
+    if !named_gz || matches!(e, SourceError::Io { .. } | SourceError::TooLarge { .. }) {
+        return e;
+    }
+    let mut magic = [0u8; 2];
+    let is_gzip = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| magic == super::budget::GZIP_MAGIC);
+    if is_gzip {
+        return e;
+    }
+    SourceError::NotGzip {
+        file: path.display().to_string(),
+        source: Box::new(e),
+    }
 }

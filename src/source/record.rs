@@ -418,8 +418,8 @@ pub struct RecordOptions {
     pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Replace an existing output file (`--force`); otherwise it is refused.
     pub force: bool,
-    /// Told when the initial state is written and watch events are being
-    /// recorded (the CLI prints it).
+    /// Told when connected, and when the initial state is written and
+    /// watch events are being recorded (the CLI prints both).
     pub progress: Option<fn(&str)>,
     /// Categories the redaction keeps (`--keep`); by default none.
     pub keep: super::live::Keep,
@@ -484,6 +484,12 @@ pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
         },
         Some(tx),
     )?;
+    if let Some(note) = &options.progress {
+        note(&format!(
+            "connected to {} (read-only); waiting for the first full list",
+            live.context()
+        ));
+    }
     let mut rec = Recorder::default();
     let deadline = Instant::now() + options.sync_timeout;
     while !rec.synced() {
@@ -548,8 +554,17 @@ pub fn record(options: &RecordOptions) -> Result<RecordSummary, RecordError> {
     .map_err(io)?;
     if let Some(note) = &options.progress {
         note(&format!(
-            "listed {} objects; recording watch events",
-            summary.objects
+            "listed {} objects; recording watch events to {} {}",
+            summary.objects,
+            options.output.display(),
+            if duration.is_zero() {
+                "until ctrl-c".to_string()
+            } else {
+                format!(
+                    "for {} s (ctrl-c or SIGTERM stops early)",
+                    duration.as_secs()
+                )
+            }
         ));
     }
     let until = (!duration.is_zero()).then(|| started + duration);
