@@ -661,3 +661,61 @@ fn at_the_edge(snapshot: &str) {
         );
     }
 }
+
+/// A zone whose only matching pods sit on a node the re-placed pod cannot
+/// use (tainted, or outside its node selector): with the inclusion policy
+/// honored, spreading does not count them, so the zone looks empty and
+/// wins. The memoized plan answers the policies from the memo's verdicts
+/// for the nodes that pass them, and must still ask them for the rest.
+const INCLUSION: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: src, labels: {topology.kubernetes.io/zone: s, pool: general}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: a1, labels: {topology.kubernetes.io/zone: a, pool: OTHER}}, spec: {TAINTS}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: a2, labels: {topology.kubernetes.io/zone: a, pool: general}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b1, labels: {topology.kubernetes.io/zone: b, pool: general}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: t1, namespace: d, labels: {app: w}}, spec: {nodeName: a1, tolerations: [{key: dedicated, operator: Exists}], containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: t2, namespace: d, labels: {app: w}}, spec: {nodeName: a1, tolerations: [{key: dedicated, operator: Exists}], containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: t3, namespace: d, labels: {app: w}}, spec: {nodeName: a1, tolerations: [{key: dedicated, operator: Exists}], containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: other, namespace: d, labels: {app: other}}, spec: {nodeName: a2, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: d, labels: {app: w}}, spec: {nodeName: b1, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: moved, namespace: d, labels: {app: w}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, SELECTOR topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway, nodeTaintsPolicy: Honor, labelSelector: {matchLabels: {app: w}}}], containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]}, status: {phase: Running}}
+"#;
+
+#[test]
+fn memoized_disruptions_honor_spreading_inclusion_policies_in_scores() {
+    use kplace::engine::{Scheduler, Version, VersionChoice};
+    let tainted = INCLUSION
+        .replace(
+            "TAINTS",
+            "taints: [{key: dedicated, value: x, effect: NoSchedule}]",
+        )
+        .replace("pool: OTHER", "pool: general")
+        .replace("SELECTOR ", "");
+    let elsewhere = INCLUSION
+        .replace("TAINTS", "")
+        .replace("pool: OTHER", "pool: gpu")
+        .replace("SELECTOR", "nodeSelector: {pool: general},");
+    for snapshot in [tainted, elsewhere] {
+        let c = load_snapshot_bytes(snapshot.as_bytes(), "test").unwrap().0;
+        let drain = Disruption::Drain(vec![c.node_id("src").unwrap()]);
+        for version in Version::ALL {
+            let scheduler = Scheduler::new(VersionChoice::flag(version));
+            let memoized = simulate(&c, &drain, &scheduler);
+            let exhaustive = simulate_exhaustive(&c, &drain, &scheduler);
+            assert_eq!(
+                landings(&memoized),
+                landings(&exhaustive),
+                "{version:?}\n{snapshot}"
+            );
+            // a1's three pods are not counted: zone a has none, b has one.
+            let landing = memoized.displaced[0].landing.as_ref().unwrap();
+            assert_eq!(
+                landing.node.as_deref(),
+                Some("a2"),
+                "{version:?}\n{snapshot}"
+            );
+        }
+    }
+}

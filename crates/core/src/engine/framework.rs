@@ -774,16 +774,11 @@ pub struct EarlyScores {
 
 impl EarlyScores {
     /// The early part of each score plugin's PreScore that has one.
-    pub fn of(
-        cluster: &Cluster,
-        pod: &Pod,
-        profile: &Profile,
-        lookups: Option<&SpreadLookups>,
-    ) -> Self {
+    pub fn of(cluster: &Cluster, pod: &Pod, profile: &Profile, memo: Option<&MemoEntry>) -> Self {
         let scores = |plugin| profile.score.iter().any(|&(p, _)| p == plugin);
         EarlyScores {
             spread: scores(Plugin::PodTopologySpread)
-                .then(|| pts_score::count(cluster, pod, &profile.args.pod_topology_spread, lookups))
+                .then(|| pts_score::count(cluster, pod, &profile.args.pod_topology_spread, memo))
                 .flatten(),
         }
     }

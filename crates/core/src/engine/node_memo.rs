@@ -266,6 +266,9 @@ pub struct MemoEntry {
     /// its rejection in `rejections`.
     verdicts: Box<[u16]>,
     rejections: Vec<Rejection>,
+    /// The static prefix runs both NodeAffinity and TaintToleration (see
+    /// [`MemoEntry::passes_inclusion_policies`]).
+    prefix_checks_inclusion: bool,
     /// Raw TaintToleration and NodeAffinity scores per node, made on first
     /// use.
     taint_scores: OnceLock<Box<[i64]>>,
@@ -302,6 +305,16 @@ impl MemoEntry {
     /// Every node's ImageLocality score for the pod's images.
     pub(crate) fn image_scores(&self, cluster: &Cluster, pod: &Pod) -> Arc<[u8]> {
         self.shared.image_scores.column(cluster, pod)
+    }
+
+    /// Whether `node` is known to pass spreading's node inclusion
+    /// policies for the entry's pods: it passes the static prefix, and the
+    /// prefix holds both NodeAffinity and TaintToleration, whose Filters
+    /// check what the policies do (the pod's required node affinity, and
+    /// its NoSchedule and NoExecute taints tolerated) and more (the
+    /// profile's added affinity). `false` says nothing: ask the policies.
+    pub(crate) fn passes_inclusion_policies(&self, node: NodeId) -> bool {
+        self.prefix_checks_inclusion && self.verdicts[node as usize] == 0
     }
 
     /// The static prefix's verdict on `node`.
@@ -478,10 +491,13 @@ fn make_entry(cycle: &Cycle, key: &MemoKey, shared: Shared) -> Option<MemoEntry>
         };
         verdicts.push(i as u16 + 1);
     }
+    let prefix = &key.profile.filter[..static_prefix(&key.profile)];
     Some(MemoEntry {
         key: key.clone(),
         verdicts: verdicts.into_boxed_slice(),
         rejections,
+        prefix_checks_inclusion: prefix.contains(&Plugin::NodeAffinity)
+            && prefix.contains(&Plugin::TaintToleration),
         taint_scores: OnceLock::new(),
         affinity_scores: OnceLock::new(),
         shared,

@@ -6,7 +6,7 @@ use super::common::{
     Constraint, LABEL_HOSTNAME, Pair, SpreadCounts, constraints_with, counts_per_constraint,
     matches_inclusion_policies, node_has_all_keys,
 };
-use crate::engine::node_memo::SpreadLookups;
+use crate::engine::node_memo::{MemoEntry, SpreadLookups};
 use crate::engine::plugins::RawRange;
 use crate::engine::profile::{SpreadArgs, SpreadDefaulting};
 use crate::model::intern::Sym;
@@ -58,16 +58,18 @@ pub struct Counted {
     require_all: bool,
 }
 
-/// [`Counted`] for `pod`: `None` when PreScore skips.
+/// [`Counted`] for `pod`: `None` when PreScore skips. A memo of the
+/// pod's shape answers the inclusion policies of the nodes it passes.
 pub fn count(
     cluster: &Cluster,
     pod: &Pod,
     args: &SpreadArgs,
-    lookups: Option<&SpreadLookups>,
+    memo: Option<&MemoEntry>,
 ) -> Option<Counted> {
     if cluster.nodes.is_empty() {
         return None;
     }
+    let lookups = memo.map(MemoEntry::spread_lookups);
     let constraints = constraints_with(
         cluster,
         pod,
@@ -87,7 +89,8 @@ pub fn count(
         let node = &cluster.nodes[n];
         for (ci, c) in constraints.iter().enumerate() {
             if Some(c.topology_key) != hostname && per_node.per_node(ci)[n] != 0 {
-                row[ci] = matches_inclusion_policies(c, pod, node, &cluster.interner);
+                row[ci] = memo.is_some_and(|m| m.passes_inclusion_policies(n as NodeId))
+                    || matches_inclusion_policies(c, pod, node, &cluster.interner);
             }
         }
     }
