@@ -3175,40 +3175,39 @@ fn place_without_a_source_asks_the_current_context_and_says_what_else_it_reads()
 fn a_kubeconfig_variable_naming_no_file_is_said_so() {
     let home = tempfile::tempdir().unwrap();
     let missing = home.path().join("no-such-config");
-    let out = Command::new(env!("CARGO_BIN_EXE_kplace"))
-        .args(["place", "--pod", "default/web"])
-        .env("HOME", home.path())
-        .env("KUBECONFIG", &missing)
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains(&format!(
-            "kubeconfig: $KUBECONFIG names no file that exists ({})",
-            missing.display()
-        )),
-        "{err}"
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kplace"))
+            .args(args)
+            .env("HOME", home.path())
+            .env("KUBECONFIG", &missing)
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let said = format!(
+        "kubeconfig: $KUBECONFIG names no file that exists ({})",
+        missing.display()
     );
+    let err = run(&["place", "--pod", "default/web"]);
+    assert!(err.contains(&said), "{err}");
     assert!(!err.contains("kubeconfig: kubeconfig"), "{err}");
     // `record` says nothing of recording before it has connected.
-    let out = Command::new(env!("CARGO_BIN_EXE_kplace"))
-        .args(["record", "--duration", "10s", "-o"])
-        .arg(home.path().join("incident.jsonl.gz"))
-        .env("HOME", home.path())
-        .env("KUBECONFIG", &missing)
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let output = home.path().join("incident.jsonl.gz");
+    let err = run(&[
+        "record",
+        "--duration",
+        "10s",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
     assert!(
         err.contains("$KUBECONFIG names no file that exists"),
         "{err}"
     );
     assert!(!err.contains("recording"), "{err}");
-    assert!(!home.path().join("incident.jsonl.gz").exists());
+    assert!(!output.exists());
 }
 
 /// YAML that is not UTF-8 is named with its line and byte; a file named

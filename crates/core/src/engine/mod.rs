@@ -682,8 +682,6 @@ pub fn carry_out(fork: &mut Cluster, placement: &Placement) -> Option<NodeId> {
     }
 }
 
-/// What the chosen release does differently with this pod that an operator
-/// would not guess from the spec.
 /// A pod that names its node is never queued by kube-scheduler: the API
 /// server takes it bound, and that node's kubelet admits or rejects it.
 /// The filters still answer (NodeName keeps only that node), so say what
@@ -700,6 +698,8 @@ fn node_name_note(cluster: &Cluster, pod: &Pod) -> Option<String> {
     })
 }
 
+/// What the chosen release does differently with this pod that an operator
+/// would not guess from the spec.
 fn release_notes(pod: &Pod, version: Version) -> Vec<String> {
     let mut notes = Vec::new();
     if pod.pod_level.is_some() && !version.pod_level_resources() {
