@@ -710,8 +710,33 @@ fn loading_screen_names_the_file_until_loaded() {
     let s = screen(&app, 160, 48);
     assert!(s.contains("Loading") && s.contains("cluster.json"), "{s}");
     assert!(s.contains("elapsed"), "{s}");
+    // The release is chosen from the snapshot once it is read: the title
+    // names none before (not the fallback the answers may not use).
+    let title = s.lines().next().unwrap_or_default();
+    assert!(!title.contains("rules"), "{title}");
     assert!(app.wait_until_idle(SETTLE));
-    assert!(screen(&app, 160, 48).contains("Pending pods (6)"));
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("Pending pods (6)"));
+    assert!(
+        line_with(&s, " kplace ").contains("kube-scheduler v1.34 rules"),
+        "{s}"
+    );
+}
+
+#[test]
+fn loading_screen_names_a_release_given_on_the_command_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cluster.json");
+    std::fs::write(&path, "{}").expect("write");
+    let app = App::new(Options {
+        snapshot: Some(path),
+        scheduler_version: Some(kplace::engine::Version::V1_31),
+        ..Default::default()
+    });
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("Loading"), "{s}");
+    let title = s.lines().next().unwrap_or_default();
+    assert!(title.contains("kube-scheduler v1.31 rules"), "{title}");
 }
 
 #[test]

@@ -86,12 +86,18 @@ fn title_spans(app: &App, level: usize, name_room: Option<usize>) -> Vec<Span<'s
         }
     }
     if !matches!(app.phase, Phase::Failed { .. }) {
-        let rules = if level < 9 {
-            format!(" kube-scheduler {} rules ", app.scheduler.version)
-        } else {
-            format!(" {} rules ", app.scheduler.version)
-        };
-        spans.push(Span::styled(rules, t.fg(t.accent)));
+        // Until the first cluster is read, the release is not chosen yet
+        // (its server version or kubelets choose it) unless it was given:
+        // naming the fallback there would claim a release the answers may
+        // not use.
+        if app.session().is_some() || app.scheduler_flag.is_some() {
+            let rules = if level < 9 {
+                format!(" kube-scheduler {} rules ", app.scheduler.version)
+            } else {
+                format!(" {} rules ", app.scheduler.version)
+            };
+            spans.push(Span::styled(rules, t.fg(t.accent)));
+        }
         if let Some(config) = &app.scheduler_config {
             let names: Vec<&str> = config
                 .profiles
