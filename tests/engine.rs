@@ -15,6 +15,8 @@ mod disruption;
 mod dynamicresources;
 #[path = "engine/existing.rs"]
 mod existing;
+#[path = "engine/interpodaffinity.rs"]
+mod interpodaffinity;
 #[path = "engine/nodevolumelimits.rs"]
 mod nodevolumelimits;
 #[path = "engine/podtopologyspread.rs"]

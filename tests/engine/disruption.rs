@@ -719,3 +719,43 @@ fn memoized_disruptions_honor_spreading_inclusion_policies_in_scores() {
         }
     }
 }
+
+/// Nodes in three states of the zone key: `empty` has the key with the
+/// empty value and one matching pod, `b1` has zone b and two, `nokey`
+/// lacks the key (and holds a larger, unmatched pod, so that resources
+/// alone would rank it last). The re-placed pod prefers to keep away from
+/// its workload's zones: `nokey`, in no zone, is the only node the
+/// preference does not lower. A memo scores InterPodAffinity by the zone
+/// column's numbered values, in which a node without the key shares the
+/// empty value's number; it must still score 0 there.
+const PREFERRED_ANTI_AFFINITY: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: src, labels: {topology.kubernetes.io/zone: s}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: empty, labels: {topology.kubernetes.io/zone: ""}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b1, labels: {topology.kubernetes.io/zone: b}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: nokey}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: e, namespace: d, labels: {app: w}}, spec: {nodeName: empty, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: b-1, namespace: d, labels: {app: w}}, spec: {nodeName: b1, containers: [{name: c, image: i, resources: {requests: {cpu: "500m", memory: 512Mi}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: b-2, namespace: d, labels: {app: w}}, spec: {nodeName: b1, containers: [{name: c, image: i, resources: {requests: {cpu: "500m", memory: 512Mi}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: big, namespace: d, labels: {app: other}}, spec: {nodeName: nokey, containers: [{name: c, image: i, resources: {requests: {cpu: "4", memory: 4Gi}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: moved, namespace: d, labels: {app: w}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: w}}}}]}}, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]}, status: {phase: Running}}
+"#;
+
+#[test]
+fn memoized_disruptions_score_pod_affinity_only_on_nodes_with_the_key() {
+    use kplace::engine::{Scheduler, Version, VersionChoice};
+    let c = load_snapshot_bytes(PREFERRED_ANTI_AFFINITY.as_bytes(), "test")
+        .unwrap()
+        .0;
+    let drain = Disruption::Drain(vec![c.node_id("src").unwrap()]);
+    for version in Version::ALL {
+        let scheduler = Scheduler::new(VersionChoice::flag(version));
+        let memoized = simulate(&c, &drain, &scheduler);
+        let exhaustive = simulate_exhaustive(&c, &drain, &scheduler);
+        assert_eq!(landings(&memoized), landings(&exhaustive), "{version:?}");
+        let landing = memoized.displaced[0].landing.as_ref().unwrap();
+        assert_eq!(landing.node.as_deref(), Some("nokey"), "{version:?}");
+    }
+}

@@ -972,10 +972,15 @@ impl<'a> Scorer<'a> {
                 memo.map(MemoEntry::spread_lookups),
             )
             .map_or(Scorer::Zero, Scorer::PodTopologySpread),
-            Plugin::InterPodAffinity => {
-                ipa_score::pre_score(cluster, pod, feasible, &args.inter_pod_affinity, version)
-                    .map_or(Scorer::Zero, Scorer::InterPodAffinity)
-            }
+            Plugin::InterPodAffinity => ipa_score::pre_score(
+                cluster,
+                pod,
+                feasible,
+                &args.inter_pod_affinity,
+                version,
+                memo.map(MemoEntry::spread_lookups),
+            )
+            .map_or(Scorer::Zero, Scorer::InterPodAffinity),
             Plugin::NodeResourcesFit => {
                 let scorer = fit::pre_score(pod, &args.node_resources_fit, interner, version);
                 let kept =
@@ -1035,7 +1040,9 @@ impl<'a> Scorer<'a> {
                 node_affinity::score(pod, node(id), &cluster.interner, args)
             }),
             Scorer::PodTopologySpread(state) => each(rows, offset, p, |i, id| state.score(i, id)),
-            Scorer::InterPodAffinity(state) => each(rows, offset, p, |_, id| state.score(node(id))),
+            Scorer::InterPodAffinity(state) => {
+                each(rows, offset, p, |_, id| state.score(id, node(id)))
+            }
             Scorer::Fit(scorer, None) => {
                 each(rows, offset, p, |_, id| scorer.score(node(id), info(id)))
             }

@@ -121,6 +121,8 @@ pub(crate) struct KeyColumn {
     pub domain: Box<[u32]>,
     /// How many domains the key has.
     pub domains: u32,
+    /// Each value's domain (the empty value's for nodes without the key).
+    pub domain_of_value: FxHashMap<Sym, u32>,
 }
 
 impl SpreadLookups {
@@ -144,6 +146,7 @@ impl SpreadLookups {
             values,
             domain,
             domains: numbers.len() as u32,
+            domain_of_value: numbers,
         });
         by_key.push((key, column.clone()));
         column

@@ -32,6 +32,11 @@ pub struct PreFilterState {
     pub required_anti_affinity: Vec<AffinityTerm>,
     pub namespace_labels: Option<Labels>,
     maps: [Counts; 3],
+    /// The distinct topology keys of the existing pods' anti-affinity
+    /// counts: Filter looks up only these in a node's labels instead of
+    /// every label of the node in the counts (a node has a dozen labels;
+    /// the terms use one or two keys).
+    existing_anti_keys: Vec<Sym>,
     /// The incoming pod matches all of its own required affinity terms.
     pub matches_own_affinity: bool,
 }
@@ -118,7 +123,14 @@ pub fn pre_filter(cluster: &Cluster, pod: &Pod, version: Version) -> Option<PreF
     if existing_anti.is_empty() && req_aff.is_empty() && req_anti.is_empty() {
         return None;
     }
+    let mut existing_anti_keys: Vec<Sym> = Vec::new();
+    for &(key, _) in existing_anti.keys() {
+        if !existing_anti_keys.contains(&key) {
+            existing_anti_keys.push(key);
+        }
+    }
     Some(PreFilterState {
+        existing_anti_keys,
         matches_own_affinity: matches_all(&req_aff, pod),
         required_affinity: req_aff,
         required_anti_affinity: req_anti,
@@ -242,9 +254,16 @@ impl<'a> State<'a> {
             }
         }
         // 3. Existing pods' required anti-affinity against the incoming pod.
+        // (Upstream walks the node's labels; a pair with a positive count
+        // has one of the counts' keys, so asking the node for those keys
+        // finds the same pairs.)
         if !self.is_empty(Map::ExistingAnti) {
-            for (k, v) in node.labels.iter() {
-                if self.count(Map::ExistingAnti, (k, v)) > 0 {
+            let added = self.deltas[Map::ExistingAnti as usize].iter();
+            let keys = pre.existing_anti_keys.iter().copied();
+            for k in keys.chain(added.map(|&((k, _), _)| k)) {
+                if let Some(v) = node.labels.get(k)
+                    && self.count(Map::ExistingAnti, (k, v)) > 0
+                {
                     return Err(Rejection::unschedulable(
                         Plugin::InterPodAffinity,
                         REASON_EXISTING_ANTI_AFFINITY,

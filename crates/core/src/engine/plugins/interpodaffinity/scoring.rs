@@ -1,16 +1,30 @@
 //! InterPodAffinity PreScore/Score/NormalizeScore (upstream `scoring.go`).
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use super::{for_each_term_match, resolve_incoming_term, term_matches};
 use crate::engine::Version;
+use crate::engine::node_memo::{KeyColumn, SpreadLookups};
 use crate::engine::profile::InterPodAffinityArgs;
 use crate::model::intern::Sym;
 use crate::model::{Cluster, Node, NodeId, Pod};
 
-/// Accumulated weight per topology key and value.
+/// Accumulated weight per topology key and value, one entry per key.
 pub struct PreScoreState {
-    topology_score: FxHashMap<Sym, FxHashMap<Sym, i64>>,
+    by_key: Vec<KeyScores>,
+}
+
+/// One topology key's accumulated weights.
+enum KeyScores {
+    /// By value, read through the node's labels.
+    ByValue(Sym, FxHashMap<Sym, i64>),
+    /// By the domain a memo's key column numbers each node's value with,
+    /// so that scoring a node reads two arrays instead of looking up its
+    /// label and the value (Score runs for every feasible node of every
+    /// placement of a disruption).
+    ByDomain(Arc<KeyColumn>, Box<[i64]>),
 }
 
 fn add(scores: &mut FxHashMap<Sym, FxHashMap<Sym, i64>>, node: &Node, key: Sym, w: i64) {
@@ -26,6 +40,7 @@ pub fn pre_score(
     feasible: &[NodeId],
     args: &InterPodAffinityArgs,
     version: Version,
+    lookups: Option<&SpreadLookups>,
 ) -> Option<PreScoreState> {
     if feasible.is_empty() {
         return None;
@@ -104,16 +119,52 @@ pub fn pre_score(
     if scores.is_empty() {
         return None;
     }
-    Some(PreScoreState {
-        topology_score: scores,
-    })
+    let by_key = scores
+        .into_iter()
+        .map(|(key, values)| match lookups {
+            Some(lookups) => {
+                let column = lookups.column(cluster, key);
+                let mut by_domain = vec![0i64; column.domains as usize];
+                for (value, score) in values {
+                    // Every weight was added through a value of one of the
+                    // column's nodes (the memo's nodes are the cluster's).
+                    let domain = column.domain_of_value.get(&value);
+                    debug_assert!(domain.is_some(), "a value no node has");
+                    if let Some(&domain) = domain {
+                        by_domain[domain as usize] = score;
+                    }
+                }
+                KeyScores::ByDomain(column, by_domain.into_boxed_slice())
+            }
+            None => KeyScores::ByValue(key, values),
+        })
+        .collect();
+    Some(PreScoreState { by_key })
 }
 
 impl PreScoreState {
-    pub fn score(&self, node: &Node) -> i64 {
-        self.topology_score
+    /// The raw score of node `id`: the weights of its value of each key
+    /// (none for a key it lacks).
+    #[inline]
+    pub fn score(&self, id: NodeId, node: &Node) -> i64 {
+        self.by_key
             .iter()
-            .filter_map(|(k, values)| node.labels.get(*k).and_then(|v| values.get(&v)))
+            .map(|scores| match scores {
+                KeyScores::ByValue(key, values) => node
+                    .labels
+                    .get(*key)
+                    .and_then(|v| values.get(&v))
+                    .copied()
+                    .unwrap_or(0),
+                KeyScores::ByDomain(column, by_domain) => {
+                    let n = id as usize;
+                    if column.values[n].is_some() {
+                        by_domain[column.domain[n] as usize]
+                    } else {
+                        0
+                    }
+                }
+            })
             .sum()
     }
 
