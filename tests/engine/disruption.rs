@@ -759,3 +759,46 @@ fn memoized_disruptions_score_pod_affinity_only_on_nodes_with_the_key() {
         assert_eq!(landing.node.as_deref(), Some("nokey"), "{version:?}");
     }
 }
+
+/// The re-placed pod spreads by the system's default constraints (zone
+/// and hostname, ScheduleAnyway, selected by its Service), under which
+/// nodes without a key are scored, not ignored: `nokey1` and `nokey2` lack
+/// the zone key and score nothing for it, though `nokey1` holds three
+/// matching pods and the empty value registers. A memo reads each node's
+/// zone from its column, in which a node without the key has the empty
+/// value's number; counting nokey1's pods there would let `a1` win.
+/// (`nokey2` holds a large unmatched pod, so that spreading decides.)
+const SPREAD_WITHOUT_KEY: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Service, metadata: {name: w, namespace: d}, spec: {selector: {app: w}}}
+- {apiVersion: v1, kind: Node, metadata: {name: src, labels: {kubernetes.io/hostname: src, topology.kubernetes.io/zone: s}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: a1, labels: {kubernetes.io/hostname: a1, topology.kubernetes.io/zone: a}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: nokey1, labels: {kubernetes.io/hostname: nokey1}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: nokey2, labels: {kubernetes.io/hostname: nokey2}}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: a-1, namespace: d, labels: {app: w}}, spec: {nodeName: a1, containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: a-2, namespace: d, labels: {app: w}}, spec: {nodeName: a1, containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: k-1, namespace: d, labels: {app: w}}, spec: {nodeName: nokey1, containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: k-2, namespace: d, labels: {app: w}}, spec: {nodeName: nokey1, containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: k-3, namespace: d, labels: {app: w}}, spec: {nodeName: nokey1, containers: [{name: c, image: i}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: big, namespace: d, labels: {app: other}}, spec: {nodeName: nokey2, containers: [{name: c, image: i, resources: {requests: {cpu: "4", memory: 4Gi}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: moved, namespace: d, labels: {app: w}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]}, status: {phase: Running}}
+"#;
+
+#[test]
+fn memoized_disruptions_score_spreading_only_on_nodes_with_the_key() {
+    use kplace::engine::{Scheduler, Version, VersionChoice};
+    let c = load_snapshot_bytes(SPREAD_WITHOUT_KEY.as_bytes(), "test")
+        .unwrap()
+        .0;
+    let drain = Disruption::Drain(vec![c.node_id("src").unwrap()]);
+    for version in Version::ALL {
+        let scheduler = Scheduler::new(VersionChoice::flag(version));
+        let memoized = simulate(&c, &drain, &scheduler);
+        let exhaustive = simulate_exhaustive(&c, &drain, &scheduler);
+        assert_eq!(landings(&memoized), landings(&exhaustive), "{version:?}");
+        let landing = memoized.displaced[0].landing.as_ref().unwrap();
+        assert_eq!(landing.node.as_deref(), Some("nokey2"), "{version:?}");
+    }
+}

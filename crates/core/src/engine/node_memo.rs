@@ -123,6 +123,8 @@ pub(crate) struct KeyColumn {
     pub domains: u32,
     /// Each value's domain (the empty value's for nodes without the key).
     pub domain_of_value: FxHashMap<Sym, u32>,
+    /// Every node has the key.
+    pub every_node_has_key: bool,
 }
 
 impl SpreadLookups {
@@ -143,6 +145,7 @@ impl SpreadLookups {
             })
             .collect();
         let column = Arc::new(KeyColumn {
+            every_node_has_key: values.iter().all(Option::is_some),
             values,
             domain,
             domains: numbers.len() as u32,

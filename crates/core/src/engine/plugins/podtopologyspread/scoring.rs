@@ -6,7 +6,9 @@ use super::common::{
     Constraint, LABEL_HOSTNAME, Pair, SpreadCounts, constraints_with, counts_per_constraint,
     matches_inclusion_policies, node_has_all_keys,
 };
-use crate::engine::node_memo::{MemoEntry, SpreadLookups};
+use std::sync::Arc;
+
+use crate::engine::node_memo::{KeyColumn, MemoEntry, SpreadLookups};
 use crate::engine::plugins::RawRange;
 use crate::engine::profile::{SpreadArgs, SpreadDefaulting};
 use crate::model::intern::Sym;
@@ -20,16 +22,27 @@ pub struct PreScoreState {
     /// Matching pods per registered (non-hostname) pair, indexed by the
     /// order the pairs were first met.
     domain_counts: Vec<i64>,
-    /// Per feasible node and constraint (row-major, one row per node): the
-    /// index into `domain_counts` of the node's pair, [`PER_NODE`] for a
-    /// hostname constraint, or [`NO_DOMAIN`] when the node lacks the key.
-    /// Read by Score so that it neither looks up labels nor hashes pairs.
-    domain_of: Vec<u32>,
+    /// Where Score finds each node's pair per constraint, so that it
+    /// neither looks up labels nor hashes pairs.
+    domain_of: NodeDomains,
     /// Per constraint, its weight and `maxSkew - 1`, the two terms of its
     /// part of a node's score (read for every feasible node).
     terms: Vec<(f64, f64)>,
     /// Matching pods per node, for each constraint.
     per_node: SpreadCounts,
+}
+
+/// How Score finds a feasible node's pair for each constraint.
+enum NodeDomains {
+    /// Per feasible node and constraint (row-major, one row per node):
+    /// the index into `domain_counts` of the node's pair, [`PER_NODE`] for
+    /// a hostname constraint, or [`NO_DOMAIN`] when the node lacks the key.
+    Rows(Vec<u32>),
+    /// Per constraint, read by node id: a memo's column of the key and
+    /// the block of `domain_counts` its values are numbered into (`None`
+    /// for a hostname constraint, counted per node). Nothing is written
+    /// per feasible node ahead of Score.
+    Columns(Vec<(Arc<KeyColumn>, Option<u32>)>),
 }
 
 /// A node without the constraint's key: it scores nothing for it.
@@ -171,7 +184,7 @@ pub fn pre_score(
 /// matching pods counted per registered pair.
 struct Domains {
     ignored: Vec<bool>,
-    domain_of: Vec<u32>,
+    domain_of: NodeDomains,
     /// Per constraint, the pairs it registered first (`topoSize`).
     topo_size: Vec<usize>,
     domain_counts: Vec<i64>,
@@ -276,10 +289,110 @@ impl Registration<'_> {
         }
         Domains {
             ignored,
-            domain_of,
+            domain_of: NodeDomains::Rows(domain_of),
             topo_size,
             domain_counts,
         }
+    }
+
+    /// Registration when no feasible node can be ignored: each node's
+    /// pair is its column's number, read by Score from the columns, so
+    /// only which pairs the feasible nodes register is worked out here,
+    /// key by key, stopping once every value of the key is met (a zone key
+    /// has a handful, met in the first few dozen nodes).
+    fn registered_by_blocks(
+        &self,
+        columns: &[Arc<KeyColumn>],
+        offsets: &[u32],
+        blocks: &[(Sym, u32)],
+        total: u32,
+    ) -> (Vec<bool>, NodeDomains, Vec<bool>) {
+        let mut registered = vec![false; total as usize];
+        for &(key, at) in blocks {
+            let first = self
+                .constraints
+                .iter()
+                .position(|c| c.topology_key == key && !self.is_hostname(c))
+                .expect("a block is made for a constraint on its key");
+            let column = &columns[first];
+            let block = &mut registered[at as usize..(at + column.domains) as usize];
+            let mut unmet = block.len();
+            for &n in self.feasible {
+                let met = &mut block[column.domain[n as usize] as usize];
+                if !*met {
+                    *met = true;
+                    unmet -= 1;
+                    if unmet == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        let domain_of = self
+            .constraints
+            .iter()
+            .zip(columns)
+            .zip(offsets)
+            .map(|((c, column), &at)| (column.clone(), (!self.is_hostname(c)).then_some(at)))
+            .collect();
+        (
+            vec![false; self.feasible.len()],
+            NodeDomains::Columns(domain_of),
+            registered,
+        )
+    }
+
+    /// Registration node by node, on both cores: which feasible nodes are
+    /// ignored (`requireAllTopologies`, some lacking a key), each one's
+    /// pair per constraint, and the pairs its nodes register.
+    fn registered_by_rows(
+        &self,
+        columns: &[Arc<KeyColumn>],
+        offsets: &[u32],
+        total: u32,
+    ) -> (Vec<bool>, NodeDomains, Vec<bool>) {
+        let (constraints, feasible) = (self.constraints, self.feasible);
+        let width = constraints.len();
+        let has_all_keys = |n: usize| columns.iter().all(|col| col.values[n].is_some());
+        let parts = kplace_split::in_parts(feasible.len(), |range| {
+            let mut ignored = vec![false; range.len()];
+            let mut domain_of = vec![NO_DOMAIN; range.len() * width];
+            let mut registered = vec![false; total as usize];
+            for (i, &n) in feasible[range].iter().enumerate() {
+                let n = n as usize;
+                if self.require_all && !has_all_keys(n) {
+                    ignored[i] = true;
+                    continue;
+                }
+                let row = &mut domain_of[i * width..(i + 1) * width];
+                for (ci, (c, column)) in constraints.iter().zip(columns).enumerate() {
+                    let has_key = column.values[n].is_some();
+                    if self.is_hostname(c) {
+                        if has_key {
+                            row[ci] = PER_NODE;
+                        }
+                        continue;
+                    }
+                    let index = offsets[ci] + column.domain[n];
+                    registered[index as usize] = true;
+                    if has_key {
+                        row[ci] = index;
+                    }
+                }
+            }
+            (ignored, domain_of, registered)
+        });
+        let mut ignored = Vec::with_capacity(feasible.len());
+        let mut domain_of = Vec::with_capacity(feasible.len() * width);
+        let mut registered = vec![false; total as usize];
+        for (part_ignored, part_domains, part_registered) in parts {
+            ignored.extend_from_slice(&part_ignored);
+            domain_of.extend_from_slice(&part_domains);
+            for (all, part) in registered.iter_mut().zip(part_registered) {
+                *all |= part;
+            }
+        }
+        (ignored, NodeDomains::Rows(domain_of), registered)
     }
 
     /// From a memo's key columns, which number each key's values once for
@@ -289,7 +402,7 @@ impl Registration<'_> {
     /// are shared by the constraints on that key, the first to meet a pair
     /// counting it in its topology size), with other index numbers.
     fn by_columns(&self, lookups: &SpreadLookups) -> Domains {
-        let (cluster, constraints, feasible) = (self.cluster, self.constraints, self.feasible);
+        let (cluster, constraints) = (self.cluster, self.constraints);
         let width = constraints.len();
         let columns: Vec<_> = constraints
             .iter()
@@ -317,46 +430,12 @@ impl Registration<'_> {
             })
             .collect();
         let has_all_keys = |n: usize| columns.iter().all(|col| col.values[n].is_some());
-        // Each range of feasible nodes on either core: which are ignored,
-        // each one's pair per constraint, and the pairs its nodes register.
-        let parts = kplace_split::in_parts(feasible.len(), |range| {
-            let mut ignored = vec![false; range.len()];
-            let mut domain_of = vec![NO_DOMAIN; range.len() * width];
-            let mut registered = vec![false; total as usize];
-            for (i, &n) in feasible[range].iter().enumerate() {
-                let n = n as usize;
-                if self.require_all && !has_all_keys(n) {
-                    ignored[i] = true;
-                    continue;
-                }
-                let row = &mut domain_of[i * width..(i + 1) * width];
-                for (ci, (c, column)) in constraints.iter().zip(&columns).enumerate() {
-                    let has_key = column.values[n].is_some();
-                    if self.is_hostname(c) {
-                        if has_key {
-                            row[ci] = PER_NODE;
-                        }
-                        continue;
-                    }
-                    let index = offsets[ci] + column.domain[n];
-                    registered[index as usize] = true;
-                    if has_key {
-                        row[ci] = index;
-                    }
-                }
-            }
-            (ignored, domain_of, registered)
-        });
-        let mut ignored = Vec::with_capacity(feasible.len());
-        let mut domain_of = Vec::with_capacity(feasible.len() * width);
-        let mut registered = vec![false; total as usize];
-        for (part_ignored, part_domains, part_registered) in parts {
-            ignored.extend_from_slice(&part_ignored);
-            domain_of.extend_from_slice(&part_domains);
-            for (all, part) in registered.iter_mut().zip(part_registered) {
-                *all |= part;
-            }
-        }
+        let (ignored, domain_of, registered) =
+            if !self.require_all || columns.iter().all(|col| col.every_node_has_key) {
+                self.registered_by_blocks(&columns, &offsets, &blocks, total)
+            } else {
+                self.registered_by_rows(&columns, &offsets, total)
+            };
         // A pair counts in the topology size of the first constraint that
         // meets it; constraints on one key meet its pairs in constraint
         // order on every node, so the first constraint on the key counts
@@ -433,16 +512,36 @@ impl PreScoreState {
         if self.ignored[i] {
             return 0;
         }
-        let width = self.terms.len();
-        let domains = &self.domain_of[i * width..(i + 1) * width];
         let mut score = 0f64;
-        for (ci, (&domain, &(weight, skew))) in domains.iter().zip(&self.terms).enumerate() {
-            let count = match domain {
-                NO_DOMAIN => continue,
-                PER_NODE => self.per_node.per_node(ci)[n as usize] as i64,
-                d => self.domain_counts[d as usize],
-            };
-            score += count as f64 * weight + skew;
+        match &self.domain_of {
+            NodeDomains::Rows(rows) => {
+                let width = self.terms.len();
+                let domains = &rows[i * width..(i + 1) * width];
+                for (ci, (&domain, &(weight, skew))) in domains.iter().zip(&self.terms).enumerate()
+                {
+                    let count = match domain {
+                        NO_DOMAIN => continue,
+                        PER_NODE => self.per_node.per_node(ci)[n as usize] as i64,
+                        d => self.domain_counts[d as usize],
+                    };
+                    score += count as f64 * weight + skew;
+                }
+            }
+            NodeDomains::Columns(columns) => {
+                let n = n as usize;
+                for (ci, ((column, block), &(weight, skew))) in
+                    columns.iter().zip(&self.terms).enumerate()
+                {
+                    if column.values[n].is_none() {
+                        continue;
+                    }
+                    let count = match block {
+                        None => self.per_node.per_node(ci)[n] as i64,
+                        Some(at) => self.domain_counts[(at + column.domain[n]) as usize],
+                    };
+                    score += count as f64 * weight + skew;
+                }
+            }
         }
         crate::engine::plugins::round_to_i64(score)
     }
