@@ -683,9 +683,33 @@ items:
 - {apiVersion: v1, kind: Pod, metadata: {name: moved, namespace: d, labels: {app: w}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: w, uid: u, controller: true}]}, spec: {nodeName: src, SELECTOR topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway, nodeTaintsPolicy: Honor, labelSelector: {matchLabels: {app: w}}}], containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]}, status: {phase: Running}}
 "#;
 
+/// Drains node `src` of `snapshot` under every release: the memoized plan
+/// places every pod as the exhaustive one does, and the first displaced
+/// pod lands on `expected`.
+fn assert_memoized_drain_lands_on(snapshot: &str, expected: &str) {
+    use kplace::engine::{Scheduler, Version, VersionChoice};
+    let c = load_snapshot_bytes(snapshot.as_bytes(), "test").unwrap().0;
+    let drain = Disruption::Drain(vec![c.node_id("src").unwrap()]);
+    for version in Version::ALL {
+        let scheduler = Scheduler::new(VersionChoice::flag(version));
+        let memoized = simulate(&c, &drain, &scheduler);
+        let exhaustive = simulate_exhaustive(&c, &drain, &scheduler);
+        assert_eq!(
+            landings(&memoized),
+            landings(&exhaustive),
+            "{version:?}\n{snapshot}"
+        );
+        let landing = memoized.displaced[0].landing.as_ref().unwrap();
+        assert_eq!(
+            landing.node.as_deref(),
+            Some(expected),
+            "{version:?}\n{snapshot}"
+        );
+    }
+}
+
 #[test]
 fn memoized_disruptions_honor_spreading_inclusion_policies_in_scores() {
-    use kplace::engine::{Scheduler, Version, VersionChoice};
     let tainted = INCLUSION
         .replace(
             "TAINTS",
@@ -698,25 +722,8 @@ fn memoized_disruptions_honor_spreading_inclusion_policies_in_scores() {
         .replace("pool: OTHER", "pool: gpu")
         .replace("SELECTOR", "nodeSelector: {pool: general},");
     for snapshot in [tainted, elsewhere] {
-        let c = load_snapshot_bytes(snapshot.as_bytes(), "test").unwrap().0;
-        let drain = Disruption::Drain(vec![c.node_id("src").unwrap()]);
-        for version in Version::ALL {
-            let scheduler = Scheduler::new(VersionChoice::flag(version));
-            let memoized = simulate(&c, &drain, &scheduler);
-            let exhaustive = simulate_exhaustive(&c, &drain, &scheduler);
-            assert_eq!(
-                landings(&memoized),
-                landings(&exhaustive),
-                "{version:?}\n{snapshot}"
-            );
-            // a1's three pods are not counted: zone a has none, b has one.
-            let landing = memoized.displaced[0].landing.as_ref().unwrap();
-            assert_eq!(
-                landing.node.as_deref(),
-                Some("a2"),
-                "{version:?}\n{snapshot}"
-            );
-        }
+        // a1's three pods are not counted: zone a has none, b has one.
+        assert_memoized_drain_lands_on(&snapshot, "a2");
     }
 }
 
@@ -745,19 +752,7 @@ items:
 
 #[test]
 fn memoized_disruptions_score_pod_affinity_only_on_nodes_with_the_key() {
-    use kplace::engine::{Scheduler, Version, VersionChoice};
-    let c = load_snapshot_bytes(PREFERRED_ANTI_AFFINITY.as_bytes(), "test")
-        .unwrap()
-        .0;
-    let drain = Disruption::Drain(vec![c.node_id("src").unwrap()]);
-    for version in Version::ALL {
-        let scheduler = Scheduler::new(VersionChoice::flag(version));
-        let memoized = simulate(&c, &drain, &scheduler);
-        let exhaustive = simulate_exhaustive(&c, &drain, &scheduler);
-        assert_eq!(landings(&memoized), landings(&exhaustive), "{version:?}");
-        let landing = memoized.displaced[0].landing.as_ref().unwrap();
-        assert_eq!(landing.node.as_deref(), Some("nokey"), "{version:?}");
-    }
+    assert_memoized_drain_lands_on(PREFERRED_ANTI_AFFINITY, "nokey");
 }
 
 /// The re-placed pod spreads by the system's default constraints (zone
@@ -788,17 +783,5 @@ items:
 
 #[test]
 fn memoized_disruptions_score_spreading_only_on_nodes_with_the_key() {
-    use kplace::engine::{Scheduler, Version, VersionChoice};
-    let c = load_snapshot_bytes(SPREAD_WITHOUT_KEY.as_bytes(), "test")
-        .unwrap()
-        .0;
-    let drain = Disruption::Drain(vec![c.node_id("src").unwrap()]);
-    for version in Version::ALL {
-        let scheduler = Scheduler::new(VersionChoice::flag(version));
-        let memoized = simulate(&c, &drain, &scheduler);
-        let exhaustive = simulate_exhaustive(&c, &drain, &scheduler);
-        assert_eq!(landings(&memoized), landings(&exhaustive), "{version:?}");
-        let landing = memoized.displaced[0].landing.as_ref().unwrap();
-        assert_eq!(landing.node.as_deref(), Some("nokey2"), "{version:?}");
-    }
+    assert_memoized_drain_lands_on(SPREAD_WITHOUT_KEY, "nokey2");
 }

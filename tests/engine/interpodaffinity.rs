@@ -1,7 +1,8 @@
 //! InterPodAffinity's Filter through the engine.
 
-use kplace::engine::{self, Outcome};
-use kplace::source::file::{load_pod_bytes, load_snapshot_bytes};
+use crate::support::prelude::*;
+use crate::support::{cluster_from_yaml, pod_from_yaml};
+use kplace::engine;
 
 /// `guard-b`, bound on n2, keeps `app=w` pods off its host; `guard-a`,
 /// pending and nominated to n1 with a higher priority, keeps them out of
@@ -20,9 +21,11 @@ items:
 
 #[test]
 fn a_nominated_pods_anti_affinity_on_a_key_no_bound_pod_uses_still_rejects() {
-    let (mut cluster, _) = load_snapshot_bytes(NOMINATED_ANTI_AFFINITY.as_bytes(), "test").unwrap();
-    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: w, namespace: d, labels: {app: w}}\nspec:\n  containers: [{name: c, image: i}]\n";
-    let pod = load_pod_bytes(pod.as_bytes(), "pod", &mut cluster.interner).unwrap();
+    let mut cluster = cluster_from_yaml(NOMINATED_ANTI_AFFINITY);
+    let pod = pod_from_yaml(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: w, namespace: d, labels: {app: w}}\nspec: {containers: [{name: c, image: i}]}\n",
+        &mut cluster,
+    );
     let answer = engine::place(&cluster, &pod, &engine::Scheduler::default());
     assert_eq!(answer.outcome, Outcome::Scheduled);
     assert_eq!(answer.node, cluster.node_id("n3"), "{answer:?}");

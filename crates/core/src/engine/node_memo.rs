@@ -119,12 +119,17 @@ pub(crate) struct KeyColumn {
     /// values first appear over the nodes, a node without the key counted
     /// with the empty value (as spreading pairs it).
     pub domain: Box<[u32]>,
-    /// How many domains the key has.
-    pub domains: u32,
     /// Each value's domain (the empty value's for nodes without the key).
     pub domain_of_value: FxHashMap<Sym, u32>,
     /// Every node has the key.
     pub every_node_has_key: bool,
+}
+
+impl KeyColumn {
+    /// How many domains the key has.
+    pub fn domains(&self) -> u32 {
+        self.domain_of_value.len() as u32
+    }
 }
 
 impl SpreadLookups {
@@ -148,7 +153,6 @@ impl SpreadLookups {
             every_node_has_key: values.iter().all(Option::is_some),
             values,
             domain,
-            domains: numbers.len() as u32,
             domain_of_value: numbers,
         });
         by_key.push((key, column.clone()));

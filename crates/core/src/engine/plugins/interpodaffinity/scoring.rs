@@ -124,7 +124,7 @@ pub fn pre_score(
         .map(|(key, values)| match lookups {
             Some(lookups) => {
                 let column = lookups.column(cluster, key);
-                let mut by_domain = vec![0i64; column.domains as usize];
+                let mut by_domain = vec![0i64; column.domains() as usize];
                 for (value, score) in values {
                     // Every weight was added through a value of one of the
                     // column's nodes (the memo's nodes are the cluster's).

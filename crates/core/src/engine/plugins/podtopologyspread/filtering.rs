@@ -467,7 +467,7 @@ fn counted_by_domain(
     const UNMET: u32 = u32::MAX;
     let mut at: Vec<Vec<u32>> = columns
         .iter()
-        .map(|col| vec![UNMET; col.domains as usize])
+        .map(|col| vec![UNMET; col.domains() as usize])
         .collect();
     let mut met: Vec<(Pair, i64)> = Vec::new();
     for n in 0..cluster.nodes.len() {

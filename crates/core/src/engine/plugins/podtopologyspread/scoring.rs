@@ -32,6 +32,11 @@ pub struct PreScoreState {
     per_node: SpreadCounts,
 }
 
+/// Whether node `n` has every constraint's key (by the memo's columns).
+fn has_all_keys(columns: &[Arc<KeyColumn>], n: usize) -> bool {
+    columns.iter().all(|col| col.values[n].is_some())
+}
+
 /// How Score finds a feasible node's pair for each constraint.
 enum NodeDomains {
     /// Per feasible node and constraint (row-major, one row per node):
@@ -315,7 +320,7 @@ impl Registration<'_> {
                 .position(|c| c.topology_key == key && !self.is_hostname(c))
                 .expect("a block is made for a constraint on its key");
             let column = &columns[first];
-            let block = &mut registered[at as usize..(at + column.domains) as usize];
+            let block = &mut registered[at as usize..(at + column.domains()) as usize];
             let mut unmet = block.len();
             for &n in self.feasible {
                 let met = &mut block[column.domain[n as usize] as usize];
@@ -353,14 +358,13 @@ impl Registration<'_> {
     ) -> (Vec<bool>, NodeDomains, Vec<bool>) {
         let (constraints, feasible) = (self.constraints, self.feasible);
         let width = constraints.len();
-        let has_all_keys = |n: usize| columns.iter().all(|col| col.values[n].is_some());
         let parts = kplace_split::in_parts(feasible.len(), |range| {
             let mut ignored = vec![false; range.len()];
             let mut domain_of = vec![NO_DOMAIN; range.len() * width];
             let mut registered = vec![false; total as usize];
             for (i, &n) in feasible[range].iter().enumerate() {
                 let n = n as usize;
-                if self.require_all && !has_all_keys(n) {
+                if self.require_all && !has_all_keys(columns, n) {
                     ignored[i] = true;
                     continue;
                 }
@@ -425,11 +429,10 @@ impl Registration<'_> {
                 }
                 let at = total;
                 blocks.push((c.topology_key, at));
-                total += column.domains;
+                total += column.domains();
                 at
             })
             .collect();
-        let has_all_keys = |n: usize| columns.iter().all(|col| col.values[n].is_some());
         let (ignored, domain_of, registered) =
             if !self.require_all || columns.iter().all(|col| col.every_node_has_key) {
                 self.registered_by_blocks(&columns, &offsets, &blocks, total)
@@ -446,7 +449,7 @@ impl Registration<'_> {
                 .iter()
                 .position(|c| c.topology_key == key && !self.is_hostname(c))
                 .expect("a block is made for a constraint on its key");
-            let domains = columns[first].domains as usize;
+            let domains = columns[first].domains() as usize;
             topo_size[first] = registered[at as usize..at as usize + domains]
                 .iter()
                 .filter(|&&r| r)
@@ -456,7 +459,7 @@ impl Registration<'_> {
         let mut domain_counts = vec![0i64; total as usize];
         if any_registered {
             for (&n, included) in self.with_matches_rows() {
-                if self.require_all && !has_all_keys(n) {
+                if self.require_all && !has_all_keys(&columns, n) {
                     continue;
                 }
                 for (ci, (c, column)) in constraints.iter().zip(&columns).enumerate() {
