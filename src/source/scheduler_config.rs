@@ -21,6 +21,7 @@ use std::path::Path;
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Deserializer};
+use serde_saphyr::Spanned;
 use thiserror::Error;
 
 use crate::engine::profile::{
@@ -32,6 +33,7 @@ use crate::engine::profile::{
 use crate::engine::status::Plugin;
 use crate::engine::version::Version;
 use crate::model::pod::{NodeSelectorOperator, WhenUnsatisfiable};
+use crate::source::field_line::{Tree, line_of};
 
 /// Configuration files larger than this are refused.
 pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
@@ -47,6 +49,19 @@ const KIND: &str = "KubeSchedulerConfiguration";
 pub struct FieldError {
     pub field: String,
     pub message: String,
+    /// The line the field is written on (the deepest part of its path
+    /// that is), once the error is located in the file's text.
+    pub line: Option<usize>,
+}
+
+impl FieldError {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+            line: None,
+        }
+    }
 }
 
 impl fmt::Display for FieldError {
@@ -64,7 +79,7 @@ pub enum ConfigError {
         "{file}: {size} bytes is larger than the {max} bytes a scheduler configuration may have"
     )]
     TooLarge { file: String, size: u64, max: u64 },
-    #[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    #[error("{file}{}: {message}", at_line(*line))]
     Syntax {
         file: String,
         line: Option<usize>,
@@ -74,11 +89,13 @@ pub enum ConfigError {
     #[error("{file}: {message}")]
     Kind { file: String, message: String },
     /// Strict decoding: an unknown field or a value of the wrong type.
-    #[error("{file}: {field}: {message}")]
+    #[error("{file}{}: {field}: {message}", at_line(*line))]
     Decode {
         file: String,
         field: String,
         message: String,
+        /// The line the field is written on, once located.
+        line: Option<usize>,
     },
     /// Validation errors, all of them, in upstream's order.
     #[error("{}", display_all(file, errors))]
@@ -91,9 +108,45 @@ pub enum ConfigError {
 fn display_all(file: &str, errors: &[FieldError]) -> String {
     errors
         .iter()
-        .map(|e| format!("{file}: {e}"))
+        .map(|e| format!("{file}{}: {e}", at_line(e.line)))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `:LINE` after a file's name, when the line is known.
+fn at_line(line: Option<usize>) -> String {
+    line.map(|l| format!(":{l}")).unwrap_or_default()
+}
+
+impl ConfigError {
+    /// The error with each field it names located in `text` (the file it
+    /// was read from): decoding and validation work on the document's
+    /// values, which no longer know where they were written, so the file
+    /// is read again with spans, only when it is refused.
+    fn located(mut self, text: &str) -> Self {
+        let Some(tree) = field_tree(text) else {
+            return self;
+        };
+        let locate = |field: &str| Some(line_of(&tree, field)).filter(|&l| l > 0);
+        match &mut self {
+            ConfigError::Decode { field, line, .. } => *line = locate(field),
+            ConfigError::Invalid { errors, .. } => {
+                for e in errors {
+                    e.line = locate(&e.field);
+                }
+            }
+            _ => {}
+        }
+        self
+    }
+}
+
+/// The first document of a configuration's text, with where each of its
+/// parts is written.
+fn field_tree(text: &str) -> Option<Spanned<Tree>> {
+    let docs: Vec<Option<Spanned<Tree>>> =
+        serde_saphyr::from_str_multiple_with_options(text, yaml_options()).ok()?;
+    docs.into_iter().next().flatten()
 }
 
 #[cfg(test)]
@@ -149,9 +202,10 @@ pub fn parse(text: &str, origin: &str, version: Version) -> Result<Profiles, Con
     }
     let doc = read_document(text, origin)?;
     check_kind(&doc, origin)?;
-    let raw: RawConfig = decode(doc, "", origin)?;
-    let config = Decoded::new(raw, version, origin)?;
-    config.finish(version, origin)
+    let decoded = decode::<RawConfig>(doc, "", origin)
+        .and_then(|raw| Decoded::new(raw, version, origin))
+        .and_then(|config| config.finish(version, origin));
+    decoded.map_err(|e| e.located(text))
 }
 
 // ---------------------------------------------------------------------------
@@ -280,6 +334,7 @@ fn decode<T: DeserializeOwned>(
                 field
             },
             message,
+            line: None,
         }
     })
 }
@@ -579,46 +634,37 @@ struct RawDynamicResourcesArgs {
 // Upstream's field errors (`k8s.io/apimachinery/pkg/util/validation/field`).
 
 fn invalid(field: &str, value: impl fmt::Display, detail: &str) -> FieldError {
-    FieldError {
-        field: field.to_string(),
-        message: format!("Invalid value: {value}: {detail}"),
-    }
+    FieldError::new(field, format!("Invalid value: {value}: {detail}"))
 }
 
 fn required(field: &str, detail: &str) -> FieldError {
-    FieldError {
-        field: field.to_string(),
-        message: if detail.is_empty() {
+    FieldError::new(
+        field,
+        if detail.is_empty() {
             "Required value".into()
         } else {
             format!("Required value: {detail}")
         },
-    }
+    )
 }
 
 fn duplicate(field: &str, value: impl fmt::Display) -> FieldError {
-    FieldError {
-        field: field.to_string(),
-        message: format!("Duplicate value: {value}"),
-    }
+    FieldError::new(field, format!("Duplicate value: {value}"))
 }
 
 fn not_supported(field: &str, value: &str, supported: &[&str]) -> FieldError {
     let list: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
-    FieldError {
-        field: field.to_string(),
-        message: format!(
+    FieldError::new(
+        field,
+        format!(
             "Unsupported value: {value:?}: supported values: {}",
             list.join(", ")
         ),
-    }
+    )
 }
 
 fn forbidden(field: &str, detail: &str) -> FieldError {
-    FieldError {
-        field: field.to_string(),
-        message: format!("Forbidden: {detail}"),
-    }
+    FieldError::new(field, format!("Forbidden: {detail}"))
 }
 
 /// A Go `%q`-style quoted string.
@@ -844,12 +890,7 @@ impl Decoded {
             file.to_string(),
             self.percentage_of_nodes_to_score,
         )
-        .map_err(|e| {
-            invalid(vec![FieldError {
-                field: e.field,
-                message: e.message,
-            }])
-        })
+        .map_err(|e| invalid(vec![FieldError::new(e.field, e.message)]))
     }
 }
 
@@ -1008,20 +1049,17 @@ fn validate_unmodelled_points(i: usize, name: &str, p: &RawPlugins) -> Vec<Field
             let f = format!("profiles[{i}].plugins.{field}.enabled[{k}].name");
             let n = plugin.name.as_str();
             if !known.contains(&n) {
-                errors.push(FieldError {
-                    field: f,
-                    message: format!("{kind} {n:?} does not exist"),
-                });
+                errors.push(FieldError::new(f, format!("{kind} {n:?} does not exist")));
             } else if !implementors.contains(&n) {
-                errors.push(FieldError {
-                    field: f,
-                    message: format!("plugin {n:?} does not extend {kind} plugin"),
-                });
+                errors.push(FieldError::new(
+                    f,
+                    format!("plugin {n:?} does not extend {kind} plugin"),
+                ));
             } else if seen.contains(&n) {
-                errors.push(FieldError {
-                    field: f,
-                    message: format!("plugin {n:?} already registered as {kind:?}"),
-                });
+                errors.push(FieldError::new(
+                    f,
+                    format!("plugin {n:?} already registered as {kind:?}"),
+                ));
             }
             seen.push(n);
         }
@@ -1067,20 +1105,18 @@ fn validate_unmodelled_points(i: usize, name: &str, p: &RawPlugins) -> Vec<Field
     };
     let queue_sort = count(&p.queue_sort, "PrioritySort");
     if queue_sort != 1 {
-        errors.push(FieldError {
-            field: format!("profiles[{i}].plugins"),
-            message: format!(
+        errors.push(FieldError::new(
+            format!("profiles[{i}].plugins"),
+            format!(
                 "only one queue sort plugin required for profile with scheduler name {name:?}, but got {queue_sort}"
             ),
-        });
+        ));
     }
     if count(&p.bind, "DefaultBinder") == 0 {
-        errors.push(FieldError {
-            field: format!("profiles[{i}].plugins"),
-            message: format!(
-                "at least one bind plugin is needed for profile with scheduler name {name:?}"
-            ),
-        });
+        errors.push(FieldError::new(
+            format!("profiles[{i}].plugins"),
+            format!("at least one bind plugin is needed for profile with scheduler name {name:?}"),
+        ));
     }
     errors
 }
@@ -1108,6 +1144,7 @@ fn check_args_type(
                 kind.as_deref().unwrap_or(""),
                 api_version.as_deref().unwrap_or("")
             ),
+            line: None,
         });
     }
     Ok(())
@@ -1261,6 +1298,7 @@ fn decode_args(
                             file: file.to_string(),
                             field: format!("{path}.filterTimeout"),
                             message: format!("time: invalid duration {timeout:?}"),
+                            line: None,
                         });
                     }
                     Some(n) if n < 0 => errors.push(invalid(
@@ -1492,6 +1530,7 @@ fn spread_args(
                     "kplace does not support {field} in default constraints (kube-scheduler \
                      does); remove it to see answers without it"
                 ),
+                line: None,
             });
         }
         if let Some(when) = when {

@@ -855,17 +855,18 @@ fn misspelled_fields_are_named() {
             file: "sched.yaml".into(),
             field: "profile".into(),
             message: e.to_string().split_once("profile: ").unwrap().1.to_string(),
+            line: Some(3),
         }
     );
     assert!(
         e.to_string()
-            .starts_with("sched.yaml: profile: strict decoding error: unknown field \"profile\""),
+            .starts_with("sched.yaml:3: profile: strict decoding error: unknown field \"profile\""),
         "{e}"
     );
     let e = err("profiles:\n- schedulerName: a\n  plugin:\n    score: {}\n");
     assert!(
         e.to_string().starts_with(
-            "sched.yaml: profiles[0].plugin: strict decoding error: unknown field \"plugin\""
+            "sched.yaml:5: profiles[0].plugin: strict decoding error: unknown field \"plugin\""
         ),
         "{e}"
     );
@@ -874,7 +875,44 @@ fn misspelled_fields_are_named() {
         "scoringStrategy: {type: MostAllocated, resource: []}",
     ));
     assert!(
-        e.to_string().starts_with("sched.yaml: profiles[0].pluginConfig[0].args.scoringStrategy.resource: strict decoding error: unknown field \"resource\""),
+        e.to_string().starts_with("sched.yaml:8: profiles[0].pluginConfig[0].args.scoringStrategy.resource: strict decoding error: unknown field \"resource\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn validation_errors_name_the_line_of_their_field() {
+    let e = err(concat!(
+        "profiles:\n",
+        "- schedulerName: a\n",
+        "  plugins:\n",
+        "    score:\n",
+        "      enabled:\n",
+        "      - name: NodeResourcesFit\n",
+        "      - name: Foo\n",
+        "      - name: Bar\n",
+    ));
+    assert!(
+        e.to_string().starts_with(
+            "sched.yaml:9: profiles[0].plugins.score.enabled[1].name: ScorePlugin \"Foo\" does not exist"
+        ),
+        "{e}"
+    );
+    // Plugin arguments, validated as they are decoded.
+    let e = err(&plugin_config(
+        "InterPodAffinity",
+        "ignorePreferredTermsOfExistingPods: true\nhardPodAffinityWeight: 101",
+    ));
+    assert_eq!(
+        e.to_string(),
+        "sched.yaml:9: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]"
+    );
+    // A field that is not written (a required one) points at the deepest
+    // part of its path that is.
+    let e = err("profiles:\n- schedulerName: a\n- schedulerName: a\n");
+    assert!(
+        e.to_string()
+            .starts_with("sched.yaml:5: profiles[1].schedulerName: Duplicate value"),
         "{e}"
     );
 }
@@ -887,7 +925,7 @@ fn wrong_types_are_named() {
     ));
     assert!(
         e.to_string().starts_with(
-            "sched.yaml: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: invalid type"
+            "sched.yaml:8: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: invalid type"
         ),
         "{e}"
     );
