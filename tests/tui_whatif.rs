@@ -933,6 +933,37 @@ fn a_stacked_scenario_answers_the_draft_on_what_it_leaves_against_the_unchanged_
 }
 
 #[test]
+fn a_new_scenario_says_which_steps_it_replaces() {
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "cordon eu-west-1a");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "then lose eu-west-1c");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(whatif(&app).scenario.len(), 2);
+    // Without `then`, a step starts a scenario of its own: the two steps
+    // are dropped, and the status line says so and how to stack instead.
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "drain worker-b01");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(whatif(&app).scenario.len(), 1);
+    let s = screen(&app);
+    assert!(
+        s.contains(
+            "a new scenario: it replaces Cordon zone eu-west-1a, then Lose zone eu-west-1c (:then cordon|lose|drain … adds a step instead)"
+        ),
+        "{s}"
+    );
+    // A first scenario replaces nothing and says nothing of it.
+    let mut app = demo_app();
+    key(&mut app, KeyCode::Char(':'));
+    keys(&mut app, "drain worker-b01");
+    key(&mut app, KeyCode::Enter);
+    assert!(!screen(&app).contains("a new scenario"));
+}
+
+#[test]
 fn a_step_naming_an_unknown_node_or_zone_is_refused_with_what_there_is() {
     let mut app = demo_app();
     key(&mut app, KeyCode::Char(':'));

@@ -113,7 +113,11 @@ impl App {
         };
         let cluster = s.loaded.cluster.clone();
         let name = cluster.node(row).name.to_string();
+        let replaced = replaced_scenario(&s.whatif.scenario);
         s.whatif.disrupt(&cluster, Step::Drain(vec![name]), false);
+        if let Some(note) = replaced {
+            self.set_info(note);
+        }
         self.switch_to(View::WhatIf);
     }
 
@@ -169,9 +173,14 @@ impl App {
                     return;
                 }
                 let starts = then && s.whatif.scenario.is_empty();
+                let replaced = (!then)
+                    .then(|| replaced_scenario(&s.whatif.scenario))
+                    .flatten();
                 s.whatif.disrupt(&cluster, step, then);
                 if starts {
                     self.set_info("no scenario yet: this step starts one");
+                } else if let Some(note) = replaced {
+                    self.set_info(note);
                 }
             }
             Cmd::ClearScenario => {
@@ -237,6 +246,19 @@ impl App {
 pub struct ExternalEdit {
     pub text: String,
     pub name: String,
+}
+
+/// What the status line says when a new scenario replaces `scenario`
+/// (`None` when there was none): the steps it had are dropped, which an
+/// operator who meant to add one should hear of.
+fn replaced_scenario(scenario: &[Step]) -> Option<String> {
+    let titles: Vec<String> = scenario.iter().map(Step::title).collect();
+    (!titles.is_empty()).then(|| {
+        format!(
+            "a new scenario: it replaces {} (:then cordon|lose|drain … adds a step instead)",
+            titles.join(", then ")
+        )
+    })
 }
 
 /// Whether the step names zones and nodes the snapshot has: the error
