@@ -145,3 +145,38 @@ fn every_remedy_is_visible_at_120x40_even_when_lines_wrap() {
         assert!(screen.contains(kind), "{kind} missing:\n{screen}");
     }
 }
+
+#[test]
+fn a_remedy_that_wraps_continues_indented_under_its_own_text() {
+    let mut app = demo_app();
+    open_placement(&mut app, "frontend-6b8f7c5d4-r6ndz");
+    // Narrow enough that the priority change (which names its victims)
+    // takes more than one row.
+    let screen = common::render(&app, 90, 50);
+    let lines: Vec<&str> = screen.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| l.contains("[priority]"))
+        .unwrap_or_else(|| panic!("no [priority] remedy:\n{screen}"));
+    let rest: Vec<&str> = lines[first + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with('└') && !l.contains("] "))
+        .copied()
+        .collect();
+    assert!(
+        !rest.is_empty(),
+        "the priority change fits one row:\n{screen}"
+    );
+    for row in &rest {
+        assert!(
+            row.starts_with("│    ") && !row.starts_with("│     "),
+            "a wrapped row is not indented by four:\n{row}\n{screen}"
+        );
+    }
+    // The victim's name is in the remedy's rows, whole.
+    assert!(
+        rest.iter()
+            .any(|r| r.contains("shop/frontend-6b8f7c5d4-wskc9")),
+        "{screen}"
+    );
+}

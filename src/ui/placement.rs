@@ -243,20 +243,33 @@ fn draw_remedies(
             t.fg(t.warn),
         )));
     }
+    let width = area.width.saturating_sub(2) as usize;
     for (i, item) in p.items.iter().enumerate() {
         let marker = if i == selected { "▶ " } else { "  " };
         let mut style = style(t, Tone::Text);
         if i == selected {
             style = style.add_modifier(Modifier::REVERSED);
         }
-        rows.push(Line::from(vec![
-            Span::styled(marker, style),
-            Span::styled(format!("[{}] ", item.kind.as_str()), t.fg(t.muted)),
-            Span::styled(item.text.as_str(), style),
-        ]));
+        let kind = format!("[{}] ", item.kind.as_str());
+        for (k, row) in remedy_wrapped(marker, item, width).into_iter().enumerate() {
+            // The first row starts with the marker and the kind, which
+            // fit any pane wide enough to show the panel.
+            let head = marker.len() + kind.len();
+            if k == 0 && row.len() >= head && row.is_char_boundary(head) {
+                rows.push(Line::from(vec![
+                    Span::styled(marker, style),
+                    Span::styled(kind.clone(), t.fg(t.muted)),
+                    Span::styled(row[head..].to_string(), style),
+                ]));
+            } else {
+                rows.push(Line::from(Span::styled(row, style)));
+            }
+        }
     }
     for note in &p.notes {
-        rows.push(Line::from(Span::styled(format!("  {note}"), t.fg(t.muted))));
+        for row in note_wrapped(note, width) {
+            rows.push(Line::from(Span::styled(row.into_owned(), t.fg(t.muted))));
+        }
     }
     // Scroll so that the chosen remedy's last wrapped row is visible.
     let height = area.height.saturating_sub(2).max(1) as usize;
@@ -286,8 +299,32 @@ fn draw_remedies(
     );
 }
 
+/// A remedy's rows at `width`: its marker, kind and text, the rows after
+/// the first indented past the marker so that each change reads as one
+/// block (a long list of victims wraps under its own text).
+fn remedy_wrapped(
+    marker: &str,
+    item: &crate::app::remedies::RemedyItem,
+    width: usize,
+) -> Vec<String> {
+    let text = format!("{marker}[{}] {}", item.kind.as_str(), item.text);
+    let options = textwrap::Options::new(width.max(1)).subsequent_indent("    ");
+    textwrap::wrap(&text, options)
+        .into_iter()
+        .map(|row| row.into_owned())
+        .collect()
+}
+
+/// A note's rows at `width`, indented as the remedies' text.
+fn note_wrapped(note: &str, width: usize) -> Vec<std::borrow::Cow<'_, str>> {
+    let options = textwrap::Options::new(width.max(1))
+        .initial_indent("  ")
+        .subsequent_indent("    ");
+    textwrap::wrap(note, options)
+}
+
 /// Screen rows each line of the panel takes at `width` (progress, then
-/// items, then notes), as the paragraph wraps them.
+/// items, then notes), as they are drawn.
 fn remedy_rows(p: &crate::app::remedies::RemedyPanel, width: usize) -> Vec<usize> {
     let rows = |text: String| textwrap::wrap(&text, width.max(1)).len().max(1);
     let mut out = Vec::new();
@@ -295,10 +332,10 @@ fn remedy_rows(p: &crate::app::remedies::RemedyPanel, width: usize) -> Vec<usize
         out.push(rows(format!("⠋ {progress}")));
     }
     for item in &p.items {
-        out.push(rows(format!("▶ [{}] {}", item.kind.as_str(), item.text)));
+        out.push(remedy_wrapped("▶ ", item, width).len().max(1));
     }
     for note in &p.notes {
-        out.push(rows(format!("  {note}")));
+        out.push(note_wrapped(note, width).len().max(1));
     }
     if out.is_empty() {
         out.push(1);
