@@ -17,6 +17,8 @@ mod dynamicresources;
 mod existing;
 #[path = "engine/interpodaffinity.rs"]
 mod interpodaffinity;
+#[path = "engine/label_index.rs"]
+mod label_index;
 #[path = "engine/nodevolumelimits.rs"]
 mod nodevolumelimits;
 #[path = "engine/podtopologyspread.rs"]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::intern::{Interner, Sym};
-use super::labels::{LabelSelector, Labels, SetOperator};
+use super::labels::{LabelSelector, Labels, Requirement, SetOperator};
 use super::node::{Node, NodeId};
 use super::pod::{HostPort, Pod, PodAffinity, PodId, PodPhase, PreemptionPolicy};
 use super::policy::{DisruptionBudget, IntOrPercent, PriorityClass, SelectorOwner};
@@ -1407,63 +1407,97 @@ impl Cluster {
     /// The smallest index list that holds every scheduled pod `selector`
     /// could match, or `All` when no requirement narrows it.
     pub fn candidates(&self, selector: &LabelSelector) -> Candidates<'_> {
+        match selector {
+            LabelSelector::Nothing => Candidates::Some(&[]),
+            LabelSelector::Requirements(reqs) => match self.narrowest(reqs) {
+                Some((list, _)) => Candidates::Some(list),
+                None => Candidates::All,
+            },
+        }
+    }
+
+    /// The smallest index list holding every scheduled pod that meets
+    /// `reqs`, with the requirement every pod of the list meets by being
+    /// in it (`key=value` and `key` exists; not `key in (a, b)`, read from
+    /// the key's list), which a match then need not check again.
+    fn narrowest(&self, reqs: &[Requirement]) -> Option<(&[PodId], Option<usize>)> {
         const EMPTY: &[PodId] = &[];
-        let reqs = match selector {
-            LabelSelector::Nothing => return Candidates::Some(EMPTY),
-            LabelSelector::Requirements(r) => r,
-        };
-        let mut best: Option<&[PodId]> = None;
-        for r in reqs.iter() {
-            let list: Option<&[PodId]> = match r.op {
-                SetOperator::In if r.values.len() == 1 => Some(
+        let mut best: Option<(&[PodId], Option<usize>)> = None;
+        for (i, r) in reqs.iter().enumerate() {
+            let found = match r.op {
+                SetOperator::In if r.values.len() == 1 => Some((
                     self.label_index
                         .get(&(r.key, r.values[0]))
                         .map(|v| v.as_slice())
                         .unwrap_or(EMPTY),
-                ),
-                SetOperator::In | SetOperator::Exists => Some(
+                    Some(i),
+                )),
+                SetOperator::In | SetOperator::Exists => Some((
                     self.key_index
                         .get(&r.key)
                         .map(|v| v.as_slice())
                         .unwrap_or(EMPTY),
-                ),
+                    (r.op == SetOperator::Exists).then_some(i),
+                )),
                 _ => None,
             };
-            if let Some(list) = list
-                && best.is_none_or(|b| list.len() < b.len())
+            if let Some((list, met)) = found
+                && best.is_none_or(|(b, _)| list.len() < b.len())
             {
-                best = Some(list);
+                best = Some((list, met));
             }
         }
-        match best {
-            Some(list) => Candidates::Some(list),
-            None => Candidates::All,
-        }
+        best
     }
 
     /// Calls `f` for every scheduled pod whose labels match `selector`.
-    pub fn for_each_scheduled_match(
+    pub fn for_each_scheduled_match(&self, selector: &LabelSelector, f: impl FnMut(PodId, &Pod)) {
+        self.for_each_scheduled_match_where(selector, |_| true, f);
+    }
+
+    /// [`Cluster::for_each_scheduled_match`] for the pods of one
+    /// namespace. The namespace is compared before the selector: a label
+    /// index list holds every namespace's pods with that label (many
+    /// teams call a workload `app=api`), and comparing a symbol is
+    /// cheaper than matching the selector.
+    pub fn for_each_scheduled_match_in(
+        &self,
+        namespace: Sym,
+        selector: &LabelSelector,
+        f: impl FnMut(PodId, &Pod),
+    ) {
+        self.for_each_scheduled_match_where(selector, |p| p.namespace == namespace, f);
+    }
+
+    fn for_each_scheduled_match_where(
         &self,
         selector: &LabelSelector,
+        first: impl Fn(&Pod) -> bool,
         mut f: impl FnMut(PodId, &Pod),
     ) {
-        match self.candidates(selector) {
-            Candidates::Some(ids) => {
-                for &id in ids {
-                    let pod = &self.pods[id as usize];
-                    if selector.matches(&pod.labels) {
-                        f(id, pod);
-                    }
-                }
+        let reqs = match selector {
+            LabelSelector::Nothing => return,
+            LabelSelector::Requirements(reqs) => reqs,
+        };
+        let narrowest = self.narrowest(reqs);
+        // The requirement the list answers is not checked again.
+        let met = narrowest.and_then(|(_, met)| met);
+        let mut visit = |id: PodId| {
+            let pod = &self.pods[id as usize];
+            if first(pod)
+                && reqs
+                    .iter()
+                    .enumerate()
+                    .all(|(i, r)| Some(i) == met || r.matches(&pod.labels))
+            {
+                f(id, pod);
             }
-            Candidates::All => {
+        };
+        match narrowest {
+            Some((ids, _)) => ids.iter().for_each(|&id| visit(id)),
+            None => {
                 for info in &self.node_infos {
-                    for &id in &info.pods {
-                        let pod = &self.pods[id as usize];
-                        if selector.matches(&pod.labels) {
-                            f(id, pod);
-                        }
-                    }
+                    info.pods.iter().for_each(|&id| visit(id));
                 }
             }
         }
@@ -1520,8 +1554,8 @@ impl Cluster {
             }
             let pdb = &self.pdbs[i];
             let (mut expected, mut healthy) = (0i32, 0i32);
-            self.for_each_scheduled_match(&pdb.selector, |_, pod| {
-                if pod.namespace != pdb.namespace || pod.is_terminating() {
+            self.for_each_scheduled_match_in(pdb.namespace, &pdb.selector, |_, pod| {
+                if pod.is_terminating() {
                     return;
                 }
                 expected += 1;

@@ -231,9 +231,8 @@ pub fn counts_per_node(cluster: &Cluster, selector: &LabelSelector, namespace: S
     if selector.is_everything() {
         return counts;
     }
-    cluster.for_each_scheduled_match(selector, |_, p| {
-        if p.namespace == namespace
-            && !p.is_terminating()
+    cluster.for_each_scheduled_match_in(namespace, selector, |_, p| {
+        if !p.is_terminating()
             && let Some(node) = p.node
         {
             counts[node as usize] += 1;
@@ -286,9 +285,8 @@ pub fn counts_per_constraint(
         let mut per_node = vec![0u32; cluster.nodes.len()];
         let mut touched = Vec::new();
         if !c.selector.is_everything() {
-            cluster.for_each_scheduled_match(&c.selector, |_, p| {
-                if p.namespace == namespace
-                    && !p.is_terminating()
+            cluster.for_each_scheduled_match_in(namespace, &c.selector, |_, p| {
+                if !p.is_terminating()
                     && let Some(node) = p.node
                 {
                     let count = &mut per_node[node as usize];
