@@ -264,7 +264,7 @@ impl Origin<'_> {
 /// of the whole file (about 100 bytes per value, so at most about 50 MB
 /// for a hostile file of one-character values); a larger file's error
 /// names the object's line, found by [`yaml_line`] without a tree.
-const MAX_FIELD_LINE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_FIELD_LINE_BYTES: usize = 1 << 20;
 
 /// The line of `field` of a YAML document or of one of a `List`'s items,
 /// found as [`yaml_line`] finds the object's; `None` past

@@ -34,6 +34,7 @@ use crate::engine::status::Plugin;
 use crate::engine::version::Version;
 use crate::model::pod::{NodeSelectorOperator, WhenUnsatisfiable};
 use crate::source::field_line::{Tree, line_of};
+use crate::source::file::MAX_FIELD_LINE_BYTES;
 
 /// Configuration files larger than this are refused.
 pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
@@ -122,8 +123,13 @@ impl ConfigError {
     /// The error with each field it names located in `text` (the file it
     /// was read from): decoding and validation work on the document's
     /// values, which no longer know where they were written, so the file
-    /// is read again with spans, only when it is refused.
+    /// is read again with spans, only when it is refused. Not past
+    /// [`MAX_FIELD_LINE_BYTES`]: the tree costs about 100 bytes per value,
+    /// too much for a hostile file of the 16 MiB allowed.
     fn located(mut self, text: &str) -> Self {
+        if text.len() > MAX_FIELD_LINE_BYTES {
+            return self;
+        }
         let Some(tree) = field_tree(text) else {
             return self;
         };

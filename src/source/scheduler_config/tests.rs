@@ -907,6 +907,15 @@ fn validation_errors_name_the_line_of_their_field() {
         e.to_string(),
         "sched.yaml:9: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]"
     );
+    // Past the size whose fields are located, the error names no line.
+    let padding = "#".repeat(MAX_FIELD_LINE_BYTES);
+    let e = err(&format!("{padding}\nprofile: []\n"));
+    assert!(
+        e.to_string()
+            .starts_with("sched.yaml: profile: strict decoding"),
+        "{}",
+        e.to_string().get(..200).unwrap_or_default()
+    );
     // A field that is not written (a required one) points at the deepest
     // part of its path that is.
     let e = err("profiles:\n- schedulerName: a\n- schedulerName: a\n");
