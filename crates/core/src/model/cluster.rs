@@ -605,14 +605,6 @@ pub struct Cluster {
     pod_by_key: Option<Arc<FxHashMap<incremental::PodKey, PodId>>>,
 }
 
-/// Where to look for pods a selector may match.
-pub enum Candidates<'a> {
-    /// Only these pods can match.
-    Some(&'a [PodId]),
-    /// Any scheduled pod may match.
-    All,
-}
-
 impl Cluster {
     /// Builds a cluster from converted objects. Pods are bound to nodes by
     /// `spec.nodeName`; the scheduler ignores pods in a terminal phase and
@@ -1404,22 +1396,11 @@ impl Cluster {
         pod.node_name = None;
     }
 
-    /// The smallest index list that holds every scheduled pod `selector`
-    /// could match, or `All` when no requirement narrows it.
-    pub fn candidates(&self, selector: &LabelSelector) -> Candidates<'_> {
-        match selector {
-            LabelSelector::Nothing => Candidates::Some(&[]),
-            LabelSelector::Requirements(reqs) => match self.narrowest(reqs) {
-                Some((list, _)) => Candidates::Some(list),
-                None => Candidates::All,
-            },
-        }
-    }
-
     /// The smallest index list holding every scheduled pod that meets
     /// `reqs`, with the requirement every pod of the list meets by being
     /// in it (`key=value` and `key` exists; not `key in (a, b)`, read from
-    /// the key's list), which a match then need not check again.
+    /// the key's list), which a match then need not check again; `None`
+    /// when no requirement narrows it (any scheduled pod may match).
     fn narrowest(&self, reqs: &[Requirement]) -> Option<(&[PodId], Option<usize>)> {
         const EMPTY: &[PodId] = &[];
         let mut best: Option<(&[PodId], Option<usize>)> = None;
