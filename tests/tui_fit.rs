@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{demo_app, key, keys};
+use common::{command, demo_app, key, keys};
 
 use crossterm::event::KeyCode;
 use kplace::app::{App, Options, View};
@@ -632,9 +632,7 @@ fn pending_pods_on_two_rows_scroll_to_the_selected_pod() {
 #[test]
 fn a_long_status_message_wraps_to_be_read_whole() {
     let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "version 1.29");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "version 1.29");
     let s = common::render(&app, 80, 24);
     let bottom: Vec<&str> = s
         .lines()

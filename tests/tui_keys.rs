@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{demo_app, key, keys, press};
+use common::{command, demo_app, key, keys, press};
 
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use kplace::app::{App, Overlay, View};
@@ -17,12 +17,6 @@ fn ctrl(app: &mut App, c: char) {
 
 fn screen(app: &App) -> String {
     common::render(app, 120, 40)
-}
-
-fn command(app: &mut App, text: &str) {
-    key(app, KeyCode::Char(':'));
-    keys(app, text);
-    key(app, KeyCode::Enter);
 }
 
 /// The first data rows of the table shown (below the header).

@@ -7,6 +7,8 @@
 mod common;
 mod support;
 
+use common::command;
+
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -456,12 +458,6 @@ fn the_status_line_seconds_tick_without_any_event() {
         s[..end].rsplit('(').next().unwrap().parse::<u64>().unwrap()
     };
     assert!(ago(&later) >= ago(&first) + 2, "{first}\n{later}");
-}
-
-fn command(app: &mut App, text: &str) {
-    key(app, KeyCode::Char(':'));
-    type_text(app, text);
-    key(app, KeyCode::Enter);
 }
 
 /// The status line (the last row of the screen).

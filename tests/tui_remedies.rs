@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{demo_app, key, keys};
+use common::{command, demo_app, key, keys};
 
 use crossterm::event::KeyCode;
 use kplace::app::{App, View};
@@ -110,9 +110,7 @@ fn replicas_max_in_what_if_counts_how_many_more_fit() {
     open_placement(&mut app, "cart-7c9f8d6b5-new01");
     key(&mut app, KeyCode::Char('e'));
     assert_eq!(app.view, View::WhatIf);
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "replicas max");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "replicas max");
     let screen = common::render(&app, 200, 60);
     assert!(
         screen.contains("How many more replicas of shop/cart-7c9f8d6b5-new01 fit:"),

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::command;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -89,14 +91,6 @@ fn screen(app: &App) -> String {
 fn key(app: &mut App, code: KeyCode) {
     app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
     assert!(app.wait_until_idle(SETTLE));
-}
-
-fn command(app: &mut App, text: &str) {
-    key(app, KeyCode::Char(':'));
-    for c in text.chars() {
-        key(app, KeyCode::Char(c));
-    }
-    key(app, KeyCode::Enter);
 }
 
 /// `default/NAME` → its node in the cluster shown (`Some(None)`: pending).

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::{command, demo_app, key, keys, press};
+
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -13,32 +15,8 @@ use kplace::app::{App, Options, View};
 
 const SETTLE: Duration = Duration::from_secs(60);
 
-fn demo_app() -> App {
-    let mut app = App::new(Options {
-        demo: true,
-        ..Default::default()
-    });
-    assert!(app.wait_until_idle(SETTLE), "demo did not load and settle");
-    app
-}
-
 fn screen(app: &App) -> String {
     common::render(app, 200, 60)
-}
-
-fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
-    app.handle_key(KeyEvent::new(code, modifiers));
-    assert!(app.wait_until_idle(SETTLE), "engine did not answer in time");
-}
-
-fn key(app: &mut App, code: KeyCode) {
-    press(app, code, KeyModifiers::NONE);
-}
-
-fn keys(app: &mut App, text: &str) {
-    for c in text.chars() {
-        key(app, KeyCode::Char(c));
-    }
 }
 
 fn whatif(app: &App) -> &kplace::app::whatif::WhatIf {
@@ -161,9 +139,7 @@ fn invalid_cpu_shows_the_reason_inline_and_keeps_the_answer_stale() {
 #[test]
 fn max_skew_zero_gets_the_api_servers_error() {
     let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "draft new");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "draft new");
     assert_eq!(app.view, View::WhatIf);
     select(&mut app, &Target::AddSpread);
     key(&mut app, KeyCode::Enter);
@@ -291,9 +267,7 @@ fn draining_a_node_lists_the_displaced_pods() {
     assert!(s.contains("Displaced pods, in queue order"), "{s}");
     assert!(s.contains("displaced pod(s)"), "{s}");
 
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "lose eu-west-1c");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "lose eu-west-1c");
     let s = screen(&app);
     assert!(s.contains("Lose zone eu-west-1c: 6 node(s)"), "{s}");
 }
@@ -321,18 +295,12 @@ fn save_and_load_round_trip() {
     draft_of(&mut app, "ledger-migrate");
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("d.yaml");
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, &format!("save {}", path.display()));
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, &format!("save {}", path.display()));
     let text = std::fs::read_to_string(&path).expect("saved");
     assert!(text.contains("name: ledger-migrate-x7k2p"), "{text}");
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "draft new");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "draft new");
     assert!(!screen(&app).contains("PREEMPT"));
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, &format!("load {}", path.display()));
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, &format!("load {}", path.display()));
     let s = screen(&app);
     assert!(s.contains("draft loaded from"), "{s}");
     assert!(s.contains("PREEMPT → worker-b03"), "{s}");
@@ -382,9 +350,7 @@ fn a_statefulset_draft_is_its_next_replica_with_the_claim_its_template_creates()
     let snapshot = dir.path().join("sts.json");
     std::fs::write(&snapshot, common::stateful_snapshot().to_string()).unwrap();
     let mut app = common::snapshot_app(snapshot);
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "skew");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "skew");
     assert_eq!(app.view, View::Skew);
     key(&mut app, KeyCode::Char('e'));
     assert_eq!(app.view, View::WhatIf);
@@ -630,9 +596,7 @@ fn losing_a_zone_names_the_victims_and_places_them_in_turn() {
         assert_eq!(Some(entry.from_node.as_str()), landing.node.as_deref());
     }
     let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "lose eu-west-1a");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "lose eu-west-1a");
     // The heading counts how the displaced pods end, as the engine does.
     let t = plan.tally();
     assert!(t.preempting > 0 && t.victims > 0 && t.evicted_on_the_way > 0);
@@ -875,12 +839,8 @@ fn a_stacked_scenario_answers_the_draft_on_what_it_leaves_against_the_unchanged_
 
     let mut app = demo_app();
     draft_of(&mut app, "frontend-6b8f7c5d4-2lh2t");
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, &format!("cordon {zone}"));
-    key(&mut app, KeyCode::Enter);
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, &format!("then drain {other}"));
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, &format!("cordon {zone}"));
+    command(&mut app, &format!("then drain {other}"));
     assert_eq!(whatif(&app).scenario.len(), 2);
     let s = screen(&app);
     assert!(s.contains("Scenario of 2 steps"), "{s}");
@@ -921,9 +881,7 @@ fn a_stacked_scenario_answers_the_draft_on_what_it_leaves_against_the_unchanged_
     }
 
     // Cleared: the snapshot as it is, and the first answer again.
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "scenario clear");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "scenario clear");
     let s = screen(&app);
     assert!(whatif(&app).scenario.is_empty());
     assert!(!s.contains("Against the unchanged cluster"), "{s}");
@@ -935,18 +893,12 @@ fn a_stacked_scenario_answers_the_draft_on_what_it_leaves_against_the_unchanged_
 #[test]
 fn a_new_scenario_says_which_steps_it_replaces() {
     let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "cordon eu-west-1a");
-    key(&mut app, KeyCode::Enter);
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "then lose eu-west-1c");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "cordon eu-west-1a");
+    command(&mut app, "then lose eu-west-1c");
     assert_eq!(whatif(&app).scenario.len(), 2);
     // Without `then`, a step starts a scenario of its own: the two steps
     // are dropped, and the status line says so and how to stack instead.
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "drain worker-b01");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "drain worker-b01");
     assert_eq!(whatif(&app).scenario.len(), 1);
     let s = screen(&app);
     assert!(
@@ -957,26 +909,20 @@ fn a_new_scenario_says_which_steps_it_replaces() {
     );
     // A first scenario replaces nothing and says nothing of it.
     let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "drain worker-b01");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "drain worker-b01");
     assert!(!screen(&app).contains("a new scenario"));
 }
 
 #[test]
 fn a_step_naming_an_unknown_node_or_zone_is_refused_with_what_there_is() {
     let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "drain no-such-node");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "drain no-such-node");
     let s = screen(&app);
     assert!(
         s.contains("no node \"no-such-node\" in the snapshot"),
         "{s}"
     );
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "then lose mars-1a");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "then lose mars-1a");
     let s = screen(&app);
     assert!(s.contains("no zone \"mars-1a\"; zones: eu-west-1a"), "{s}");
     assert!(whatif(&app).scenario.is_empty());
@@ -1035,20 +981,14 @@ fn cancelling_the_only_step_of_a_zone_loss_goes_back_to_the_answer() {
 #[test]
 fn a_step_repeating_the_scenario_or_missing_its_zone_is_refused() {
     let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "lose");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "lose");
     let s = screen(&app);
     assert!(s.contains("lose needs a zone: lose ZONE"), "{s}");
     assert!(whatif(&app).scenario.is_empty());
 
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "lose eu-west-1a");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "lose eu-west-1a");
     assert!(app.wait_until_idle(SETTLE));
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "then lose eu-west-1a");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "then lose eu-west-1a");
     let s = screen(&app);
     assert!(
         s.contains("zone eu-west-1a is already lost (step 1: Lose zone eu-west-1a); not added"),
@@ -1070,9 +1010,7 @@ fn demo_zone_plan_shown() -> (App, kplace::engine::disruption::DisruptionPlan, S
     );
     let last = plan.displaced.last().expect("displaced pods").pod.clone();
     let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "lose eu-west-1a");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "lose eu-west-1a");
     (app, plan, last)
 }
 
@@ -1168,9 +1106,7 @@ fn searching_a_zone_plan_scrolls_to_the_pod() {
 #[test]
 fn paging_past_the_end_of_a_plan_comes_back_promptly() {
     let mut app = demo_app();
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "lose eu-west-1a");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "lose eu-west-1a");
     let lines = whatif(&app)
         .disruption
         .as_ref()
@@ -1216,9 +1152,7 @@ fn a_narrow_plan_keeps_each_node_names_host_label() {
         ));
     }
     let mut app = app_of_items(&items);
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "drain ip-10-0-1-11.ec2.internal");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "drain ip-10-0-1-11.ec2.internal");
     let wide = screen(&app);
     let row = |s: &str| -> String {
         s.lines()
@@ -1313,9 +1247,7 @@ fn a_whole_width_plan_at_80_columns_keeps_the_reason_readable() {
         r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"node-exporter-wwhms","namespace":"monitoring","ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"node-exporter","uid":"d","controller":true}]},"spec":{"nodeName":"ip-10-0-1-11.ec2.internal","containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Running"}}"#,
     ];
     let mut app = app_of_items(&items);
-    key(&mut app, KeyCode::Char(':'));
-    keys(&mut app, "lose us-east-1a");
-    key(&mut app, KeyCode::Enter);
+    command(&mut app, "lose us-east-1a");
     let s = common::render(&app, 80, 30);
     let row = s
         .lines()

@@ -168,6 +168,13 @@ pub fn keys(app: &mut App, text: &str) {
     }
 }
 
+/// Runs a palette command: `:`, the text, enter.
+pub fn command(app: &mut App, text: &str) {
+    key(app, crossterm::event::KeyCode::Char(':'));
+    keys(app, text);
+    key(app, crossterm::event::KeyCode::Enter);
+}
+
 /// The conformance cases whose incoming pod declares spread constraints
 /// (read from the pod file's text alone), by name, in name order, with
 /// their directories: the views' corpus cross-checks run on these.
