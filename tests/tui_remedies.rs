@@ -177,4 +177,15 @@ fn a_remedy_that_wraps_continues_indented_under_its_own_text() {
             .any(|r| r.contains("shop/frontend-6b8f7c5d4-wskc9")),
         "{screen}"
     );
+    // At any width, names are never broken at their hyphens: each wrap
+    // falls between words.
+    for width in 80..=160 {
+        let screen = common::render(&app, width, 60);
+        for name in ["worker-b11", "worker-c03", "worker-c01-copy-1"] {
+            assert!(
+                screen.contains(name),
+                "{name} broken at width {width}:\n{screen}"
+            );
+        }
+    }
 }
