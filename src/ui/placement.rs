@@ -268,7 +268,7 @@ fn draw_remedies(
     }
     for note in &p.notes {
         for row in note_wrapped(note, width) {
-            rows.push(Line::from(Span::styled(row.into_owned(), t.fg(t.muted))));
+            rows.push(Line::from(Span::styled(row, t.fg(t.muted))));
         }
     }
     // Scroll so that the chosen remedy's last wrapped row is visible.
@@ -308,32 +308,18 @@ fn remedy_wrapped(
     width: usize,
 ) -> Vec<String> {
     let text = format!("{marker}[{}] {}", item.kind.as_str(), item.text);
-    let options = wrapping(width).subsequent_indent("    ");
-    textwrap::wrap(&text, options)
-        .into_iter()
-        .map(|row| row.into_owned())
-        .collect()
+    super::text::wrap_hanging(&text, width, 4)
 }
 
 /// A note's rows at `width`, indented as the remedies' text.
-fn note_wrapped(note: &str, width: usize) -> Vec<std::borrow::Cow<'_, str>> {
-    let options = wrapping(width)
-        .initial_indent("  ")
-        .subsequent_indent("    ");
-    textwrap::wrap(note, options)
-}
-
-/// Wrapping at `width` between words only: names hold hyphens
-/// (`worker-b11`, `frontend-6b8f7c5d4-wskc9`) and must stay whole, as the
-/// paragraph's own wrapping keeps them.
-fn wrapping(width: usize) -> textwrap::Options<'static> {
-    textwrap::Options::new(width.max(1)).word_splitter(textwrap::WordSplitter::NoHyphenation)
+fn note_wrapped(note: &str, width: usize) -> Vec<String> {
+    super::text::wrap_hanging(&format!("  {note}"), width, 4)
 }
 
 /// Screen rows each line of the panel takes at `width` (progress, then
 /// items, then notes), as they are drawn.
 fn remedy_rows(p: &crate::app::remedies::RemedyPanel, width: usize) -> Vec<usize> {
-    let rows = |text: String| textwrap::wrap(&text, wrapping(width)).len().max(1);
+    let rows = |text: String| super::text::rows(&text, width);
     let mut out = Vec::new();
     if let Some(progress) = &p.progress {
         out.push(rows(format!("⠋ {progress}")));

@@ -27,10 +27,19 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         .iter()
         .find(|b| rest.starts_with(*b))
         .map_or(0, |b| self::width(b));
-    let mut indent = " ".repeat(lead + bullet);
-    if indent.len() * 2 > width {
-        indent.clear();
-    }
+    wrap_hanging(text, width, lead + bullet)
+}
+
+/// `text` wrapped to `width` columns as [`wrap`] wraps it, continuation
+/// lines indented by `indent` columns (none when that would take half the
+/// line).
+pub fn wrap_hanging(text: &str, width: usize, indent: usize) -> Vec<String> {
+    let width = width.max(1);
+    let indent = if indent * 2 > width {
+        String::new()
+    } else {
+        " ".repeat(indent)
+    };
     let options = textwrap::Options::new(width)
         .word_separator(textwrap::WordSeparator::AsciiSpace)
         .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
