@@ -17,6 +17,8 @@ mod dynamicresources;
 mod existing;
 #[path = "engine/interpodaffinity.rs"]
 mod interpodaffinity;
+#[path = "engine/kept_lookups.rs"]
+mod kept_lookups;
 #[path = "engine/label_index.rs"]
 mod label_index;
 #[path = "engine/nodevolumelimits.rs"]

@@ -33,6 +33,11 @@ pub struct Cycle<'a> {
     /// The profile whose plugins, order, weights and arguments it runs.
     pub profile: &'a Profile,
     node_affinity: AffinityPreFilter,
+    /// Each `nodeSelector` pair's column of node values and the value it
+    /// wants, when NodeAffinity filters and the spreading lookups hold the
+    /// columns: a node is then checked by one dense read per pair, not a
+    /// search of its own labels (a cache miss per node).
+    selector_columns: Option<SelectorColumns>,
     spread: Option<pts_filter::PreFilterState>,
     interpod: Option<ipa_filter::PreFilterState>,
     restrictions: Option<volumerestrictions::PreFilterState>,
@@ -81,6 +86,9 @@ pub struct Cycle<'a> {
     /// nodes (`None`: the plugins run).
     memo: Option<Arc<MemoEntry>>,
 }
+
+/// Each `nodeSelector` pair's key column and wanted value.
+type SelectorColumns = Box<[(Arc<node_memo::KeyColumn>, crate::model::intern::Sym)]>;
 
 /// Which Filter plugins a run covers. The plugins left out of
 /// `ReadingPods` take only the pod and the node (and cluster-wide state
@@ -189,12 +197,22 @@ impl<'a> Cycle<'a> {
         } else {
             AffinityPreFilter::Skip
         };
+        let selector_columns = lookups
+            .zip(pod.node_selector.as_ref())
+            .filter(|_| node_affinity != AffinityPreFilter::Skip)
+            .map(|(lookups, selector)| {
+                selector
+                    .iter()
+                    .map(|&(key, value)| (lookups.column(cluster, key), value))
+                    .collect()
+            });
         let mut cycle = Cycle {
             cluster,
             pod,
             version,
             profile,
             node_affinity,
+            selector_columns,
             spread: None,
             interpod: None,
             restrictions: None,
@@ -441,7 +459,16 @@ impl<'a> Cycle<'a> {
                 Plugin::NodeName => node_name::filter(pod, node)?,
                 Plugin::TaintToleration => taint_toleration::filter(pod, node)?,
                 Plugin::NodeAffinity if self.node_affinity != AffinityPreFilter::Skip => {
-                    node_affinity::filter(pod, node, interner, &args.node_affinity)?
+                    let selector =
+                        self.selector_columns
+                            .as_ref()
+                            .zip(node_id)
+                            .map(|(pairs, id)| {
+                                pairs.iter().all(|(column, value)| {
+                                    column.values[id as usize] == Some(*value)
+                                })
+                            });
+                    node_affinity::filter(pod, node, interner, &args.node_affinity, selector)?
                 }
                 Plugin::NodePorts if !pod.host_ports.is_empty() => node_ports::filter(pod, info)?,
                 Plugin::NodeResourcesFit => {
@@ -774,11 +801,18 @@ pub struct EarlyScores {
 
 impl EarlyScores {
     /// The early part of each score plugin's PreScore that has one.
-    pub fn of(cluster: &Cluster, pod: &Pod, profile: &Profile, memo: Option<&MemoEntry>) -> Self {
+    pub fn of(
+        cluster: &Cluster,
+        pod: &Pod,
+        profile: &Profile,
+        memo: Option<&MemoEntry>,
+        lookups: &SpreadLookups,
+    ) -> Self {
         let scores = |plugin| profile.score.iter().any(|&(p, _)| p == plugin);
+        let args = &profile.args.pod_topology_spread;
         EarlyScores {
             spread: scores(Plugin::PodTopologySpread)
-                .then(|| pts_score::count(cluster, pod, &profile.args.pod_topology_spread, memo))
+                .then(|| pts_score::count(cluster, pod, args, memo, lookups))
                 .flatten(),
         }
     }
@@ -791,6 +825,7 @@ impl EarlyScores {
 /// reads its column for what it scales by, then one pass scales, weighs
 /// and sums each node's row. Gives the rows and the nodes with the
 /// highest total, in feasible order.
+#[allow(clippy::too_many_arguments)]
 pub fn score_nodes(
     cluster: &Cluster,
     pod: &Pod,
@@ -798,6 +833,7 @@ pub fn score_nodes(
     version: Version,
     profile: &Profile,
     memo: Option<&MemoEntry>,
+    lookups: &SpreadLookups,
     mut early: EarlyScores,
 ) -> (Vec<NodeScore>, Vec<NodeId>) {
     let scorers: Vec<Scorer> = profile
@@ -805,7 +841,7 @@ pub fn score_nodes(
         .iter()
         .map(|&(plugin, _)| {
             Scorer::pre_score(
-                cluster, pod, feasible, version, profile, plugin, memo, &mut early,
+                cluster, pod, feasible, version, profile, plugin, memo, lookups, &mut early,
             )
         })
         .collect();
@@ -947,6 +983,7 @@ impl<'a> Scorer<'a> {
         profile: &'a Profile,
         plugin: Plugin,
         memo: Option<&'a MemoEntry>,
+        lookups: &SpreadLookups,
         early: &mut EarlyScores,
     ) -> Self {
         let interner = &cluster.interner;
@@ -965,20 +1002,17 @@ impl<'a> Scorer<'a> {
                     Scorer::NodeAffinity(&args.node_affinity)
                 }
             }
-            Plugin::PodTopologySpread => pts_score::pre_score(
-                cluster,
-                feasible,
-                early.spread.take(),
-                memo.map(MemoEntry::spread_lookups),
-            )
-            .map_or(Scorer::Zero, Scorer::PodTopologySpread),
+            Plugin::PodTopologySpread => {
+                pts_score::pre_score(cluster, feasible, early.spread.take(), Some(lookups))
+                    .map_or(Scorer::Zero, Scorer::PodTopologySpread)
+            }
             Plugin::InterPodAffinity => ipa_score::pre_score(
                 cluster,
                 pod,
                 feasible,
                 &args.inter_pod_affinity,
                 version,
-                memo.map(MemoEntry::spread_lookups),
+                Some(lookups),
             )
             .map_or(Scorer::Zero, Scorer::InterPodAffinity),
             Plugin::NodeResourcesFit => {

@@ -247,8 +247,17 @@ fn attempt(
         return answer;
     }
 
-    let lookups = memo.map(|m| m.spread_lookups(cluster));
-    let mut cycle = Cycle::new_with(cluster, pod, version, profile, lookups);
+    // What spreading reads of the nodes: the memo's for a run on fixed
+    // nodes, else the one kept with the cluster's nodes.
+    let kept;
+    let lookups = match memo {
+        Some(m) => m.spread_lookups(cluster),
+        None => {
+            kept = cluster.from_nodes(node_memo::SpreadLookups::default);
+            &*kept
+        }
+    };
+    let mut cycle = Cycle::new_with(cluster, pod, version, profile, Some(lookups));
     if cycle.prefilter_rejection.is_none()
         && let Some(entry) = memo.and_then(|m| m.entry(&cycle, profile))
     {
@@ -286,7 +295,7 @@ fn attempt(
     // Beside Filter, on this thread while the helper filters: what Score's
     // PreScore reads of the cluster alone (unused when no node fits).
     let early_scores = || match cycle.prefilter_rejection {
-        None => EarlyScores::of(cluster, pod, profile, cycle.memo()),
+        None => EarlyScores::of(cluster, pod, profile, cycle.memo(), lookups),
         Some(_) => EarlyScores::default(),
     };
     let (parts, early) = kplace_split::in_parts_beside(
@@ -322,6 +331,7 @@ fn attempt(
             version,
             profile,
             cycle.memo(),
+            lookups,
             early,
         );
         answer.node = answer.best.first().copied();

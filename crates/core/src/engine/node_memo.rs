@@ -74,11 +74,14 @@ pub struct NodeMemo {
 }
 
 /// What spreading reads of the cluster beyond the pod, kept for a memo's
-/// placements: each node's value of a topology key, per key asked for
-/// (PreScore reads them for every feasible node of every placement), and
-/// the owners of each namespace (the default constraints' selector looks
-/// for the Services and controller of each pod). Neither node labels nor
-/// owners change under a memo.
+/// placements, or with the cluster itself for any other placement
+/// ([`Cluster::from_nodes`]): each node's value of a topology key, per key
+/// asked for (PreScore reads them for every feasible node of every
+/// placement, and NodeAffinity a `nodeSelector`'s for every node), and the
+/// owners of each namespace (the default constraints' selector looks for
+/// the Services and controller of each pod). Neither node labels nor
+/// owners change while it is kept: a memo is made for fixed nodes, and the
+/// cluster hands it out only while its nodes and owners are unchanged.
 #[derive(Default)]
 pub struct SpreadLookups {
     by_key: Mutex<Vec<(Sym, Column)>>,
@@ -290,11 +293,6 @@ pub struct MemoEntry {
 }
 
 impl MemoEntry {
-    /// What spreading reads of the cluster, kept across placements.
-    pub(crate) fn spread_lookups(&self) -> &SpreadLookups {
-        &self.shared.lookups
-    }
-
     /// The kept scores of `plugin`'s scorer (NodeResourcesFit or
     /// NodeResourcesBalancedAllocation) for a pod requesting `resources`
     /// under the entry's profile; `None` when the scorer reads more of a

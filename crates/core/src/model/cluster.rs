@@ -14,6 +14,7 @@ use super::policy::{DisruptionBudget, IntOrPercent, PriorityClass, SelectorOwner
 use super::resources::{CpuMem, Resources};
 use super::shared_vec::SharedVec;
 
+mod from_nodes;
 mod incremental;
 mod load;
 
@@ -603,6 +604,9 @@ pub struct Cluster {
     /// Pods by namespace and name, once the cluster changes in place
     /// (`incremental`); `None` for a snapshot that never does.
     pod_by_key: Option<Arc<FxHashMap<incremental::PodKey, PodId>>>,
+    /// What the engine works out from the nodes and owners alone
+    /// ([`Cluster::from_nodes`]).
+    from_nodes: from_nodes::FromNodes,
 }
 
 impl Cluster {
@@ -862,6 +866,7 @@ impl Cluster {
             pdbs_by_namespace: self.pdbs_by_namespace.clone(),
             pod_pdbs: self.pod_pdbs.clone(),
             pod_priorities: self.pod_priorities.clone(),
+            from_nodes: Default::default(),
             affinity_groups,
             pod_by_key: self.pod_by_key.clone(),
         };

@@ -7,7 +7,7 @@
 //! element copies only the chunk that holds it.
 
 use std::ops::{Index, IndexMut};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// Elements per chunk, as a power of two, unless a vector says otherwise:
 /// small enough that copying one chunk on write is cheap, large enough
@@ -184,6 +184,41 @@ impl<T: Clone + Send + Sync, const BITS: u32> SharedVec<T, BITS> {
     }
 }
 
+/// Whether a [`SharedVec`] is still what it was when watched, without
+/// holding its elements: every write to a shared vector goes through
+/// `Arc::make_mut`, which moves a chunk that is watched (weakly referenced)
+/// to a new allocation even when no fork shares it, and a watched
+/// allocation is never reused while the watch lives. So a vector whose
+/// chunks are all the watched ones, in order, holds the same elements.
+pub struct Watch<T> {
+    chunks: Vec<Weak<Vec<T>>>,
+    len: usize,
+}
+
+impl<T, const BITS: u32> SharedVec<T, BITS> {
+    /// A watch on the vector as it is now.
+    pub fn watch(&self) -> Watch<T> {
+        Watch {
+            chunks: self.chunks.iter().map(Arc::downgrade).collect(),
+            len: self.len,
+        }
+    }
+}
+
+impl<T> Watch<T> {
+    /// `v` holds exactly the elements the watched vector held (it is that
+    /// vector, unwritten since, or a fork of it that shares every chunk).
+    pub fn unchanged<const BITS: u32>(&self, v: &SharedVec<T, BITS>) -> bool {
+        self.len == v.len
+            && self.chunks.len() == v.chunks.len()
+            && self
+                .chunks
+                .iter()
+                .zip(&v.chunks)
+                .all(|(w, c)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(c)))
+    }
+}
+
 impl<T, const BITS: u32> Index<usize> for SharedVec<T, BITS> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
@@ -243,6 +278,37 @@ mod tests {
     use super::*;
 
     const CHUNK: usize = 1 << DEFAULT_CHUNK_BITS;
+
+    /// A watch sees every write, including one to a chunk no fork shares
+    /// (which `make_mut` would otherwise write in place), and holds true
+    /// for forks that share every chunk.
+    #[test]
+    fn a_watch_tells_a_written_vector_from_an_unwritten_one() {
+        let mut v: SharedVec<u32> = (0..3 * CHUNK as u32).collect();
+        let watch = v.watch();
+        assert!(watch.unchanged(&v));
+        let fork = v.clone();
+        assert!(watch.unchanged(&fork));
+        // The only strong owner writes: the chunk moves, the watch sees it.
+        v[CHUNK + 1] = 7;
+        assert!(!watch.unchanged(&v));
+        assert!(watch.unchanged(&fork), "the fork was not written");
+        let mut unshared: SharedVec<u32> = (0..3 * CHUNK as u32).collect();
+        let watch = unshared.watch();
+        unshared[2] = 2;
+        assert!(!watch.unchanged(&unshared), "a write of the same value");
+        let mut grown: SharedVec<u32> = (0..3 * CHUNK as u32).collect();
+        let watch = grown.watch();
+        grown.push(1);
+        assert!(!watch.unchanged(&grown));
+        grown.pop();
+        // The pushed chunk is gone again: the very same chunks remain.
+        assert!(watch.unchanged(&grown));
+        grown.pop();
+        assert!(!watch.unchanged(&grown), "the last chunk was written");
+        let equal: SharedVec<u32> = (0..3 * CHUNK as u32).collect();
+        assert!(!watch.unchanged(&equal), "equal elements, other chunks");
+    }
 
     #[test]
     fn changed_where_copies_only_the_chunks_it_changes() {

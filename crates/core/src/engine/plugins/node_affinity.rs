@@ -102,9 +102,23 @@ pub fn term_matches_labels(
 /// `GetRequiredNodeAffinity(pod).Match(node)`: nodeSelector and the required
 /// terms (ORed).
 pub fn required_matches(pod: &Pod, node: &Node, interner: &Interner) -> bool {
-    if let Some(sel) = &pod.node_selector
-        && !node.labels.contains_all(sel)
-    {
+    required_matches_with(pod, node, interner, None)
+}
+
+/// [`required_matches`], with whether the node has every `nodeSelector`
+/// pair already known (`None`: read from its labels).
+fn required_matches_with(
+    pod: &Pod,
+    node: &Node,
+    interner: &Interner,
+    selector_matches: Option<bool>,
+) -> bool {
+    let selector_matches = selector_matches.unwrap_or_else(|| {
+        pod.node_selector
+            .as_ref()
+            .is_none_or(|sel| node.labels.contains_all(sel))
+    });
+    if !selector_matches {
         return false;
     }
     match pod.node_affinity.as_ref().and_then(|a| a.required.as_ref()) {
@@ -152,11 +166,15 @@ pub fn pre_filter(pod: &Pod, args: &NodeAffinityArgs) -> PreFilter {
     }
 }
 
+/// Filter; `selector_matches` is whether the node has every pair of the
+/// pod's `nodeSelector`, when the caller already knows (`None`: read the
+/// node's labels).
 pub fn filter(
     pod: &Pod,
     node: &Node,
     interner: &Interner,
     args: &NodeAffinityArgs,
+    selector_matches: Option<bool>,
 ) -> FilterResult {
     if !added_required_matches(args, node, interner) {
         return Err(Rejection::unresolvable(
@@ -164,7 +182,7 @@ pub fn filter(
             REASON_ENFORCED,
         ));
     }
-    if required_matches(pod, node, interner) {
+    if required_matches_with(pod, node, interner, selector_matches) {
         Ok(())
     } else {
         Err(Rejection::unresolvable(Plugin::NodeAffinity, REASON))

@@ -83,17 +83,17 @@ pub fn count(
     pod: &Pod,
     args: &SpreadArgs,
     memo: Option<&MemoEntry>,
+    lookups: &SpreadLookups,
 ) -> Option<Counted> {
     if cluster.nodes.is_empty() {
         return None;
     }
-    let lookups = memo.map(MemoEntry::spread_lookups);
     let constraints = constraints_with(
         cluster,
         pod,
         args,
         WhenUnsatisfiable::ScheduleAnyway,
-        lookups,
+        Some(lookups),
     );
     if constraints.is_empty() {
         return None;
