@@ -797,6 +797,9 @@ pub struct NodeScore {
 #[derive(Default)]
 pub struct EarlyScores {
     spread: Option<pts_score::Counted>,
+    /// InterPodAffinity's whole PreScore, when the profile scores with it
+    /// (the outer `None`: not worked out early).
+    interpod: Option<Option<ipa_score::PreScoreState>>,
 }
 
 impl EarlyScores {
@@ -807,13 +810,23 @@ impl EarlyScores {
         profile: &Profile,
         memo: Option<&MemoEntry>,
         lookups: &SpreadLookups,
+        version: Version,
     ) -> Self {
         let scores = |plugin| profile.score.iter().any(|&(p, _)| p == plugin);
-        let args = &profile.args.pod_topology_spread;
+        let args = &profile.args;
         EarlyScores {
             spread: scores(Plugin::PodTopologySpread)
-                .then(|| pts_score::count(cluster, pod, args, memo, lookups))
+                .then(|| pts_score::count(cluster, pod, &args.pod_topology_spread, memo, lookups))
                 .flatten(),
+            interpod: scores(Plugin::InterPodAffinity).then(|| {
+                ipa_score::pre_score_of_cluster(
+                    cluster,
+                    pod,
+                    &args.inter_pod_affinity,
+                    version,
+                    lookups,
+                )
+            }),
         }
     }
 }
@@ -1006,14 +1019,18 @@ impl<'a> Scorer<'a> {
                 pts_score::pre_score(cluster, feasible, early.spread.take(), Some(lookups))
                     .map_or(Scorer::Zero, Scorer::PodTopologySpread)
             }
-            Plugin::InterPodAffinity => ipa_score::pre_score(
-                cluster,
-                pod,
-                feasible,
-                &args.inter_pod_affinity,
-                version,
-                Some(lookups),
-            )
+            Plugin::InterPodAffinity => match early.interpod.take() {
+                // Score runs only when some node is feasible.
+                Some(state) if !feasible.is_empty() => state,
+                _ => ipa_score::pre_score(
+                    cluster,
+                    pod,
+                    feasible,
+                    &args.inter_pod_affinity,
+                    version,
+                    lookups,
+                ),
+            }
             .map_or(Scorer::Zero, Scorer::InterPodAffinity),
             Plugin::NodeResourcesFit => {
                 let scorer = fit::pre_score(pod, &args.node_resources_fit, interner, version);
@@ -1074,9 +1091,7 @@ impl<'a> Scorer<'a> {
                 node_affinity::score(pod, node(id), &cluster.interner, args)
             }),
             Scorer::PodTopologySpread(state) => each(rows, offset, p, |i, id| state.score(i, id)),
-            Scorer::InterPodAffinity(state) => {
-                each(rows, offset, p, |_, id| state.score(id, node(id)))
-            }
+            Scorer::InterPodAffinity(state) => each(rows, offset, p, |_, id| state.score(id)),
             Scorer::Fit(scorer, None) => {
                 each(rows, offset, p, |_, id| scorer.score(node(id), info(id)))
             }

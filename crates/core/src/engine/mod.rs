@@ -295,7 +295,7 @@ fn attempt(
     // Beside Filter, on this thread while the helper filters: what Score's
     // PreScore reads of the cluster alone (unused when no node fits).
     let early_scores = || match cycle.prefilter_rejection {
-        None => EarlyScores::of(cluster, pod, profile, cycle.memo(), lookups),
+        None => EarlyScores::of(cluster, pod, profile, cycle.memo(), lookups, version),
         Some(_) => EarlyScores::default(),
     };
     let (parts, early) = kplace_split::in_parts_beside(

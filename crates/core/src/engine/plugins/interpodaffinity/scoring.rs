@@ -2,34 +2,61 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
-
 use super::{for_each_term_match, resolve_incoming_term, term_matches};
 use crate::engine::Version;
 use crate::engine::node_memo::{KeyColumn, SpreadLookups};
 use crate::engine::profile::InterPodAffinityArgs;
 use crate::model::intern::Sym;
-use crate::model::{Cluster, Node, NodeId, Pod};
+use crate::model::{Cluster, NodeId, Pod};
 
-/// Accumulated weight per topology key and value, one entry per key.
+/// Accumulated weight per topology key, by the domains the spreading
+/// lookups number each key's values with, so that scoring a node reads two
+/// arrays instead of looking up its label and the value (Score runs for
+/// every feasible node of every placement).
 pub struct PreScoreState {
-    by_key: Vec<KeyScores>,
+    by_key: Vec<(Arc<KeyColumn>, Box<[i64]>)>,
 }
 
-/// One topology key's accumulated weights.
-enum KeyScores {
-    /// By value, read through the node's labels.
-    ByValue(Sym, FxHashMap<Sym, i64>),
-    /// By the domain a memo's key column numbers each node's value with,
-    /// so that scoring a node reads two arrays instead of looking up its
-    /// label and the value (Score runs for every feasible node of every
-    /// placement of a disruption).
-    ByDomain(Arc<KeyColumn>, Box<[i64]>),
+/// The weights PreScore adds up, per topology key: by domain, read from
+/// each key's column (one dense read per matching pod, not a search of
+/// its node's labels).
+struct Weights<'l> {
+    lookups: &'l SpreadLookups,
+    keys: Vec<(Sym, Arc<KeyColumn>, Vec<i64>)>,
+    /// Whether any weight was added through a node with the key.
+    added: bool,
 }
 
-fn add(scores: &mut FxHashMap<Sym, FxHashMap<Sym, i64>>, node: &Node, key: Sym, w: i64) {
-    if let Some(v) = node.labels.get(key) {
-        *scores.entry(key).or_default().entry(v).or_default() += w;
+impl Weights<'_> {
+    /// `w` for node `n`'s value of `key`; nothing when it lacks the key.
+    fn add(&mut self, cluster: &Cluster, n: NodeId, key: Sym, w: i64) {
+        let at = match self.keys.iter().position(|(k, _, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                let column = self.lookups.column(cluster, key);
+                let domains = vec![0; column.domains() as usize];
+                self.keys.push((key, column, domains));
+                self.keys.len() - 1
+            }
+        };
+        let (_, column, by_domain) = &mut self.keys[at];
+        let n = n as usize;
+        if column.values[n].is_some() {
+            by_domain[column.domain[n] as usize] += w;
+            self.added = true;
+        }
+    }
+
+    /// The state Score reads; `None` when no weight was added (upstream's
+    /// empty topology score map: Skip).
+    fn into_state(self) -> Option<PreScoreState> {
+        self.added.then(|| PreScoreState {
+            by_key: self
+                .keys
+                .into_iter()
+                .map(|(_, column, by_domain)| (column, by_domain.into_boxed_slice()))
+                .collect(),
+        })
     }
 }
 
@@ -40,11 +67,23 @@ pub fn pre_score(
     feasible: &[NodeId],
     args: &InterPodAffinityArgs,
     version: Version,
-    lookups: Option<&SpreadLookups>,
+    lookups: &SpreadLookups,
 ) -> Option<PreScoreState> {
     if feasible.is_empty() {
         return None;
     }
+    pre_score_of_cluster(cluster, pod, args, version, lookups)
+}
+
+/// PreScore's work, which reads the cluster and the pod but not which
+/// nodes are feasible (only whether any is): it can run beside Filter.
+pub fn pre_score_of_cluster(
+    cluster: &Cluster,
+    pod: &Pod,
+    args: &InterPodAffinityArgs,
+    version: Version,
+    lookups: &SpreadLookups,
+) -> Option<PreScoreState> {
     let has_preferred = pod
         .pod_affinity
         .as_ref()
@@ -55,7 +94,11 @@ pub fn pre_score(
         return None;
     }
     let hard_weight = i64::from(args.hard_pod_affinity_weight);
-    let mut scores: FxHashMap<Sym, FxHashMap<Sym, i64>> = FxHashMap::default();
+    let mut weights = Weights {
+        lookups,
+        keys: Vec::new(),
+        added: false,
+    };
     let ns_labels = cluster.namespace_labels(pod.namespace);
 
     // The incoming pod's preferred terms, against every scheduled pod.
@@ -67,15 +110,8 @@ pub fn pre_score(
             for wt in terms.iter() {
                 let term = resolve_incoming_term(cluster, &wt.term, version);
                 for_each_term_match(cluster, &term, |e| {
-                    let node = cluster.node(e.node.expect("scheduled"));
-                    if !node.labels.is_empty() {
-                        add(
-                            &mut scores,
-                            node,
-                            term.topology_key,
-                            sign * wt.weight as i64,
-                        );
-                    }
+                    let n = e.node.expect("scheduled");
+                    weights.add(cluster, n, term.topology_key, sign * wt.weight as i64);
                 });
             }
         }
@@ -107,62 +143,27 @@ pub fn pre_score(
             continue;
         }
         for (&n, &pods) in &group.nodes {
-            let node = cluster.node(n);
-            if node.labels.is_empty() {
-                continue;
-            }
             for &(key, weight) in &matched {
-                add(&mut scores, node, key, weight * i64::from(pods));
+                weights.add(cluster, n, key, weight * i64::from(pods));
             }
         }
     }
-    if scores.is_empty() {
-        return None;
-    }
-    let by_key = scores
-        .into_iter()
-        .map(|(key, values)| match lookups {
-            Some(lookups) => {
-                let column = lookups.column(cluster, key);
-                let mut by_domain = vec![0i64; column.domains() as usize];
-                for (value, score) in values {
-                    // Every weight was added through a value of one of the
-                    // column's nodes (the memo's nodes are the cluster's).
-                    let domain = column.domain_of_value.get(&value);
-                    debug_assert!(domain.is_some(), "a value no node has");
-                    if let Some(&domain) = domain {
-                        by_domain[domain as usize] = score;
-                    }
-                }
-                KeyScores::ByDomain(column, by_domain.into_boxed_slice())
-            }
-            None => KeyScores::ByValue(key, values),
-        })
-        .collect();
-    Some(PreScoreState { by_key })
+    weights.into_state()
 }
 
 impl PreScoreState {
     /// The raw score of node `id`: the weights of its value of each key
     /// (none for a key it lacks).
     #[inline]
-    pub fn score(&self, id: NodeId, node: &Node) -> i64 {
+    pub fn score(&self, id: NodeId) -> i64 {
+        let n = id as usize;
         self.by_key
             .iter()
-            .map(|scores| match scores {
-                KeyScores::ByValue(key, values) => node
-                    .labels
-                    .get(*key)
-                    .and_then(|v| values.get(&v))
-                    .copied()
-                    .unwrap_or(0),
-                KeyScores::ByDomain(column, by_domain) => {
-                    let n = id as usize;
-                    if column.values[n].is_some() {
-                        by_domain[column.domain[n] as usize]
-                    } else {
-                        0
-                    }
+            .map(|(column, by_domain)| {
+                if column.values[n].is_some() {
+                    by_domain[column.domain[n] as usize]
+                } else {
+                    0
                 }
             })
             .sum()
