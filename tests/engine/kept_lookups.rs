@@ -150,3 +150,49 @@ fn owners_changed_in_place_are_read_anew() {
     Arc::make_mut(&mut c.owners).clear();
     assert_eq!(answer(&mut c, DEFAULT_SPREAD), without_service);
 }
+
+/// A pod whose preferred anti-affinity names `extra` made-up topology keys
+/// (no node has them) before the hostname: past the keys a placement reads
+/// through columns, the rest are read from the nodes' labels, with the
+/// same scores.
+fn anti_affinity_pod(extra: usize) -> String {
+    let mut terms: Vec<String> = (0..extra)
+        .map(|i| {
+            format!(
+                "      - {{weight: 10, podAffinityTerm: {{topologyKey: made-up-{i}, labelSelector: {{matchLabels: {{app: web}}}}}}}}"
+            )
+        })
+        .collect();
+    terms.push(
+        "      - {weight: 50, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}}".into(),
+    );
+    format!(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {{name: new, namespace: d, labels: {{app: web}}}}
+spec:
+  affinity:
+    podAntiAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+{}
+  containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]
+"#,
+        terms.join("\n")
+    )
+}
+
+#[test]
+fn a_pod_naming_more_topology_keys_than_columns_scores_the_same() {
+    let mut c = cluster_from_yaml(&nodes("x", false));
+    let one_key = answer(&mut c, &anti_affinity_pod(0));
+    // n1 holds the web pod: the hostname term puts it last.
+    assert!(!one_key.contains("on Some(\"n1\")"), "{one_key}");
+    for extra in [15, 16, 40] {
+        assert_eq!(
+            answer(&mut c, &anti_affinity_pod(extra)),
+            one_key,
+            "{extra} made-up keys first"
+        );
+    }
+}

@@ -87,6 +87,16 @@ pub struct Cycle<'a> {
     memo: Option<Arc<MemoEntry>>,
 }
 
+/// The lookups spreading reads through for `pod`: none when the pod has
+/// more constraints than a placement reads through columns (each would be
+/// a column of every node).
+fn spreading_lookups<'l>(
+    pod: &Pod,
+    lookups: Option<&'l SpreadLookups>,
+) -> Option<&'l SpreadLookups> {
+    lookups.filter(|_| pod.spread_constraints.len() <= node_memo::MAX_COLUMNS_PER_POD)
+}
+
 /// Each `nodeSelector` pair's key column and wanted value.
 type SelectorColumns = Box<[(Arc<node_memo::KeyColumn>, crate::model::intern::Sym)]>;
 
@@ -199,6 +209,7 @@ impl<'a> Cycle<'a> {
         };
         let selector_columns = lookups
             .zip(pod.node_selector.as_ref())
+            .filter(|(_, selector)| selector.len() <= node_memo::MAX_COLUMNS_PER_POD)
             .filter(|_| node_affinity != AffinityPreFilter::Skip)
             .map(|(lookups, selector)| {
                 selector
@@ -319,8 +330,12 @@ impl<'a> Cycle<'a> {
         cycle.affinity_allowed = affinity_names.as_deref().map(to_allowed);
         cycle.allowed = names.as_deref().map(to_allowed);
         if runs(Plugin::PodTopologySpread) {
-            cycle.spread =
-                pts_filter::pre_filter_with(cluster, pod, &args.pod_topology_spread, lookups);
+            cycle.spread = pts_filter::pre_filter_with(
+                cluster,
+                pod,
+                &args.pod_topology_spread,
+                spreading_lookups(pod, lookups),
+            );
         }
         if runs(Plugin::InterPodAffinity) {
             cycle.interpod = ipa_filter::pre_filter(cluster, pod, version);
@@ -816,7 +831,10 @@ impl EarlyScores {
         let args = &profile.args;
         EarlyScores {
             spread: scores(Plugin::PodTopologySpread)
-                .then(|| pts_score::count(cluster, pod, &args.pod_topology_spread, memo, lookups))
+                .then(|| {
+                    let lookups = spreading_lookups(pod, Some(lookups));
+                    pts_score::count(cluster, pod, &args.pod_topology_spread, memo, lookups)
+                })
                 .flatten(),
             interpod: scores(Plugin::InterPodAffinity).then(|| {
                 ipa_score::pre_score_of_cluster(
@@ -1015,10 +1033,13 @@ impl<'a> Scorer<'a> {
                     Scorer::NodeAffinity(&args.node_affinity)
                 }
             }
-            Plugin::PodTopologySpread => {
-                pts_score::pre_score(cluster, feasible, early.spread.take(), Some(lookups))
-                    .map_or(Scorer::Zero, Scorer::PodTopologySpread)
-            }
+            Plugin::PodTopologySpread => pts_score::pre_score(
+                cluster,
+                feasible,
+                early.spread.take(),
+                spreading_lookups(pod, Some(lookups)),
+            )
+            .map_or(Scorer::Zero, Scorer::PodTopologySpread),
             Plugin::InterPodAffinity => match early.interpod.take() {
                 // Score runs only when some node is feasible.
                 Some(state) if !feasible.is_empty() => state,
@@ -1091,7 +1112,9 @@ impl<'a> Scorer<'a> {
                 node_affinity::score(pod, node(id), &cluster.interner, args)
             }),
             Scorer::PodTopologySpread(state) => each(rows, offset, p, |i, id| state.score(i, id)),
-            Scorer::InterPodAffinity(state) => each(rows, offset, p, |_, id| state.score(id)),
+            Scorer::InterPodAffinity(state) => {
+                each(rows, offset, p, |_, id| state.score(id, node(id)))
+            }
             Scorer::Fit(scorer, None) => {
                 each(rows, offset, p, |_, id| scorer.score(node(id), info(id)))
             }

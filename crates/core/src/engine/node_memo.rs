@@ -113,6 +113,17 @@ struct InclusionKey {
 /// Each node's value of one key, by node id.
 type Column = Arc<KeyColumn>;
 
+/// Key columns a [`SpreadLookups`] keeps (each 12 bytes per node): a
+/// cluster's topology and selector keys are a few dozen, and a pod naming
+/// thousands of made-up keys must not make the kept state grow with them.
+const MAX_KEPT_COLUMNS: usize = 64;
+
+/// The most distinct keys one placement reads through columns (a
+/// `nodeSelector`'s pairs, spreading's constraints, InterPodAffinity's
+/// scored topology keys); a pod naming more is read from the nodes'
+/// labels, so its memory does not grow by a column per key.
+pub(crate) const MAX_COLUMNS_PER_POD: usize = 16;
+
 /// One topology key over every node.
 #[derive(Debug)]
 pub(crate) struct KeyColumn {
@@ -136,12 +147,15 @@ impl KeyColumn {
 }
 
 impl SpreadLookups {
-    /// Every node's value of `key`, made on first use.
+    /// Every node's value of `key`, made on first use and kept (the
+    /// first [`MAX_KEPT_COLUMNS`] keys asked for; later ones are made for
+    /// the caller alone).
     pub(crate) fn column(&self, cluster: &Cluster, key: Sym) -> Column {
         let mut by_key = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, column)) = by_key.iter().find(|(k, _)| *k == key) {
             return column.clone();
         }
+        let keep = by_key.len() < MAX_KEPT_COLUMNS;
         let values: Box<[Option<Sym>]> = cluster.nodes.iter().map(|n| n.labels.get(key)).collect();
         let empty = cluster.empty_sym();
         let mut numbers: FxHashMap<Sym, u32> = FxHashMap::default();
@@ -158,7 +172,9 @@ impl SpreadLookups {
             domain,
             domain_of_value: numbers,
         });
-        by_key.push((key, column.clone()));
+        if keep {
+            by_key.push((key, column.clone()));
+        }
         column
     }
 
@@ -510,4 +526,34 @@ fn make_entry(cycle: &Cycle, key: &MemoKey, shared: Shared) -> Option<MemoEntry>
         affinity_scores: OnceLock::new(),
         shared,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_KEPT_COLUMNS, SpreadLookups};
+    use crate::model::Cluster;
+
+    /// A pod naming ever more keys does not grow what the lookups keep:
+    /// past the cap, columns are made for the caller and dropped with it.
+    #[test]
+    fn the_lookups_keep_a_bounded_number_of_key_columns() {
+        let mut cluster = Cluster::default();
+        cluster.interner.intern("");
+        let keys: Vec<_> = (0..3 * MAX_KEPT_COLUMNS)
+            .map(|i| cluster.interner.intern(&format!("made-up-{i}")))
+            .collect();
+        let lookups = SpreadLookups::default();
+        for &key in &keys {
+            lookups.column(&cluster, key);
+        }
+        let kept = || lookups.by_key.lock().unwrap().len();
+        assert_eq!(kept(), MAX_KEPT_COLUMNS);
+        // A kept column is handed out again, not made anew.
+        let first = lookups.column(&cluster, keys[0]);
+        assert!(std::sync::Arc::ptr_eq(
+            &first,
+            &lookups.column(&cluster, keys[0])
+        ));
+        assert_eq!(kept(), MAX_KEPT_COLUMNS);
+    }
 }

@@ -2,44 +2,56 @@
 
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use super::{for_each_term_match, resolve_incoming_term, term_matches};
 use crate::engine::Version;
-use crate::engine::node_memo::{KeyColumn, SpreadLookups};
+use crate::engine::node_memo::{KeyColumn, MAX_COLUMNS_PER_POD, SpreadLookups};
 use crate::engine::profile::InterPodAffinityArgs;
 use crate::model::intern::Sym;
-use crate::model::{Cluster, NodeId, Pod};
+use crate::model::{Cluster, Node, NodeId, Pod};
 
 /// Accumulated weight per topology key, by the domains the spreading
 /// lookups number each key's values with, so that scoring a node reads two
 /// arrays instead of looking up its label and the value (Score runs for
-/// every feasible node of every placement).
+/// every feasible node of every placement); by value for the keys past the
+/// first [`MAX_COLUMNS_PER_POD`].
 pub struct PreScoreState {
-    by_key: Vec<(Arc<KeyColumn>, Box<[i64]>)>,
+    by_domain: Vec<(Arc<KeyColumn>, Box<[i64]>)>,
+    by_value: Vec<(Sym, FxHashMap<Sym, i64>)>,
 }
 
 /// The weights PreScore adds up, per topology key: by domain, read from
 /// each key's column (one dense read per matching pod, not a search of
-/// its node's labels).
+/// its node's labels), or by value from the node's labels once a pod's
+/// terms have named more keys than a placement reads through columns.
 struct Weights<'l> {
     lookups: &'l SpreadLookups,
-    keys: Vec<(Sym, Arc<KeyColumn>, Vec<i64>)>,
+    by_domain: Vec<(Sym, Arc<KeyColumn>, Vec<i64>)>,
     /// Whether any weight was added through a node with the key.
     added: bool,
+    by_value: FxHashMap<Sym, FxHashMap<Sym, i64>>,
 }
 
 impl Weights<'_> {
     /// `w` for node `n`'s value of `key`; nothing when it lacks the key.
     fn add(&mut self, cluster: &Cluster, n: NodeId, key: Sym, w: i64) {
-        let at = match self.keys.iter().position(|(k, _, _)| *k == key) {
+        let at = match self.by_domain.iter().position(|(k, _, _)| *k == key) {
             Some(at) => at,
-            None => {
+            None if self.by_domain.len() < MAX_COLUMNS_PER_POD => {
                 let column = self.lookups.column(cluster, key);
                 let domains = vec![0; column.domains() as usize];
-                self.keys.push((key, column, domains));
-                self.keys.len() - 1
+                self.by_domain.push((key, column, domains));
+                self.by_domain.len() - 1
+            }
+            None => {
+                if let Some(v) = cluster.node(n).labels.get(key) {
+                    *self.by_value.entry(key).or_default().entry(v).or_default() += w;
+                }
+                return;
             }
         };
-        let (_, column, by_domain) = &mut self.keys[at];
+        let (_, column, by_domain) = &mut self.by_domain[at];
         let n = n as usize;
         if column.values[n].is_some() {
             by_domain[column.domain[n] as usize] += w;
@@ -50,12 +62,13 @@ impl Weights<'_> {
     /// The state Score reads; `None` when no weight was added (upstream's
     /// empty topology score map: Skip).
     fn into_state(self) -> Option<PreScoreState> {
-        self.added.then(|| PreScoreState {
-            by_key: self
-                .keys
+        (self.added || !self.by_value.is_empty()).then(|| PreScoreState {
+            by_domain: self
+                .by_domain
                 .into_iter()
                 .map(|(_, column, by_domain)| (column, by_domain.into_boxed_slice()))
                 .collect(),
+            by_value: self.by_value.into_iter().collect(),
         })
     }
 }
@@ -96,8 +109,9 @@ pub fn pre_score_of_cluster(
     let hard_weight = i64::from(args.hard_pod_affinity_weight);
     let mut weights = Weights {
         lookups,
-        keys: Vec::new(),
+        by_domain: Vec::new(),
         added: false,
+        by_value: FxHashMap::default(),
     };
     let ns_labels = cluster.namespace_labels(pod.namespace);
 
@@ -155,9 +169,10 @@ impl PreScoreState {
     /// The raw score of node `id`: the weights of its value of each key
     /// (none for a key it lacks).
     #[inline]
-    pub fn score(&self, id: NodeId) -> i64 {
+    pub fn score(&self, id: NodeId, node: &Node) -> i64 {
         let n = id as usize;
-        self.by_key
+        let by_domain: i64 = self
+            .by_domain
             .iter()
             .map(|(column, by_domain)| {
                 if column.values[n].is_some() {
@@ -166,7 +181,13 @@ impl PreScoreState {
                     0
                 }
             })
-            .sum()
+            .sum();
+        let by_value: i64 = self
+            .by_value
+            .iter()
+            .filter_map(|(key, values)| values.get(&node.labels.get(*key)?))
+            .sum();
+        by_domain + by_value
     }
 
     /// NormalizeScore's minimum and maximum of the raw scores.

@@ -83,7 +83,7 @@ pub fn count(
     pod: &Pod,
     args: &SpreadArgs,
     memo: Option<&MemoEntry>,
-    lookups: &SpreadLookups,
+    lookups: Option<&SpreadLookups>,
 ) -> Option<Counted> {
     if cluster.nodes.is_empty() {
         return None;
@@ -93,7 +93,7 @@ pub fn count(
         pod,
         args,
         WhenUnsatisfiable::ScheduleAnyway,
-        Some(lookups),
+        lookups,
     );
     if constraints.is_empty() {
         return None;
