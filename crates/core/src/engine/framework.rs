@@ -142,8 +142,9 @@ impl<'a> Cycle<'a> {
         Self::new_with(cluster, pod, version, profile, None)
     }
 
-    /// [`Cycle::new`], reading the nodes' topology values from a memo's
-    /// spreading lookups when there are some.
+    /// [`Cycle::new`], reading the nodes' topology values and a
+    /// `nodeSelector`'s from spreading lookups when given (a memo's, or the
+    /// ones kept with the cluster).
     pub fn new_with(
         cluster: &'a Cluster,
         pod: &'a Pod,

@@ -130,7 +130,7 @@ pub fn constraints_for(
 }
 
 /// [`constraints_for`], finding the default constraints' owners through
-/// a memo's lookups when there is one.
+/// the spreading lookups when given.
 pub fn constraints_with(
     cluster: &Cluster,
     pod: &Pod,

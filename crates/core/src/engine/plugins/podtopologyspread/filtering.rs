@@ -78,7 +78,7 @@ pub struct PreFilterState {
     /// met them (the order the critical paths were updated in).
     pub met: Vec<Pair>,
     empty: Sym,
-    /// When the pairs were counted by numbered domain (a memo's lookups,
+    /// When the pairs were counted by numbered domain (the spreading lookups,
     /// one constraint per key): each constraint's verdict by domain, so
     /// Filter judges a node by its domain number instead of searching its
     /// labels and hashing its pair. A disruption filters every node of
@@ -111,7 +111,7 @@ pub struct State<'a> {
 
 impl PreFilterState {
     /// Whether Filter can judge a node by its numbered domains (the pairs
-    /// were counted from a memo's lookups, one constraint per key).
+    /// were counted from the spreading lookups, one constraint per key).
     pub fn judges_by_domain(&self) -> bool {
         self.by_domain.is_some()
     }
@@ -316,8 +316,8 @@ pub fn pre_filter_constraints(
     pre_filter_constraints_with(cluster, pod, constraints, None)
 }
 
-/// [`pre_filter_constraints`], with the nodes' topology values from a
-/// memo's columns when there is one.
+/// [`pre_filter_constraints`], with the nodes' topology values from the
+/// spreading lookups' columns when given.
 pub(crate) fn pre_filter_constraints_with(
     cluster: &Cluster,
     pod: &Pod,

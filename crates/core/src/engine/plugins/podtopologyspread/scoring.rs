@@ -32,7 +32,7 @@ pub struct PreScoreState {
     per_node: SpreadCounts,
 }
 
-/// Whether node `n` has every constraint's key (by the memo's columns).
+/// Whether node `n` has every constraint's key (by the lookups' columns).
 fn has_all_keys(columns: &[Arc<KeyColumn>], n: usize) -> bool {
     columns.iter().all(|col| col.values[n].is_some())
 }
@@ -43,7 +43,7 @@ enum NodeDomains {
     /// the index into `domain_counts` of the node's pair, [`PER_NODE`] for
     /// a hostname constraint, or [`NO_DOMAIN`] when the node lacks the key.
     Rows(Vec<u32>),
-    /// Per constraint, read by node id: a memo's column of the key and
+    /// Per constraint, read by node id: the lookups' column of the key and
     /// the block of `domain_counts` its values are numbered into (`None`
     /// for a hostname constraint, counted per node). Nothing is written
     /// per feasible node ahead of Score.
@@ -399,7 +399,7 @@ impl Registration<'_> {
         (ignored, NodeDomains::Rows(domain_of), registered)
     }
 
-    /// From a memo's key columns, which number each key's values once for
+    /// From the lookups' key columns, which number each key's values once for
     /// all placements: a pair's index is its key's block plus its value's
     /// number, so nothing is hashed or looked up per node. Registers and
     /// counts exactly as [`Registration::by_labels`] (pairs of one key
