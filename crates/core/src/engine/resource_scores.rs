@@ -135,6 +135,9 @@ impl ScoreColumn {
 
     /// The score of `node` whose request sums are `sums`: the kept one
     /// when it was computed from these sums, else `score()`, kept.
+    /// Inlined into the scoring loop, which asks it of every feasible
+    /// node twice per placement (NodeResourcesFit, BalancedAllocation).
+    #[inline]
     pub(crate) fn score(&self, node: NodeId, sums: CpuMem, score: impl FnOnce() -> i64) -> i64 {
         let slot = &self.slots[node as usize];
         let kept = slot.score.load(Relaxed);
