@@ -384,6 +384,15 @@ fn a_pod_shape_with_hundreds_of_distinct_rejections_is_answered_in_full() {
 
 #[test]
 fn a_memo_without_failures_of_placed_pods_still_gives_every_failure_when_nothing_fits() {
+    nothing_fits_on(12);
+    // Enough nodes failing after the memo's prefix for their rejections
+    // to be built over both cores: each must still be its own node's.
+    nothing_fits_on(1_500);
+}
+
+/// [`a_memo_without_failures_of_placed_pods_still_gives_every_failure_when_nothing_fits`]
+/// on `nodes` nodes.
+fn nothing_fits_on(nodes: usize) {
     use kplace::engine::node_memo::NodeMemo;
     use kplace::engine::{Scheduler, place, place_with};
     use kplace::source::file::load_pod_bytes;
@@ -391,7 +400,7 @@ fn a_memo_without_failures_of_placed_pods_still_gives_every_failure_when_nothing
     // nodes too small for the pod (rejected by NodeResourcesFit, which
     // runs), so the failures of both kinds interleave in node order.
     let mut yaml = String::from("apiVersion: v1\nkind: List\nitems:\n");
-    for i in 0..12 {
+    for i in 0..nodes {
         let taints = if i % 2 == 0 {
             format!(
                 "spec: {{taints: [{{key: team, value: t{}, effect: NoSchedule}}]}}, ",
@@ -401,7 +410,7 @@ fn a_memo_without_failures_of_placed_pods_still_gives_every_failure_when_nothing
             String::new()
         };
         yaml.push_str(&format!(
-            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:02}}}, {taints}status: {{allocatable: {{cpu: \"1\", memory: 8Gi, pods: \"10\"}}}}}}\n"
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:04}}}, {taints}status: {{allocatable: {{cpu: \"1\", memory: 8Gi, pods: \"10\"}}}}}}\n"
         ));
     }
     let (mut c, _) = load_snapshot_bytes(yaml.as_bytes(), "nodes.yaml").unwrap();
@@ -417,16 +426,28 @@ fn a_memo_without_failures_of_placed_pods_still_gives_every_failure_when_nothing
 
     // Nothing fits: the answer is the full one, failures in node order.
     let big = pod_of("2", &mut c);
+    let split_before = kplace_split::passes_split();
     let full = place(&c, &big, &scheduler);
+    let split_in_full = kplace_split::passes_split() - split_before;
     assert_eq!(full.node, None);
-    assert_eq!(full.failures.len(), 12);
+    assert_eq!(full.failures.len(), nodes);
     let memo = NodeMemo::new(&c).without_failures_of_placed_pods();
-    for _ in 0..2 {
+    for round in 0..2 {
+        let split_before = kplace_split::passes_split();
         let lean = place_with(&c, &big, &scheduler, Some(&memo));
         assert_eq!(format!("{lean:?}"), format!("{full:?}"));
+        // Once the memo has the shape's entry (made in the first round):
+        // the passes of the full run, and the rejections of the nodes
+        // failing after the prefix, split once there are enough of them.
+        let split = kplace_split::passes_split() - split_before;
+        let expected = split_in_full + u64::from(nodes / 2 >= kplace_split::MIN_NODES);
+        if round > 0 {
+            assert_eq!(split, expected, "passes split on {nodes} nodes");
+        }
     }
     assert!(
-        full.message.contains("6 Insufficient cpu")
+        full.message
+            .contains(&format!("{} Insufficient cpu", nodes / 2))
             && full.message.contains("node(s) had untolerated taint"),
         "{}",
         full.message
@@ -435,7 +456,7 @@ fn a_memo_without_failures_of_placed_pods_still_gives_every_failure_when_nothing
     // The pod fits: the same answer without the failures.
     let small = pod_of("500m", &mut c);
     let mut full = place(&c, &small, &scheduler);
-    assert_eq!(full.failures.len(), 6);
+    assert_eq!(full.failures.len(), nodes / 2);
     assert!(full.node.is_some());
     let lean = place_with(&c, &small, &scheduler, Some(&memo));
     assert!(lean.failures.is_empty());

@@ -317,8 +317,16 @@ fn attempt(
                 .map(|p| p.failures.len() + p.noted.len() + p.failed.len())
                 .sum(),
         );
+        // The rejections of the nodes that failed after the memo's prefix,
+        // asked again over both cores (each re-runs the node's filters).
+        let failed: Vec<NodeId> = parts
+            .iter()
+            .flat_map(|p| p.failed.iter().copied())
+            .collect();
+        let mut rejected = rejections_of(&failed, &cycle, &state).into_iter();
         for part in parts {
-            let failures = with_rejections(part.failures, &part.failed, &cycle, &state);
+            let own = rejected.by_ref().take(part.failed.len());
+            let failures = with_rejections(part.failures, own);
             join_failures(&mut answer.failures, failures, &part.noted, cycle.memo());
         }
     }
@@ -558,24 +566,48 @@ struct FilterPart {
     failed: Vec<NodeId>,
 }
 
-/// `failures` joined by the rejections of the nodes in `failed`, asked
-/// again of the same cycle and state (so the same), in node order.
-fn with_rejections(
-    failures: Vec<NodeFailure>,
+/// The rejections of the nodes in `failed` (each failed its verdict
+/// after the memo's prefix), asked again of the same cycle and state (so
+/// the same), in the order given. Each re-runs a node's filters and builds
+/// its reasons, so a long list is split over both cores: when no node
+/// fits, every node of the cluster may be on it.
+fn rejections_of(
     failed: &[NodeId],
     cycle: &Cycle,
     state: &framework::FilterState,
 ) -> Vec<NodeFailure> {
-    if failed.is_empty() {
-        return failures;
-    }
-    let rejected = failed.iter().map(|&node| NodeFailure {
+    let rejection = |node: NodeId| NodeFailure {
         node,
         rejection: cycle
             .run_after_memo(state, node, cycle.cluster.node_info(node))
             .expect_err("a node failed its verdict, so it fails with reasons"),
+    };
+    let parts = kplace_split::in_parts(failed.len(), |range| {
+        failed[range]
+            .iter()
+            .map(|&node| rejection(node))
+            .collect::<Vec<_>>()
     });
-    let mut out = Vec::with_capacity(failures.len() + failed.len());
+    if parts.len() == 1 {
+        return parts.into_iter().next().unwrap_or_default();
+    }
+    let mut out = Vec::with_capacity(failed.len());
+    for part in parts {
+        out.extend(part);
+    }
+    out
+}
+
+/// `failures` joined by `rejected` (each in node order), in node order.
+fn with_rejections(
+    failures: Vec<NodeFailure>,
+    rejected: impl Iterator<Item = NodeFailure>,
+) -> Vec<NodeFailure> {
+    let mut rejected = rejected.peekable();
+    if rejected.peek().is_none() {
+        return failures;
+    }
+    let mut out = Vec::with_capacity(failures.len() + rejected.size_hint().0);
     let mut absent = failures.into_iter().peekable();
     for failure in rejected {
         while let Some(a) = absent.next_if(|a| a.node < failure.node) {
