@@ -1541,7 +1541,7 @@ fn skew_fleet_lists_the_workloads_at_their_max_skew() {
         };
         for c in &pre.constraints {
             let max = pre
-                .pair_counts
+                .pair_counts()
                 .iter()
                 .filter(|(k, _)| k.0 == c.topology_key)
                 .map(|(_, n)| *n)

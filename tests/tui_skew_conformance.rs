@@ -144,7 +144,7 @@ fn skew_view_shows_what_pod_topology_spread_prefilter_counts() {
                     "{name}: want global minimum {min_text}\n{screen}"
                 );
                 let mut want = Rows::new();
-                for (&(k, v), &count) in &pre.pair_counts {
+                for (&(k, v), &count) in pre.pair_counts() {
                     if k != c.topology_key {
                         continue;
                     }
@@ -302,12 +302,12 @@ fn pre_filter_from_kept_lookups_equals_a_fresh_one() {
             let kept = pre_filter_with(&cluster, pod, &args, Some(&lookups));
             let seen =
                 |s: &kplace::engine::plugins::podtopologyspread::filtering::PreFilterState| {
-                    let counts: Vec<_> = s.met.iter().map(|p| (*p, s.pair_counts[p])).collect();
+                    let counts: Vec<_> = s.met().map(|p| (p, s.pair_counts()[&p])).collect();
                     let mut domains: Vec<_> = s.domains.iter().map(|(k, n)| (*k, *n)).collect();
                     domains.sort();
                     (
                         counts,
-                        s.pair_counts.len(),
+                        s.pair_counts().len(),
                         domains,
                         s.critical_paths.clone(),
                     )
@@ -317,7 +317,7 @@ fn pre_filter_from_kept_lookups_equals_a_fresh_one() {
             if let (Some(fresh), Some(kept)) = (fresh, kept) {
                 assert_eq!(seen(&kept), seen(&fresh), "{where_}");
                 states += 1;
-                pairs += fresh.met.len();
+                pairs += fresh.met().count();
             }
         }
     }

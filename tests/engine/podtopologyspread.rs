@@ -93,10 +93,10 @@ fn pre_filter_with_kept_inclusion_masks_past_their_bound_counts_as_alone() {
     let counts = |s: &kplace::engine::plugins::podtopologyspread::filtering::PreFilterState| {
         let names = |p: &(kplace::model::Sym, kplace::model::Sym)| {
             let r = |s| cluster.interner.resolve(s).to_string();
-            (r(p.0), r(p.1), s.pair_counts[p])
+            (r(p.0), r(p.1), s.pair_counts()[p])
         };
         (
-            s.met.iter().map(names).collect::<Vec<_>>(),
+            s.met().map(|p| names(&p)).collect::<Vec<_>>(),
             s.critical_paths.clone(),
         )
     };
@@ -115,4 +115,87 @@ fn pre_filter_with_kept_inclusion_masks_past_their_bound_counts_as_alone() {
             ("kubernetes.io/hostname".into(), "n1".into(), 2),
         ]
     );
+}
+
+/// PreFilter counted by numbered domain over a cluster large enough for
+/// the count to split over both cores gives the pairs, counts, domains
+/// and critical paths of a count on one thread and of a count by labels:
+/// zones first met in different orders by different ranges of nodes (two
+/// only in the last ranges), nodes without the zone, and tainted nodes
+/// left out by `nodeTaintsPolicy: Honor`.
+#[test]
+fn pre_filter_counted_by_domain_on_both_cores_counts_as_one_pass() {
+    use kplace::engine::node_memo::SpreadLookups;
+    use kplace::engine::plugins::podtopologyspread::filtering::{
+        PreFilterState, pre_filter, pre_filter_with,
+    };
+    use kplace::engine::profile::SpreadArgs;
+    const NODES: usize = 1_500;
+    let mut yaml = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..NODES {
+        let zone = match i {
+            _ if i % 97 == 0 => String::new(),
+            0..900 => format!(", topology.kubernetes.io/zone: z{}", (i / 7) % 3),
+            _ => format!(", topology.kubernetes.io/zone: z{}", 3 + i % 2),
+        };
+        let taints = if i % 11 == 0 {
+            "spec: {taints: [{key: gpu, value: \"true\", effect: NoSchedule}]}, "
+        } else {
+            ""
+        };
+        yaml.push_str(&format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:04}, labels: {{kubernetes.io/hostname: n{i:04}{zone}}}}}, {taints}status: {{allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"20\"}}}}}}\n"
+        ));
+    }
+    for i in (0..NODES).step_by(3) {
+        yaml.push_str(&format!(
+            "- {{apiVersion: v1, kind: Pod, metadata: {{name: a{i}, namespace: default, labels: {{app: a}}}}, spec: {{nodeName: n{:04}, containers: [{{name: c, image: x}}]}}, status: {{phase: Running}}}}\n",
+            (i * 7) % NODES
+        ));
+    }
+    let mut cluster = cluster_from_yaml(&yaml);
+    let pod = pod_from_yaml(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, labels: {app: a}}\nspec:\n  containers: [{name: c, image: x}]\n  topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Honor, labelSelector: {matchLabels: {app: a}}}, {maxSkew: 2, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a}}}]\n",
+        &mut cluster,
+    );
+    let args = SpreadArgs::default();
+    let seen = |s: &PreFilterState| {
+        let mut domains: Vec<_> = s.domains.iter().map(|(k, n)| (*k, *n)).collect();
+        domains.sort();
+        (
+            s.met()
+                .map(|p| (p, s.pair_counts()[&p]))
+                .collect::<Vec<_>>(),
+            domains,
+            s.critical_paths.clone(),
+        )
+    };
+    let by_labels = pre_filter(&cluster, &pod, &args).expect("DoNotSchedule constraints");
+    let lookups = SpreadLookups::default();
+    let split_before = kplace_split::passes_split();
+    let split = pre_filter_with(&cluster, &pod, &args, Some(&lookups)).expect("the same");
+    assert!(
+        kplace_split::passes_split() > split_before,
+        "the count split"
+    );
+    assert!(split.judges_by_domain());
+    let one_thread = kplace_split::serial(|| {
+        pre_filter_with(&cluster, &pod, &args, Some(&SpreadLookups::default()))
+    })
+    .expect("the same");
+    assert_eq!(seen(&split), seen(&one_thread));
+    assert_eq!(seen(&split), seen(&by_labels));
+    // Five zones, met first in the first range's order, then z3 and z4;
+    // every counted hostname is a domain.
+    let zones: Vec<String> = split
+        .met()
+        .filter(|p| cluster.interner.resolve(p.0) == "topology.kubernetes.io/zone")
+        .map(|p| cluster.interner.resolve(p.1).to_string())
+        .collect();
+    assert_eq!(zones, ["z0", "z1", "z2", "z3", "z4"]);
+    let hostnames = split
+        .met()
+        .filter(|p| cluster.interner.resolve(p.0) == "kubernetes.io/hostname")
+        .count();
+    assert!(hostnames > 1_000, "{hostnames}");
 }

@@ -261,7 +261,7 @@ fn domains_of(
                         domains.push(Domain {
                             value,
                             matching: pre
-                                .pair_counts
+                                .pair_counts()
                                 .get(&(c.topology_key, value))
                                 .copied()
                                 .unwrap_or(0),

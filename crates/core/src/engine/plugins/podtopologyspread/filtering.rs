@@ -8,7 +8,7 @@ use super::common::{
     Constraint, Pair, constraints_with, counts_per_constraint, matches_inclusion_policies,
     node_has_all_keys,
 };
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::engine::node_memo::{KeyColumn, SpreadLookups};
 use crate::engine::profile::SpreadArgs;
@@ -69,14 +69,17 @@ impl CriticalPaths {
 #[derive(Debug)]
 pub struct PreFilterState {
     pub constraints: Vec<Constraint>,
-    /// Matching pods per (topologyKey, value) over eligible nodes.
-    pub pair_counts: FxHashMap<Pair, i64>,
+    /// Matching pods per (topologyKey, value) over eligible nodes, each
+    /// pair in the order a pass over the nodes first met it (the order the
+    /// critical paths were updated in).
+    counted: Vec<(Pair, i64)>,
+    /// `counted` by pair, made on first use: Filter judging by numbered
+    /// domain never reads it, and a hostname constraint has a pair per
+    /// node, 5,000 hashed on a large cluster.
+    by_pair: OnceLock<FxHashMap<Pair, i64>>,
     /// Distinct domains per topology key.
     pub domains: FxHashMap<Sym, usize>,
     pub critical_paths: Vec<(Sym, CriticalPaths)>,
-    /// The pairs of `pair_counts` in the order a pass over the nodes first
-    /// met them (the order the critical paths were updated in).
-    pub met: Vec<Pair>,
     empty: Sym,
     /// When the pairs were counted by numbered domain (the spreading lookups,
     /// one constraint per key): each constraint's verdict by domain, so
@@ -116,6 +119,17 @@ impl PreFilterState {
         self.by_domain.is_some()
     }
 
+    /// Matching pods per (topologyKey, value) over eligible nodes.
+    pub fn pair_counts(&self) -> &FxHashMap<Pair, i64> {
+        self.by_pair
+            .get_or_init(|| self.counted.iter().copied().collect())
+    }
+
+    /// The pairs in the order a pass over the nodes first met them.
+    pub fn met(&self) -> impl Iterator<Item = Pair> + '_ {
+        self.counted.iter().map(|&(pair, _)| pair)
+    }
+
     fn value_slot(&self, v: Sym) -> Option<Sym> {
         if v == self.empty { None } else { Some(v) }
     }
@@ -131,7 +145,7 @@ impl<'a> State<'a> {
     }
 
     pub fn pair_count(&self, pair: Pair) -> i64 {
-        let base = self.pre.pair_counts.get(&pair).copied().unwrap_or(0);
+        let base = self.pre.pair_counts().get(&pair).copied().unwrap_or(0);
         base + self
             .deltas
             .iter()
@@ -332,17 +346,17 @@ pub(crate) fn pre_filter_constraints_with(
         }
         _ => (counted_by_pair(cluster, pod, &constraints, lookups), None),
     };
-    let mut pair_counts: FxHashMap<Pair, i64> =
-        FxHashMap::with_capacity_and_hasher(counted.len(), Default::default());
-    let mut order: Vec<Pair> = Vec::with_capacity(counted.len());
-    for &(pair, count) in &counted {
-        pair_counts.insert(pair, count);
-        order.push(pair);
+    // Domains per key, counted without hashing each pair (a hostname
+    // constraint has one per node): a pod names a few keys, found by a
+    // short search.
+    let mut per_key: Vec<(Sym, usize)> = Vec::new();
+    for &((key, _), _) in &counted {
+        match per_key.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => per_key.push((key, 1)),
+        }
     }
-    let mut domains: FxHashMap<Sym, usize> = FxHashMap::default();
-    for pair in &order {
-        *domains.entry(pair.0).or_default() += 1;
-    }
+    let domains: FxHashMap<Sym, usize> = per_key.into_iter().collect();
     let critical_paths = critical_paths_of(&constraints, &counted, empty);
     let by_domain = per_domain.map(|per_domain| {
         constraints
@@ -370,10 +384,10 @@ pub(crate) fn pre_filter_constraints_with(
     });
     PreFilterState {
         constraints,
-        pair_counts,
+        counted,
+        by_pair: OnceLock::new(),
         domains,
         critical_paths,
-        met: order,
         empty,
         by_domain,
     }
@@ -463,30 +477,56 @@ fn counted_by_domain(
     let counts: Vec<&[u32]> = (0..constraints.len())
         .map(|i| per_constraint.per_node(i))
         .collect();
-    // Per constraint and domain: its place in `met` once met.
-    const UNMET: u32 = u32::MAX;
-    let mut at: Vec<Vec<u32>> = columns
-        .iter()
-        .map(|col| vec![UNMET; col.domains() as usize])
-        .collect();
-    let mut met: Vec<(Pair, i64)> = Vec::new();
-    for n in 0..cluster.nodes.len() {
-        if !columns.iter().all(|col| col.values[n].is_some()) {
-            continue;
-        }
-        for (i, c) in constraints.iter().enumerate() {
-            if masks[i].as_ref().is_some_and(|included| !included[n]) {
+    // Each range of nodes (on both cores) gives the domains it meets, each
+    // once, in the order it first meets them, with its matching pods:
+    // (constraint, the node it was first met on, count).
+    let parts = kplace_split::in_parts(cluster.nodes.len(), |range| {
+        let mut at = unmet_domains(&columns);
+        let mut met: Vec<(usize, usize, i64)> = Vec::new();
+        for n in range {
+            if !columns.iter().all(|col| col.values[n].is_some()) {
                 continue;
             }
-            let col = &columns[i];
-            let slot = &mut at[i][col.domain[n] as usize];
-            if *slot == UNMET {
-                *slot = met.len() as u32;
-                met.push(((c.topology_key, col.values[n].unwrap_or(empty)), 0));
+            for (i, col) in columns.iter().enumerate() {
+                if masks[i].as_ref().is_some_and(|included| !included[n]) {
+                    continue;
+                }
+                let slot = &mut at[i][col.domain[n] as usize];
+                if *slot == UNMET {
+                    *slot = met.len() as u32;
+                    met.push((i, n, 0));
+                }
+                met[*slot as usize].2 += counts[i][n] as i64;
             }
-            met[*slot as usize].1 += counts[i][n] as i64;
         }
-    }
+        (at, met)
+    });
+    // Joined in range order: a domain is first met in the first range that
+    // meets it, so the pairs come in the order one pass over every node
+    // meets them.
+    let mut met: Vec<(Pair, i64)> = Vec::new();
+    let pair = |i: usize, n: usize| -> Pair {
+        let c: &Constraint = &constraints[i];
+        (c.topology_key, columns[i].values[n].unwrap_or(empty))
+    };
+    let at = if parts.len() == 1 {
+        let (at, part) = parts.into_iter().next().expect("one part");
+        met.extend(part.into_iter().map(|(i, n, count)| (pair(i, n), count)));
+        at
+    } else {
+        let mut at = unmet_domains(&columns);
+        for (_, part) in parts {
+            for (i, n, count) in part {
+                let slot = &mut at[i][columns[i].domain[n] as usize];
+                if *slot == UNMET {
+                    *slot = met.len() as u32;
+                    met.push((pair(i, n), 0));
+                }
+                met[*slot as usize].1 += count;
+            }
+        }
+        at
+    };
     let per_domain = columns
         .into_iter()
         .zip(&at)
@@ -505,6 +545,18 @@ fn counted_by_domain(
         })
         .collect();
     (met, per_domain)
+}
+
+/// A domain not met yet, in [`unmet_domains`]' slots.
+const UNMET: u32 = u32::MAX;
+
+/// Per constraint and domain of its key: the domain's place in the list
+/// of met pairs, once met.
+fn unmet_domains(columns: &[Arc<KeyColumn>]) -> Vec<Vec<u32>> {
+    columns
+        .iter()
+        .map(|col| vec![UNMET; col.domains() as usize])
+        .collect()
 }
 
 /// [`counted_pairs`] by hashing each node's pairs: for constraints that
