@@ -22,7 +22,9 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::lean_types::{Seconds, Str, StrMap, opt, pairs, read_v1, seconds};
-use super::pod_fields::{ContainerFields, PodFields, PortFields, list_of};
+use super::pod_fields::{
+    ContainerFields, PodFields, PortFields, TolerationFields, VolumeFields, list_of,
+};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -91,9 +93,11 @@ struct Spec<'a> {
     #[serde(borrow)]
     node_selector: Option<StrMap<'a>>,
     affinity: Option<core::Affinity>,
-    tolerations: Option<Vec<core::Toleration>>,
+    #[serde(borrow)]
+    tolerations: Option<Vec<Toleration<'a>>>,
     topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
-    volumes: Option<Vec<core::Volume>>,
+    #[serde(borrow)]
+    volumes: Option<Vec<Volume<'a>>>,
     host_network: Option<bool>,
     #[serde(borrow)]
     node_name: Option<Str<'a>>,
@@ -108,6 +112,51 @@ struct Spec<'a> {
     #[serde(borrow)]
     scheduling_gates: Option<Vec<SchedulingGate<'a>>>,
     resource_claims: Option<Vec<core::PodResourceClaim>>,
+}
+
+/// Every field of `v1.Toleration`, as `k8s-openapi` types them.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Toleration<'a> {
+    #[serde(borrow)]
+    key: Option<Str<'a>>,
+    #[serde(borrow)]
+    operator: Option<Str<'a>>,
+    #[serde(borrow)]
+    value: Option<Str<'a>>,
+    #[serde(borrow)]
+    effect: Option<Str<'a>>,
+    toleration_seconds: Option<i64>,
+}
+
+/// A volume's name and the sources conversion reads. `k8s-openapi`'s
+/// `Volume` has thirty sources and was parsed whole for each of a
+/// snapshot's volumes (every pod of a real cluster has a few: its service
+/// account's token, config maps, secrets); the others are skipped here as
+/// unknown fields are. The rare sources keep their `k8s-openapi` types, so
+/// what is read of them is checked as the whole parse checks it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Volume<'a> {
+    #[serde(borrow)]
+    name: Str<'a>,
+    #[serde(borrow)]
+    persistent_volume_claim: Option<ClaimSource<'a>>,
+    ephemeral: Option<core::EphemeralVolumeSource>,
+    gce_persistent_disk: Option<core::GCEPersistentDiskVolumeSource>,
+    aws_elastic_block_store: Option<core::AWSElasticBlockStoreVolumeSource>,
+    iscsi: Option<core::ISCSIVolumeSource>,
+    rbd: Option<core::RBDVolumeSource>,
+}
+
+/// `v1.PersistentVolumeClaimVolumeSource`, both its fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ClaimSource<'a> {
+    #[serde(borrow)]
+    claim_name: Str<'a>,
+    #[allow(dead_code)]
+    read_only: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -229,8 +278,54 @@ impl ContainerFields for Container<'_> {
     }
 }
 
+impl TolerationFields for Toleration<'_> {
+    fn key(&self) -> Option<&str> {
+        opt(&self.key)
+    }
+    fn operator(&self) -> Option<&str> {
+        opt(&self.operator)
+    }
+    fn value(&self) -> Option<&str> {
+        opt(&self.value)
+    }
+    fn effect(&self) -> Option<&str> {
+        opt(&self.effect)
+    }
+    fn toleration_seconds(&self) -> Option<i64> {
+        self.toleration_seconds
+    }
+}
+
+impl VolumeFields for Volume<'_> {
+    fn name(&self) -> &str {
+        self.name.get()
+    }
+    fn claim_name(&self) -> Option<&str> {
+        self.persistent_volume_claim
+            .as_ref()
+            .map(|c| c.claim_name.get())
+    }
+    fn is_ephemeral(&self) -> bool {
+        self.ephemeral.is_some()
+    }
+    fn gce_persistent_disk(&self) -> Option<&core::GCEPersistentDiskVolumeSource> {
+        self.gce_persistent_disk.as_ref()
+    }
+    fn aws_elastic_block_store(&self) -> Option<&core::AWSElasticBlockStoreVolumeSource> {
+        self.aws_elastic_block_store.as_ref()
+    }
+    fn iscsi(&self) -> Option<&core::ISCSIVolumeSource> {
+        self.iscsi.as_ref()
+    }
+    fn rbd(&self) -> Option<&core::RBDVolumeSource> {
+        self.rbd.as_ref()
+    }
+}
+
 impl<'a> PodFields for LeanPod<'a> {
     type Container = Container<'a>;
+    type Toleration = Toleration<'a>;
+    type Volume = Volume<'a>;
 
     fn name(&self) -> Option<&str> {
         opt(&self.metadata.name)
@@ -286,13 +381,13 @@ impl<'a> PodFields for LeanPod<'a> {
     fn affinity(&self) -> Option<&core::Affinity> {
         self.spec.as_ref().and_then(|s| s.affinity.as_ref())
     }
-    fn tolerations(&self) -> &[core::Toleration] {
+    fn tolerations(&self) -> &[Toleration<'a>] {
         list_of(self.spec.as_ref(), |s| &s.tolerations)
     }
     fn topology_spread_constraints(&self) -> &[core::TopologySpreadConstraint] {
         list_of(self.spec.as_ref(), |s| &s.topology_spread_constraints)
     }
-    fn volumes(&self) -> &[core::Volume] {
+    fn volumes(&self) -> &[Volume<'a>] {
         list_of(self.spec.as_ref(), |s| &s.volumes)
     }
     fn host_network(&self) -> Option<bool> {
@@ -535,6 +630,126 @@ mod tests {
         // Most changes land in strings, which stay valid: the reader is
         // exercised, not just giving up.
         assert!(read * 4 > tried, "read only {read} of {tried}");
+    }
+
+    /// A pod with `spec` members added after its one container.
+    fn pod_with(spec: &str) -> String {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"web-0","namespace":"shop"}},"spec":{{"containers":[{{"name":"c"}}]{spec}}}}}"#
+        )
+    }
+
+    /// Volumes are read lean whatever their source: the sources the volume
+    /// plugins read convert as the whole parse converts them, and the
+    /// others (a service account's projected token, config maps, empty
+    /// dirs) are skipped, as a real cluster's pods all carry some.
+    #[test]
+    fn volumes_of_every_source_are_read_lean_and_convert_alike() {
+        use crate::model::pod::{InlineDisk, PodVolume};
+        let volumes = r#","volumes":[
+            {"name":"data","persistentVolumeClaim":{"claimName":"data-web-0","readOnly":true}},
+            {"name":"scratch","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"]}}}},
+            {"name":"gce","gcePersistentDisk":{"pdName":"disk-1","readOnly":true}},
+            {"name":"ebs","awsElasticBlockStore":{"volumeID":"vol-1"}},
+            {"name":"iscsi","iscsi":{"targetPortal":"10.0.0.1:3260","iqn":"iqn.2024-01.x:y","lun":0}},
+            {"name":"rbd","rbd":{"monitors":["m1","m2"],"image":"img"}},
+            {"name":"kube-api-access-abcde","projected":{"defaultMode":420,"sources":[
+                {"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},
+                {"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}},
+                {"downwardAPI":{"items":[{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.namespace"},"path":"namespace"}]}}]}},
+            {"name":"config","configMap":{"name":"web","defaultMode":420}},
+            {"name":"tmp","emptyDir":{}},
+            {"name":"nothing","persistentVolumeClaim":null}
+        ]"#;
+        let json = pod_with(volumes);
+        assert!(agrees(&json, "volumes"), "the lean parse refused: {json}");
+        let pod = LeanPod::parse(&json).expect("read lean");
+        let converted =
+            crate::source::convert::convert_pod(&pod, &mut Default::default()).expect("converts");
+        assert_eq!(
+            converted.volumes.as_ref(),
+            [
+                PodVolume::Claim("data-web-0".into()),
+                PodVolume::Ephemeral("web-0-scratch".into()),
+                PodVolume::Disk(InlineDisk::GcePersistentDisk {
+                    pd_name: "disk-1".into(),
+                    read_only: true
+                }),
+                PodVolume::Disk(InlineDisk::AwsElasticBlockStore {
+                    volume_id: "vol-1".into()
+                }),
+                PodVolume::Disk(InlineDisk::Iscsi {
+                    iqn: "iqn.2024-01.x:y".into(),
+                    read_only: false
+                }),
+                PodVolume::Disk(InlineDisk::Rbd {
+                    monitors: vec!["m1".into(), "m2".into()].into(),
+                    pool: "rbd".into(),
+                    image: "img".into(),
+                    read_only: false
+                }),
+            ]
+        );
+    }
+
+    /// What k8s-openapi reads its own way in a volume is left to it: a
+    /// null or absent required string (read as empty there), a field
+    /// given twice (the later kept there), a rare source of the wrong
+    /// type (an error there).
+    #[test]
+    fn volumes_the_lean_parse_leaves_to_the_whole_one() {
+        for volumes in [
+            r#","volumes":[{"name":"data","persistentVolumeClaim":{"claimName":null}}]"#,
+            r#","volumes":[{"name":"data","persistentVolumeClaim":{}}]"#,
+            r#","volumes":[{"persistentVolumeClaim":{"claimName":"c"}}]"#,
+            r#","volumes":[{"name":"a","name":"b","emptyDir":{}}]"#,
+            r#","volumes":[{"name":"e","ephemeral":[]}]"#,
+            r#","volumes":[{"name":"g","gcePersistentDisk":{"pdName":7}}]"#,
+        ] {
+            assert!(LeanPod::parse(&pod_with(volumes)).is_none(), "{volumes}");
+        }
+        // The whole parse reads the first two as a claim named "".
+        let json = pod_with(r#","volumes":[{"name":"data","persistentVolumeClaim":{}}]"#);
+        let whole: core::Pod = serde_json::from_str(&json).expect("k8s-openapi reads it");
+        let converted = convert_pod(&whole, &mut Default::default()).expect("converts");
+        assert_eq!(
+            converted.volumes.as_ref(),
+            [crate::model::pod::PodVolume::Claim("".into())]
+        );
+    }
+
+    /// Tolerations are read lean, every field, and convert (or are refused
+    /// with the same error) as the whole parse's.
+    #[test]
+    fn tolerations_are_read_lean_and_convert_alike() {
+        for tolerations in [
+            r#","tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300},{"operator":"Exists"},{"key":"dedicated","operator":"Equal","value":"infra","effect":"NoSchedule"},{"key":"k","value":"v"}]"#,
+            // Refused by conversion, the same way both ways.
+            r#","tolerations":[{"key":"k","operator":"Exists","value":"v"}]"#,
+            r#","tolerations":[{"key":"k","operator":"Sometimes"}]"#,
+            r#","tolerations":[{"key":"k","value":"v","tolerationSeconds":5}]"#,
+            r#","tolerations":[{"value":"v"}]"#,
+            r#","tolerations":[{"key":"k","effect":"NoWhere","operator":"Exists"}]"#,
+            r#","tolerations":[{"key":"k","operator":null,"value":null,"effect":null,"tolerationSeconds":null}]"#,
+        ] {
+            let json = pod_with(tolerations);
+            assert!(agrees(&json, tolerations), "the lean parse refused: {json}");
+        }
+        let json = pod_with(
+            r#","tolerations":[{"key":"k","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}]"#,
+        );
+        let pod = LeanPod::parse(&json).expect("read lean");
+        let converted = convert_pod(&pod, &mut Default::default()).expect("converts");
+        assert_eq!(converted.tolerations.len(), 1);
+        assert_eq!(&*converted.tolerations[0].key, "k");
+        // A toleration's fields are typed as k8s-openapi types them.
+        for wrong in [
+            r#","tolerations":[{"key":"k","tolerationSeconds":"300"}]"#,
+            r#","tolerations":[{"key":5}]"#,
+            r#","tolerations":[{"key":"a","key":"b"}]"#,
+        ] {
+            assert!(LeanPod::parse(&pod_with(wrong)).is_none(), "{wrong}");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use k8s_openapi::api::core::v1 as core;
 
-use super::pod_fields::{ContainerFields, PodFields, PortFields};
+use super::pod_fields::{ContainerFields, PodFields, PortFields, TolerationFields, VolumeFields};
 use super::requests::{
     self, ContainerRequests, ResourceList, existing_non_zero, incoming_non_zero, pod_requests,
     to_resources,
@@ -639,30 +639,30 @@ fn resource_claims(p: &impl PodFields) -> Box<[PodResourceClaim]> {
 }
 
 /// The part of a `v1.Volume` the volume plugins read (`None`: none reads it).
-fn convert_volume(v: &core::Volume, pod_name: &str) -> Option<PodVolume> {
-    if let Some(pvc) = &v.persistent_volume_claim {
-        return Some(PodVolume::Claim(pvc.claim_name.as_str().into()));
+fn convert_volume(v: &impl VolumeFields, pod_name: &str) -> Option<PodVolume> {
+    if let Some(claim) = v.claim_name() {
+        return Some(PodVolume::Claim(claim.into()));
     }
-    if v.ephemeral.is_some() {
+    if v.is_ephemeral() {
         return Some(PodVolume::Ephemeral(
-            format!("{pod_name}-{}", v.name).into(),
+            format!("{pod_name}-{}", v.name()).into(),
         ));
     }
-    let disk = if let Some(d) = &v.gce_persistent_disk {
+    let disk = if let Some(d) = v.gce_persistent_disk() {
         InlineDisk::GcePersistentDisk {
             pd_name: d.pd_name.as_str().into(),
             read_only: d.read_only.unwrap_or(false),
         }
-    } else if let Some(d) = &v.aws_elastic_block_store {
+    } else if let Some(d) = v.aws_elastic_block_store() {
         InlineDisk::AwsElasticBlockStore {
             volume_id: d.volume_id.as_str().into(),
         }
-    } else if let Some(d) = &v.iscsi {
+    } else if let Some(d) = v.iscsi() {
         InlineDisk::Iscsi {
             iqn: d.iqn.as_str().into(),
             read_only: d.read_only.unwrap_or(false),
         }
-    } else if let Some(d) = &v.rbd {
+    } else if let Some(d) = v.rbd() {
         InlineDisk::Rbd {
             monitors: d.monitors.iter().map(|m| m.as_str().into()).collect(),
             pool: d.pool.as_deref().unwrap_or("rbd").into(),
@@ -676,12 +676,12 @@ fn convert_volume(v: &core::Volume, pod_name: &str) -> Option<PodVolume> {
 }
 
 fn convert_toleration(
-    t: &core::Toleration,
+    t: &impl TolerationFields,
     object: &str,
     i: usize,
 ) -> Result<Toleration, InvalidObject> {
     let field = validate::Indexed("spec.tolerations", i);
-    let operator = match t.operator.as_deref() {
+    let operator = match t.operator() {
         None | Some("") | Some("Equal") => TolerationOperator::Equal,
         Some("Exists") => TolerationOperator::Exists,
         Some(other) => {
@@ -692,7 +692,7 @@ fn convert_toleration(
             ));
         }
     };
-    let value = t.value.as_deref().unwrap_or("");
+    let value = t.value().unwrap_or("");
     if operator == TolerationOperator::Exists && !value.is_empty() {
         return Err(InvalidObject::new(
             object,
@@ -700,18 +700,18 @@ fn convert_toleration(
             format!("Invalid value: {value:?}: value must be empty when `operator` is 'Exists'"),
         ));
     }
-    let key = t.key.as_deref().unwrap_or("");
+    let key = t.key().unwrap_or("");
     if !key.is_empty() {
         validate::label_name(key, object, format_args!("{field}.key"))?;
     }
     if operator == TolerationOperator::Equal {
         validate::label_value(value, object, format_args!("{field}.operator"))?;
     }
-    if t.toleration_seconds.is_some() && t.effect.as_deref() != Some("NoExecute") {
+    if t.toleration_seconds().is_some() && t.effect() != Some("NoExecute") {
         return Err(validate::invalid(
             object,
             format!("{field}.effect"),
-            t.effect.as_deref().unwrap_or(""),
+            t.effect().unwrap_or(""),
             "effect must be 'NoExecute' when `tolerationSeconds` is set",
         ));
     }
@@ -722,7 +722,7 @@ fn convert_toleration(
             "Invalid value: operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
         ));
     }
-    let effect = match t.effect.as_deref() {
+    let effect = match t.effect() {
         None | Some("") => None,
         Some(e) => match TaintEffect::parse(e) {
             TaintEffect::Other => {

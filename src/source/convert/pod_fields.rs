@@ -31,11 +31,81 @@ pub struct PortFields<'a> {
     pub protocol: Option<&'a str>,
 }
 
+/// A toleration's fields (all of them: conversion validates each).
+pub trait TolerationFields {
+    fn key(&self) -> Option<&str>;
+    fn operator(&self) -> Option<&str>;
+    fn value(&self) -> Option<&str>;
+    fn effect(&self) -> Option<&str>;
+    fn toleration_seconds(&self) -> Option<i64>;
+}
+
+/// A volume's fields that conversion reads: which source it has, for the
+/// few sources the volume plugins read (a claim, an ephemeral claim, the
+/// inline disks VolumeRestrictions compares); the disks stay `k8s-openapi`
+/// types, as they are rare.
+pub trait VolumeFields {
+    fn name(&self) -> &str;
+    /// `persistentVolumeClaim.claimName`, when the volume is a claim.
+    fn claim_name(&self) -> Option<&str>;
+    fn is_ephemeral(&self) -> bool;
+    fn gce_persistent_disk(&self) -> Option<&core::GCEPersistentDiskVolumeSource>;
+    fn aws_elastic_block_store(&self) -> Option<&core::AWSElasticBlockStoreVolumeSource>;
+    fn iscsi(&self) -> Option<&core::ISCSIVolumeSource>;
+    fn rbd(&self) -> Option<&core::RBDVolumeSource>;
+}
+
+impl TolerationFields for core::Toleration {
+    fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+    fn operator(&self) -> Option<&str> {
+        self.operator.as_deref()
+    }
+    fn value(&self) -> Option<&str> {
+        self.value.as_deref()
+    }
+    fn effect(&self) -> Option<&str> {
+        self.effect.as_deref()
+    }
+    fn toleration_seconds(&self) -> Option<i64> {
+        self.toleration_seconds
+    }
+}
+
+impl VolumeFields for core::Volume {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn claim_name(&self) -> Option<&str> {
+        self.persistent_volume_claim
+            .as_ref()
+            .map(|c| c.claim_name.as_str())
+    }
+    fn is_ephemeral(&self) -> bool {
+        self.ephemeral.is_some()
+    }
+    fn gce_persistent_disk(&self) -> Option<&core::GCEPersistentDiskVolumeSource> {
+        self.gce_persistent_disk.as_ref()
+    }
+    fn aws_elastic_block_store(&self) -> Option<&core::AWSElasticBlockStoreVolumeSource> {
+        self.aws_elastic_block_store.as_ref()
+    }
+    fn iscsi(&self) -> Option<&core::ISCSIVolumeSource> {
+        self.iscsi.as_ref()
+    }
+    fn rbd(&self) -> Option<&core::RBDVolumeSource> {
+        self.rbd.as_ref()
+    }
+}
+
 /// A pod's fields that conversion reads. The spec's accessors give their
 /// defaults (empty, `None`) when the pod has no spec, which conversion
 /// refuses first ([`PodFields::has_spec`]).
 pub trait PodFields {
     type Container: ContainerFields;
+    type Toleration: TolerationFields;
+    type Volume: VolumeFields;
 
     // metadata
     fn name(&self) -> Option<&str>;
@@ -62,9 +132,9 @@ pub trait PodFields {
     /// `spec.nodeSelector`, in key order; `None` when unset.
     fn node_selector(&self) -> Option<impl Iterator<Item = (&str, &str)>>;
     fn affinity(&self) -> Option<&core::Affinity>;
-    fn tolerations(&self) -> &[core::Toleration];
+    fn tolerations(&self) -> &[Self::Toleration];
     fn topology_spread_constraints(&self) -> &[core::TopologySpreadConstraint];
-    fn volumes(&self) -> &[core::Volume];
+    fn volumes(&self) -> &[Self::Volume];
     fn host_network(&self) -> Option<bool>;
     fn node_name(&self) -> Option<&str>;
     fn priority(&self) -> Option<i32>;
@@ -151,6 +221,8 @@ impl ContainerFields for core::Container {
 
 impl PodFields for core::Pod {
     type Container = core::Container;
+    type Toleration = core::Toleration;
+    type Volume = core::Volume;
 
     fn name(&self) -> Option<&str> {
         self.metadata.name.as_deref()
