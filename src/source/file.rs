@@ -588,7 +588,11 @@ fn parse_item<'a>(item: &impl ItemSource<'a>, origin: &Origin) -> Result<Parsed<
         "PodDisruptionBudget" => typed(item, origin, AnyObject::Pdb),
         "Service" => typed(item, origin, AnyObject::Service),
         "ReplicationController" => typed(item, origin, AnyObject::ReplicationController),
-        "ReplicaSet" => typed(item, origin, AnyObject::ReplicaSet),
+        // Read lean, without the pod template conversion never reads.
+        "ReplicaSet" => match item.lean(convert::lean_replica_set::parse) {
+            Some((rs, _)) => Ok(Parsed::Object(AnyObject::ReplicaSet(Box::new(rs)))),
+            None => typed(item, origin, AnyObject::ReplicaSet),
+        },
         "StatefulSet" => typed(item, origin, AnyObject::StatefulSet),
         "Namespace" => typed(item, origin, AnyObject::Namespace),
         "StorageClass" => typed(item, origin, AnyObject::StorageClass),

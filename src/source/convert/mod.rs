@@ -4,6 +4,7 @@ pub mod dra;
 pub mod lean_json;
 pub mod lean_node;
 pub mod lean_pod;
+pub mod lean_replica_set;
 pub mod lean_types;
 pub mod node;
 pub mod node_fields;
