@@ -833,6 +833,27 @@ mod tests {
         assert!(check_found("[\t{\"a\":{}} ,\r\n{},\r\n{} ]", 0));
     }
 
+    /// Elements nesting several deep, and shallow ones beside them, their
+    /// ends placed across every block boundary: the depth carried from
+    /// block to block ends each element where serde_json ends it.
+    #[test]
+    fn deep_elements_across_blocks_end_where_serde_json_ends_them() {
+        for pad in 0..(2 * BLOCK) {
+            let p = "p".repeat(pad);
+            let deep = format!(
+                r#"{{"a":{{"b":[{{"c":[[{{"d":"{p}}}]"}}],[]]}},{{}}],"e":{{"f":{{"g":[1,{{"h":"{p}"}}]}}}}}}}}"#
+            );
+            let shallow = format!(r#"{{"s":"{p}"}}"#);
+            let text = format!("[\n{deep},\n{shallow},\n{deep},\n{deep},\n{shallow}\n]");
+            assert!(serde_json::from_str::<IgnoredAny>(&text).is_ok(), "{text}");
+            check_found(&text, 0);
+            let found = array_items(text.as_bytes(), 0, usize::MAX).expect("found");
+            assert_eq!(found.elements.items.len(), 5, "{text}");
+            assert_eq!(found.elements.items[0], deep.as_bytes());
+            assert_eq!(found.elements.items[4], shallow.as_bytes());
+        }
+    }
+
     /// Strings that hold quotes, backslashes and brackets, placed across
     /// every block boundary: where each element ends is found as
     /// serde_json finds it.
