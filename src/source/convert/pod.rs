@@ -3,7 +3,9 @@
 
 use k8s_openapi::api::core::v1 as core;
 
-use super::pod_fields::{ContainerFields, PodFields, PortFields, TolerationFields, VolumeFields};
+use super::pod_fields::{
+    ContainerFields, PodFields, PortFields, SpreadFields, TolerationFields, VolumeFields,
+};
 use super::requests::{
     self, ContainerRequests, ResourceList, existing_non_zero, incoming_non_zero, pod_requests,
     to_resources,
@@ -923,28 +925,28 @@ fn convert_pod_affinity(
 }
 
 fn convert_spread(
-    c: &core::TopologySpreadConstraint,
+    c: &impl SpreadFields,
     labels: &Labels,
     interner: &mut Interner,
     object: &str,
     i: usize,
 ) -> Result<SpreadConstraint, InvalidObject> {
     let field = validate::Indexed("spec.topologySpreadConstraints", i);
-    if c.max_skew <= 0 {
+    if c.max_skew() <= 0 {
         return Err(InvalidObject::new(
             object,
             format!("{field}.maxSkew"),
-            format!("Invalid value: {}: must be greater than zero", c.max_skew),
+            format!("Invalid value: {}: must be greater than zero", c.max_skew()),
         ));
     }
-    if c.topology_key.is_empty() {
+    if c.topology_key().is_empty() {
         return Err(InvalidObject::new(
             object,
             format!("{field}.topologyKey"),
             "Required value: can not be empty",
         ));
     }
-    let when = match c.when_unsatisfiable.as_str() {
+    let when = match c.when_unsatisfiable() {
         "DoNotSchedule" => WhenUnsatisfiable::DoNotSchedule,
         "ScheduleAnyway" => WhenUnsatisfiable::ScheduleAnyway,
         other => {
@@ -957,7 +959,7 @@ fn convert_spread(
             ));
         }
     };
-    if let Some(md) = c.min_domains {
+    if let Some(md) = c.min_domains() {
         if md <= 0 {
             return Err(InvalidObject::new(
                 object,
@@ -971,7 +973,7 @@ fn convert_spread(
                 format!("{field}.minDomains"),
                 format!(
                     "Invalid value: {md}: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {}",
-                    c.when_unsatisfiable
+                    c.when_unsatisfiable()
                 ),
             ));
         }
@@ -992,17 +994,12 @@ fn convert_spread(
         }
     };
     let base = label_selector(
-        c.label_selector.as_ref(),
+        c.label_selector(),
         interner,
         object,
         format_args!("{field}.labelSelector"),
     )?;
-    let match_label_keys: Box<[Sym]> = c
-        .match_label_keys
-        .iter()
-        .flatten()
-        .map(|k| interner.intern(k))
-        .collect();
+    let match_label_keys: Box<[Sym]> = c.match_label_keys().map(|k| interner.intern(k)).collect();
     let extra: Vec<Requirement> = match_label_keys
         .iter()
         .filter_map(|&k| labels.get(k).map(|v| Requirement::equals(k, v)))
@@ -1013,18 +1010,18 @@ fn convert_spread(
         base.with_added(extra)
     };
     Ok(SpreadConstraint {
-        max_skew: c.max_skew,
-        topology_key: interner.intern(&c.topology_key),
+        max_skew: c.max_skew(),
+        topology_key: interner.intern(c.topology_key()),
         when_unsatisfiable: when,
         selector,
-        min_domains: c.min_domains,
+        min_domains: c.min_domains(),
         node_affinity_policy: policy(
-            c.node_affinity_policy.as_deref(),
+            c.node_affinity_policy(),
             InclusionPolicy::Honor,
             "nodeAffinityPolicy",
         )?,
         node_taints_policy: policy(
-            c.node_taints_policy.as_deref(),
+            c.node_taints_policy(),
             InclusionPolicy::Ignore,
             "nodeTaintsPolicy",
         )?,

@@ -9,6 +9,7 @@
 //! strings the same way.
 
 use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
 /// A container's fields that conversion reads.
 pub trait ContainerFields {
@@ -99,12 +100,98 @@ impl VolumeFields for core::Volume {
     }
 }
 
+/// A label selector's fields (`metav1.LabelSelector`).
+pub trait SelectorFields {
+    type Expression: ExpressionFields;
+    /// `matchLabels`, in key order with unique keys; `None` when unset.
+    fn match_labels(&self) -> Option<impl Iterator<Item = (&str, &str)>>;
+    fn match_expressions(&self) -> &[Self::Expression];
+}
+
+/// A label selector requirement's fields.
+pub trait ExpressionFields {
+    fn key(&self) -> &str;
+    fn operator(&self) -> &str;
+    /// `values`, in order; none when unset.
+    fn values(&self) -> impl ExactSizeIterator<Item = &str> + Clone;
+}
+
+/// A topology spread constraint's fields (all of them: conversion
+/// validates each).
+pub trait SpreadFields {
+    type Selector: SelectorFields;
+    fn max_skew(&self) -> i32;
+    fn topology_key(&self) -> &str;
+    fn when_unsatisfiable(&self) -> &str;
+    fn min_domains(&self) -> Option<i32>;
+    fn node_affinity_policy(&self) -> Option<&str>;
+    fn node_taints_policy(&self) -> Option<&str>;
+    fn match_label_keys(&self) -> impl Iterator<Item = &str>;
+    fn label_selector(&self) -> Option<&Self::Selector>;
+}
+
+impl SelectorFields for meta::LabelSelector {
+    type Expression = meta::LabelSelectorRequirement;
+    fn match_labels(&self) -> Option<impl Iterator<Item = (&str, &str)>> {
+        let map = self.match_labels.as_ref()?;
+        Some(map.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    }
+    fn match_expressions(&self) -> &[meta::LabelSelectorRequirement] {
+        self.match_expressions.as_deref().unwrap_or(&[])
+    }
+}
+
+impl ExpressionFields for meta::LabelSelectorRequirement {
+    fn key(&self) -> &str {
+        &self.key
+    }
+    fn operator(&self) -> &str {
+        &self.operator
+    }
+    fn values(&self) -> impl ExactSizeIterator<Item = &str> + Clone {
+        self.values
+            .as_deref()
+            .unwrap_or(&[])
+            .iter()
+            .map(String::as_str)
+    }
+}
+
+impl SpreadFields for core::TopologySpreadConstraint {
+    type Selector = meta::LabelSelector;
+    fn max_skew(&self) -> i32 {
+        self.max_skew
+    }
+    fn topology_key(&self) -> &str {
+        &self.topology_key
+    }
+    fn when_unsatisfiable(&self) -> &str {
+        &self.when_unsatisfiable
+    }
+    fn min_domains(&self) -> Option<i32> {
+        self.min_domains
+    }
+    fn node_affinity_policy(&self) -> Option<&str> {
+        self.node_affinity_policy.as_deref()
+    }
+    fn node_taints_policy(&self) -> Option<&str> {
+        self.node_taints_policy.as_deref()
+    }
+    fn match_label_keys(&self) -> impl Iterator<Item = &str> {
+        self.match_label_keys.iter().flatten().map(String::as_str)
+    }
+    fn label_selector(&self) -> Option<&meta::LabelSelector> {
+        self.label_selector.as_ref()
+    }
+}
+
 /// A pod's fields that conversion reads. The spec's accessors give their
 /// defaults (empty, `None`) when the pod has no spec, which conversion
 /// refuses first ([`PodFields::has_spec`]).
 pub trait PodFields {
     type Container: ContainerFields;
     type Toleration: TolerationFields;
+    type Spread: SpreadFields;
     type Volume: VolumeFields;
 
     // metadata
@@ -133,7 +220,7 @@ pub trait PodFields {
     fn node_selector(&self) -> Option<impl Iterator<Item = (&str, &str)>>;
     fn affinity(&self) -> Option<&core::Affinity>;
     fn tolerations(&self) -> &[Self::Toleration];
-    fn topology_spread_constraints(&self) -> &[core::TopologySpreadConstraint];
+    fn topology_spread_constraints(&self) -> &[Self::Spread];
     fn volumes(&self) -> &[Self::Volume];
     fn host_network(&self) -> Option<bool>;
     fn node_name(&self) -> Option<&str>;
@@ -222,6 +309,7 @@ impl ContainerFields for core::Container {
 impl PodFields for core::Pod {
     type Container = core::Container;
     type Toleration = core::Toleration;
+    type Spread = core::TopologySpreadConstraint;
     type Volume = core::Volume;
 
     fn name(&self) -> Option<&str> {

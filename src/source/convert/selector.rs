@@ -1,8 +1,8 @@
 //! `metav1.LabelSelector` and `v1.NodeSelector` conversion with upstream's validation.
 
 use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
+use super::pod_fields::{ExpressionFields, SelectorFields};
 use crate::model::error::InvalidObject;
 use crate::model::intern::Interner;
 use crate::model::labels::{LabelSelector, Requirement, SetOperator};
@@ -11,8 +11,8 @@ use crate::model::pod::{
 };
 
 /// `LabelSelectorAsSelector`: nil → Nothing, `{}` → Everything.
-pub fn label_selector(
-    sel: Option<&meta::LabelSelector>,
+pub fn label_selector<S: SelectorFields>(
+    sel: Option<&S>,
     interner: &mut Interner,
     object: &str,
     field: impl std::fmt::Display,
@@ -21,19 +21,19 @@ pub fn label_selector(
         return Ok(LabelSelector::Nothing);
     };
     let mut reqs = Vec::new();
-    super::validate::labels(
-        sel.match_labels.as_ref(),
+    super::validate::label_pairs(
+        sel.match_labels().into_iter().flatten(),
         object,
         format_args!("{field}.matchLabels"),
     )?;
-    if let Some(ml) = &sel.match_labels {
+    if let Some(ml) = sel.match_labels() {
         for (k, v) in ml {
             reqs.push(Requirement::equals(interner.intern(k), interner.intern(v)));
         }
     }
-    for (i, expr) in sel.match_expressions.iter().flatten().enumerate() {
+    for (i, expr) in sel.match_expressions().iter().enumerate() {
         let path = format!("{field}.matchExpressions[{i}]");
-        let op = match expr.operator.as_str() {
+        let op = match expr.operator() {
             "In" => SetOperator::In,
             "NotIn" => SetOperator::NotIn,
             "Exists" => SetOperator::Exists,
@@ -46,17 +46,17 @@ pub fn label_selector(
                 ));
             }
         };
-        let values = expr.values.as_deref().unwrap_or(&[]);
+        let values = expr.values();
         check_values(op_needs_values(op), values.len(), object, &path)?;
-        super::validate::label_name(&expr.key, object, format_args!("{path}.key"))?;
-        for (j, v) in values.iter().enumerate() {
+        super::validate::label_name(expr.key(), object, format_args!("{path}.key"))?;
+        for (j, v) in values.clone().enumerate() {
             super::validate::label_value(v, object, format_args!("{path}.values[{j}]"))?;
         }
-        let mut syms: Vec<_> = values.iter().map(|v| interner.intern(v)).collect();
+        let mut syms: Vec<_> = values.map(|v| interner.intern(v)).collect();
         syms.sort_unstable();
         syms.dedup();
         reqs.push(Requirement {
-            key: interner.intern(&expr.key),
+            key: interner.intern(expr.key()),
             op,
             values: syms.into_boxed_slice(),
         });

@@ -2,8 +2,6 @@
 //! (`k8s.io/apimachinery/pkg/util/validation`, `pkg/apis/core/validation`):
 //! an object a cluster could not hold is refused, not answered for.
 
-use std::collections::BTreeMap;
-
 use k8s_openapi::api::core::v1 as core;
 
 use super::node_fields::TaintFields;
@@ -263,22 +261,8 @@ pub fn label_value(
 }
 
 /// `ValidateLabels`: keys and values of a label map (labels, nodeSelector,
-/// matchLabels); errors name the map's path, as upstream's do.
-pub fn labels(
-    map: Option<&BTreeMap<String, String>>,
-    object: &str,
-    field: impl std::fmt::Display,
-) -> Result<(), InvalidObject> {
-    label_pairs(
-        map.into_iter()
-            .flatten()
-            .map(|(k, v)| (k.as_str(), v.as_str())),
-        object,
-        field,
-    )
-}
-
-/// [`labels`] over key-value pairs, in the order given.
+/// matchLabels), given as pairs in order; errors name the map's path, as
+/// upstream's do.
 pub fn label_pairs<'a>(
     pairs: impl Iterator<Item = (&'a str, &'a str)>,
     object: &str,
