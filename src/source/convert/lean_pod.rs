@@ -4,16 +4,19 @@
 //! whole `k8s-openapi` object (every string, timestamp and condition
 //! allocated, then freed once converted) was most of the load.
 //!
-//! The rarer, nested parts conversion validates field by field (affinity,
-//! tolerations, spread constraints, volumes, claims, pod-level resources)
-//! are still parsed into their `k8s-openapi` types, so they share their
-//! conversion with every other pod.
+//! Tolerations, spread constraints (with their label selectors) and
+//! volumes are read lean too, through the traits conversion reads both
+//! forms by ([`super::pod_fields`]). The rarer nested parts (affinity,
+//! claims, pod-level resources, a volume's inline disks) are still parsed
+//! into their `k8s-openapi` types, so they share their conversion with
+//! every other pod.
 //!
 //! What this parse does not check: the types of fields kplace never reads
-//! (say an `env` entry that is not an object), which are skipped as any
-//! unknown field is. Anything it does not accept as `k8s-openapi` would —
-//! a quantity written as a number, a repeated field, an `apiVersion` other
-//! than `v1` — fails here, and the loader parses the pod again the whole
+//! (say an `env` entry that is not an object, or a volume's config map),
+//! which are skipped as any unknown field is. Anything it does not accept
+//! as `k8s-openapi` would — a quantity written as a number, a repeated
+//! field, a required field absent or null, an `apiVersion` other than
+//! `v1`, a string with an escape (kept only borrowed) — fails here, and the loader parses the pod again the whole
 //! way ([`super::convert_pod`] on a `k8s-openapi` object), so the answer or
 //! the error is the one it would have given.
 
